@@ -1,0 +1,3 @@
+"""kvdoctor: diagnose KV-cache trouble on a running vLLM server and prove it."""
+
+__version__ = "0.1.0"

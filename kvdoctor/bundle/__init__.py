@@ -1,0 +1,1 @@
+"""Bundles: the raw, replayable capture of one diagnosis (DESIGN.md §3)."""

@@ -1,0 +1,110 @@
+"""The ``kvdoctor.bundle/1`` contract (DESIGN.md §3) as typed records.
+
+Readers ignore unknown keys and files (``extra="ignore"``): the contract lets newer writers add
+them. Everything kvdoctor itself *produces* elsewhere forbids extra keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BUNDLE_SCHEMA = "kvdoctor.bundle/1"
+BUNDLE_MAJOR = 1
+
+# File names inside a bundle directory (contract).
+MANIFEST = "manifest.json"
+METRICS = "metrics.jsonl"
+SERVER = "server.json"
+ENGINE_ARGS = "engine_args.json"
+MODEL_CONFIG = "model_config.json"
+GPU = "gpu.jsonl"
+LOGS = "logs.txt"
+REPRODUCERS = "reproducers.jsonl"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class NotChecked(BaseModel):
+    """Something that could not be collected or checked, and why (first-class output)."""
+
+    model_config = ConfigDict(extra="forbid")
+    what: str
+    why: str
+
+
+class Manifest(_Record):
+    schema_: str = Field(alias="schema", default=BUNDLE_SCHEMA)
+    created_by: str
+    endpoint: str
+    started_at: float
+    ended_at: float
+    interval_s: float
+    notes: str = ""
+    # kvdoctor's own extension (unknown keys are ignored by other readers): what the probes
+    # could not collect at capture time, so a replay reports the same "not checked" list.
+    not_checked: list[NotChecked] = Field(default_factory=list)
+
+
+class Scrape(_Record):
+    """One line of metrics.jsonl: a scrape (status + raw text) or a failed one (error)."""
+
+    t: float
+    status: int | None = None
+    text: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None and self.status == 200
+
+
+class ServerInfo(_Record):
+    version: Any = None
+    models: Any = None
+    health: int | None = None
+
+
+class EngineArgs(_Record):
+    argv: list[str] | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class GpuProcess(_Record):
+    pid: int
+    name: str = ""
+    used_memory: int | None = None
+
+
+class GpuDevice(_Record):
+    index: int
+    name: str = ""
+    memory_total: int
+    memory_used: int
+    processes: list[GpuProcess] = Field(default_factory=list)
+
+
+class GpuSample(_Record):
+    t: float
+    devices: list[GpuDevice] = Field(default_factory=list)
+
+
+class Bundle(BaseModel):
+    """A whole bundle in memory. Optional parts are ``None`` when their file is absent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    manifest: Manifest
+    scrapes: list[Scrape]
+    server: ServerInfo | None = None
+    engine_args: EngineArgs | None = None
+    model_config_raw: dict[str, Any] | None = None
+    gpu: list[GpuSample] | None = None
+    logs: str | None = None
+    reproducers: list[dict[str, Any]] | None = None
+    # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
+    # except the appendix, so a replay of a copy still renders the same bytes elsewhere.
+    source: str = "live"

@@ -1,0 +1,90 @@
+"""The ``kvdoctor`` command line: a thin, lazily loaded layer over the pipeline.
+
+Each subcommand lives in its own module under ``kvdoctor.commands`` and is imported only when it
+runs, so ``kvdoctor --help`` stays fast (no pydantic, httpx or rich at start-up).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from kvdoctor import __version__
+
+# name -> ("module", "attribute", "one-line help shown in `kvdoctor --help`")
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "diagnose": ("kvdoctor.commands.diagnose", "diagnose", "Diagnose a live endpoint or a bundle."),
+    "record": ("kvdoctor.commands.record", "record", "Record a bundle from a live endpoint."),
+    "reproduce": ("kvdoctor.commands.reproduce", "reproduce", "Run one reproducer experiment."),
+    "kv": ("kvdoctor.commands.kv", "kv", "The locker math: KV bytes, capacity, planning."),
+    "rules": ("kvdoctor.commands.rules", "rules", "List the playbooks and their causes."),
+    "explain": ("kvdoctor.commands.rules", "explain", "Print the runbook of one playbook or cause."),
+    "check": ("kvdoctor.commands.check", "check", "Replay fixtures and compare with expected.yaml."),
+    "lab": ("kvdoctor.commands.lab", "lab", "Start and stop a real vLLM lab server."),
+    "demo": ("kvdoctor.commands.lab", "demo", "Lab up, drive a workload, diagnose, report, down."),
+    "alerts": ("kvdoctor.commands.alerts", "alerts", "Generate Prometheus alerting rules."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attr, _ = entry
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return None
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help comes from the table above so that `--help` imports no command module.
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kvdoctor")
+def cli() -> None:
+    """kvdoctor: find out whether the KV cache is what hurts a vLLM server, and prove it.
+
+    Exit codes: 0 nothing firing, 1 at least one confirmed or suspected finding,
+    2 usage error or nothing could be diagnosed.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point: known errors become one line on stderr and exit code 2."""
+    from kvdoctor.errors import KvdoctorError
+
+    try:
+        # Commands return their exit code; standalone_mode=False hands it back here.
+        rc = cli.main(args=argv, prog_name="kvdoctor", standalone_mode=False)
+        sys.exit(rc if isinstance(rc, int) else 0)
+    except click.exceptions.Abort:
+        click.echo("kvdoctor: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KvdoctorError as exc:
+        click.echo(f"kvdoctor: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("kvdoctor: interrupted", err=True)
+        sys.exit(130)

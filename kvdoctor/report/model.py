@@ -1,0 +1,74 @@
+"""The ``kvdoctor.report/1`` contract (DESIGN.md §4): what ``diagnose --format json`` prints.
+
+These models are shared by the rule engine (which produces findings), the reproducers (whose
+outcomes attach to findings) and the renderers (pure functions of a :class:`Report`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kvdoctor.bundle.model import NotChecked
+
+REPORT_SCHEMA = "kvdoctor.report/1"
+
+Symptom = Literal["preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"]
+SYMPTOMS: tuple[str, ...] = (
+    "preemption",
+    "high-ttft",
+    "slow-itl",
+    "prefix-miss",
+    "gpu-oom",
+    "quant-quality",
+)
+Status = Literal["confirmed", "suspected", "refuted"]
+Severity = Literal["critical", "warning", "info"]
+Verdict = Literal["healthy", "degraded", "critical", "unknown"]
+ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]
+
+Scalar = float | int | str | bool | None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(_Strict):
+    signal: str
+    value: float | int | str | bool | None
+    expected: str
+
+
+class ReproducerOutcome(_Strict):
+    name: str
+    verdict: ReproducerVerdict
+    measured: dict[str, Any] = Field(default_factory=dict)
+
+
+class Finding(_Strict):
+    id: str
+    symptom: Symptom
+    cause: str
+    status: Status
+    severity: Severity
+    confidence: float = Field(ge=0.0, le=1.0)
+    title: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    remediation: list[str] = Field(default_factory=list)
+    reproducer: ReproducerOutcome | None = None
+
+
+class Report(_Strict):
+    schema_: Literal["kvdoctor.report/1"] = Field(default=REPORT_SCHEMA, alias="schema")
+    verdict: Verdict
+    findings: list[Finding] = Field(default_factory=list)
+    signals: dict[str, Scalar] = Field(default_factory=dict)
+    kv: dict[str, Any] = Field(default_factory=dict)
+    not_checked: list[NotChecked] = Field(default_factory=list)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)

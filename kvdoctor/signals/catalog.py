@@ -1,0 +1,104 @@
+"""The catalog of signal names: the vocabulary shared by the signal computation and the rules.
+
+Every signal the pipeline may emit is declared here with its unit and meaning; a test checks
+that computed signals and playbook references only use declared names. Values are JSON scalars.
+Fractions are 0..1 (KV usage, hit rates); times are seconds; memory is bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SignalDef:
+    name: str
+    unit: str
+    doc: str
+
+
+_DEFS: list[tuple[str, str, str]] = [
+    # --- capture window
+    ("window_s", "s", "Length of the capture window (first to last good scrape)."),
+    ("scrapes_ok", "count", "Scrapes that returned a parsable exposition."),
+    ("scrapes_failed", "count", "Scrapes that failed (connection, HTTP status, parse error)."),
+    ("counter_resets", "count", "Counter resets seen in the window (a server restart)."),
+    ("engines", "count", "Distinct engine/model_name label sets seen (data parallelism)."),
+    # --- KV usage and requests
+    ("kv_usage_last", "fraction", "KV cache usage at the last scrape (vllm:kv_cache_usage_perc)."),
+    ("kv_usage_max", "fraction", "Highest KV cache usage in the window."),
+    ("kv_usage_mean", "fraction", "Mean KV cache usage over the window."),
+    ("running_last", "requests", "Running requests at the last scrape."),
+    ("running_max", "requests", "Most running requests in the window."),
+    ("running_mean", "requests", "Mean running requests."),
+    ("waiting_last", "requests", "Waiting requests at the last scrape."),
+    ("waiting_max", "requests", "Most waiting requests in the window."),
+    ("waiting_mean", "requests", "Mean waiting requests."),
+    ("preemptions_window", "count", "Preemptions during the window (counter increase)."),
+    ("preemptions_per_s", "1/s", "Preemption rate over the window."),
+    ("preemptions_lifetime", "count", "Preemptions since the server started (last value)."),
+    ("requests_finished_window", "count", "Requests that finished during the window."),
+    # --- prefix cache
+    ("prefix_queries_window", "tokens", "Prefix-cache query tokens in the window."),
+    ("prefix_hits_window", "tokens", "Prefix-cache hit tokens in the window."),
+    ("prefix_hit_rate_window", "fraction", "Hits / queries over the window only."),
+    ("prefix_hit_rate_lifetime", "fraction", "Hits / queries since start (differs from window)."),
+    # --- tokens
+    ("prompt_tokens_per_s", "tokens/s", "Prompt tokens processed per second."),
+    ("generation_tokens_per_s", "tokens/s", "Generated tokens per second."),
+    ("mean_prompt_len", "tokens", "Mean prompt length of requests finished in the window."),
+    ("mean_generation_len", "tokens", "Mean generation length of requests finished in window."),
+    ("max_prompt_len_seen", "tokens", "Upper bucket bound of the longest prompt in the window."),
+    ("prompt_tokens_recomputed_window", "tokens", "Prompt tokens recomputed after preemption."),
+    # --- latency percentiles from histogram bucket deltas over the window
+    *[
+        (f"{h}_{q}", "s", f"{label} {q} over the window (histogram bucket deltas).")
+        for h, label in (
+            ("ttft", "Time to first token"),
+            ("itl", "Inter-token latency"),
+            ("queue_time", "Queue (waiting) time"),
+            ("prefill_time", "Prefill time"),
+            ("decode_time", "Decode time"),
+            ("e2e_latency", "End-to-end request latency"),
+        )
+        for q in ("p50", "p95", "p99")
+    ],
+    ("ttft_mean", "s", "Mean time to first token over the window."),
+    ("itl_mean", "s", "Mean inter-token latency over the window."),
+    ("queue_time_mean", "s", "Mean queue time over the window."),
+    ("prefill_time_mean", "s", "Mean prefill time over the window."),
+    # --- engine configuration (cache_config_info labels, process argv, user flags)
+    ("block_size", "tokens", "KV block size."),
+    ("num_gpu_blocks", "blocks", "Number of KV blocks in the pool."),
+    ("kv_capacity_tokens", "tokens", "block_size × num_gpu_blocks."),
+    ("cache_dtype", "name", "KV cache dtype (auto, fp8, fp8_e4m3, ...)."),
+    ("prefix_caching", "bool", "Whether automatic prefix caching is enabled."),
+    ("gpu_memory_utilization", "fraction", "--gpu-memory-utilization."),
+    ("max_model_len", "tokens", "Longest request the server admits."),
+    ("max_num_seqs", "requests", "--max-num-seqs."),
+    ("max_num_batched_tokens", "tokens", "--max-num-batched-tokens."),
+    ("kv_cache_memory_bytes", "bytes", "Bytes reserved for the KV pool (when reported)."),
+    ("served_model", "name", "Served model name (first of /v1/models)."),
+    ("vllm_version", "name", "vLLM version from /version."),
+    # --- model and locker math
+    ("kv_bytes_per_token", "bytes", "KV bytes per token for this model and cache dtype."),
+    ("kv_demand_tokens", "tokens", "Live KV demand: running_max × (mean prompt + generation)."),
+    ("kv_demand_ratio", "ratio", "kv_demand_tokens / kv_capacity_tokens."),
+    ("max_model_len_over_capacity", "ratio", "max_model_len / kv_capacity_tokens."),
+    ("kv_config_mismatch", "ratio", "Reported KV bytes / (bytes per token × capacity); 1 = agree."),
+    # --- GPU (NVML)
+    ("gpu_memory_used_bytes", "bytes", "Highest used memory of the busiest device."),
+    ("gpu_memory_total_bytes", "bytes", "Total memory of that device."),
+    ("gpu_memory_used_fraction", "fraction", "used / total of that device."),
+    ("gpu_other_process_bytes", "bytes", "Memory held by processes other than the server."),
+    # --- logs
+    ("log_no_cache_memory", "bool", "Log says 'No available memory for the cache blocks'."),
+    ("log_oom", "bool", "Log shows a CUDA/torch out-of-memory error."),
+    ("log_preemption_warnings", "count", "Preemption warnings in the log."),
+    ("log_kv_cache_tokens", "tokens", "Startup line 'KV cache size: N tokens'."),
+    ("log_max_concurrency", "ratio", "Startup line 'Maximum concurrency for N tokens: X'."),
+    ("log_max_model_len_exceeds_kv", "bool", "Start-up refused: max_model_len above KV capacity."),
+    ("log_fp8_kv_cache", "bool", "Log mentions an fp8 KV cache."),
+]
+
+SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}

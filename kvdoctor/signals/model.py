@@ -1,0 +1,63 @@
+"""Signals: named numbers over the capture window, each with provenance or a reason it is null.
+
+Rules read only a :class:`SignalSet`. Besides scalar values, a few gauges keep their series over
+the window so a rule can say "for at least half of the window" (``for_fraction``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Scalar = float | int | str | bool | None
+
+
+@dataclass(frozen=True)
+class SignalValue:
+    name: str
+    value: Scalar
+    # Where the number came from, e.g. "metrics: vllm:kv_cache_usage_perc (max over 30 scrapes)".
+    provenance: str = ""
+    # Why the value is None (required when it is), e.g. "metric absent from every scrape".
+    reason: str | None = None
+
+
+@dataclass
+class SignalSet:
+    values: dict[str, SignalValue] = field(default_factory=dict)
+    # Time series over the window for gauge-like signals: name -> [(t, value), ...] in time order.
+    # Names: "kv_usage", "running", "waiting", "preemptions" (cumulative count since window start).
+    series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    # Per-engine / per-model scalar values when the endpoint serves several (label -> name -> v).
+    per_engine: dict[str, dict[str, Scalar]] = field(default_factory=dict)
+
+    def get(self, name: str) -> Scalar:
+        sv = self.values.get(name)
+        return None if sv is None else sv.value
+
+    def set(self, name: str, value: Scalar, provenance: str = "", reason: str | None = None) -> None:
+        if value is None and reason is None:
+            reason = "not available"
+        self.values[name] = SignalValue(name, value, provenance, reason if value is None else None)
+
+    def flat(self) -> dict[str, Scalar]:
+        """Name -> value, sorted by name (the ``signals`` object of the JSON report)."""
+        return {k: self.values[k].value for k in sorted(self.values)}
+
+    def fraction_of_window(self, series_name: str, op: str, threshold: float) -> float | None:
+        """Share of the samples of ``series_name`` for which ``value <op> threshold`` holds."""
+        samples = self.series.get(series_name)
+        if not samples:
+            return None
+        compare = _OPS[op]
+        hits = sum(1 for _, v in samples if compare(v, threshold))
+        return hits / len(samples)
+
+
+_OPS = {
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
