@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The one command that sets everything up on a fresh machine and runs every test tier:
+# kvdoctor's venv, the lab's vLLM venv, lint, types, unit tests, then the lab tier against
+# real vLLM servers. Extra arguments go to pytest (e.g. `-m "not lab"` for the fast tier only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ "${KVDOCTOR_SKIP_LAB:-0}" != "1" ]; then
+  bash scripts/setup-lab.sh
+fi
+echo "== ruff"; .venv/bin/ruff check kvdoctor tests benchmarks
+echo "== mypy"; .venv/bin/mypy
+echo "== pytest"
+if [ "${KVDOCTOR_SKIP_LAB:-0}" = "1" ]; then
+  exec .venv/bin/python -m pytest -m "not lab" "$@"
+fi
+exec .venv/bin/python -m pytest "$@"
