@@ -99,6 +99,11 @@ _DEFS: list[tuple[str, str, str]] = [
     ("log_max_concurrency", "ratio", "Startup line 'Maximum concurrency for N tokens: X'."),
     ("log_max_model_len_exceeds_kv", "bool", "Start-up refused: max_model_len above KV capacity."),
     ("log_fp8_kv_cache", "bool", "Log mentions an fp8 KV cache."),
+    (
+        "log_estimated_max_model_len",
+        "tokens",
+        "Start-up refusal: 'the estimated maximum model length is N' (what the pool holds).",
+    ),
 ]
 
 SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}

@@ -1,0 +1,172 @@
+"""kvdoctor's load generator against vLLM's own serving benchmark, same server, same workload.
+
+    python benchmarks/bench_loadgen.py --endpoint http://127.0.0.1:PORT [--model-dir DIR]
+    python benchmarks/bench_loadgen.py --lab        # start the lab's healthy server for the run
+
+Runs ``vllm.benchmarks.serve`` (from the lab's vLLM venv, in a subprocess) and then
+:func:`run_load` with the same workload (random prompts of N tokens, M output tokens with
+ignore_eos, fixed concurrency), alternating twice, and prints ratios:
+
+- output tok/s: kvdoctor / vLLM bench             (target ≥ 0.95)
+- client CPU s: kvdoctor / vLLM bench process      (target ≤ 1.0)
+- TTFT p50: kvdoctor client / the server's own TTFT histogram over kvdoctor's requests
+  (target within 10 %), and the same for the mean (exact: histogram sum / count)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from kvdoctor.reproducers.loadgen import LoadSpec, percentile, run_load
+from kvdoctor.reproducers.metrics import scrape
+
+VLLM_PY = os.path.expanduser("~/.cache/kvdoctor/vllm-venv/bin/python")
+
+BENCH_SNIPPET = """
+import sys
+from vllm.benchmarks.serve import add_cli_args, main
+from vllm.utils.argparse_utils import FlexibleArgumentParser
+p = FlexibleArgumentParser()
+add_cli_args(p)
+main(p.parse_args(sys.argv[1:]))
+"""
+
+
+def vllm_bench(
+    base: str, model: str, tokenizer: str, n: int, inp: int, out: int, conc: int, result_dir: str
+) -> tuple[dict[str, float], float]:
+    args = [
+        "--backend",
+        "openai",
+        "--base-url",
+        base,
+        "--endpoint",
+        "/v1/completions",
+        "--model",
+        model,
+        "--tokenizer",
+        tokenizer,
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        str(inp),
+        "--random-output-len",
+        str(out),
+        "--num-prompts",
+        str(n),
+        "--max-concurrency",
+        str(conc),
+        "--ignore-eos",
+        "--disable-tqdm",
+        "--save-result",
+        "--result-dir",
+        result_dir,
+        "--result-filename",
+        "bench.json",
+        "--seed",
+        str(int(time.time())),
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(
+        [VLLM_PY, "-c", BENCH_SNIPPET, *args], capture_output=True, text=True, check=False
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"vllm bench failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    data = json.loads(Path(result_dir, "bench.json").read_text())
+    return data, cpu
+
+
+async def ours(
+    base: str, model: str, n: int, inp: int, out: int, conc: int
+) -> tuple[dict[str, float], float]:
+    spec = LoadSpec(prompt_tokens=inp, max_tokens=out, concurrency=conc, requests=n, duration_s=900)
+    async with httpx.AsyncClient() as http:
+        before = await scrape(http, base)
+        cpu0 = time.process_time()
+        res = await run_load(base, model, spec)
+        cpu = time.process_time() - cpu0
+        after = await scrape(http, base)
+    if res.failed:
+        sys.exit(f"kvdoctor run had failures: {res.first_error()}")
+    hist = after.hist_delta(before, "ttft") if before and after else None
+    return {
+        "output_throughput": res.output_tok_per_s,
+        "ttft_p50": percentile(res.ttfts(), 0.5) or 0.0,
+        "ttft_mean": sum(res.ttfts()) / len(res.ttfts()),
+        "server_ttft_p50": (hist.quantile(0.5) if hist else None) or float("nan"),
+        "server_ttft_mean": (hist.mean if hist else None) or float("nan"),
+    }, cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--endpoint")
+    ap.add_argument("--model", default="kvdoctor-tiny-llama")
+    ap.add_argument("--model-dir", help="tokenizer directory for vllm bench (default: lab model)")
+    ap.add_argument("--lab", action="store_true", help="start the lab's healthy server")
+    ap.add_argument("--prompts", type=int, default=64)
+    ap.add_argument("--input", type=int, default=128)
+    ap.add_argument("--output", type=int, default=128)
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    from kvdoctor.lab.model import ensure_model
+
+    tokenizer = a.model_dir or str(ensure_model(VLLM_PY))
+    if a.lab:
+        from kvdoctor.lab.server import lab_server
+
+        with lab_server("healthy") as handle:
+            run(handle.url, a, tokenizer)
+    else:
+        if not a.endpoint:
+            sys.exit("--endpoint URL or --lab")
+        run(a.endpoint.rstrip("/"), a, tokenizer)
+
+
+def run(base: str, a: argparse.Namespace, tokenizer: str) -> None:
+    w = (a.prompts, a.input, a.output, a.concurrency)
+    print(
+        f"workload: {a.prompts} prompts, {a.input} in / {a.output} out, concurrency "
+        f"{a.concurrency}; {a.rounds} alternating rounds"
+    )
+    # A warm-up so neither side pays the server's first-request costs.
+    asyncio.run(ours(base, a.model, 4, a.input, 8, 4))
+    tput_r, cpu_r, p50_r, mean_r = [], [], [], []
+    for i in range(a.rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            vb, vcpu = vllm_bench(base, a.model, tokenizer, *w, tmp)
+        ko, kcpu = asyncio.run(ours(base, a.model, *w))
+        tput_r.append(ko["output_throughput"] / vb["output_throughput"])
+        cpu_r.append(kcpu / vcpu)
+        p50_r.append(ko["ttft_p50"] / ko["server_ttft_p50"])
+        mean_r.append(ko["ttft_mean"] / ko["server_ttft_mean"])
+        print(
+            f"round {i + 1}: vllm bench {vb['output_throughput']:.1f} tok/s, "
+            f"TTFT p50 {vb['median_ttft_ms']:.1f} ms, CPU {vcpu:.2f} s | kvdoctor "
+            f"{ko['output_throughput']:.1f} tok/s, TTFT p50 {ko['ttft_p50'] * 1000:.1f} ms, "
+            f"CPU {kcpu:.2f} s | server TTFT p50 {ko['server_ttft_p50'] * 1000:.1f} ms, "
+            f"mean {ko['server_ttft_mean'] * 1000:.1f} ms"
+        )
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    print(f"output tok/s ratio (kvdoctor / vllm bench): {med(tput_r):.3f}  (target >= 0.95)")
+    print(f"client CPU ratio (kvdoctor / vllm bench):   {med(cpu_r):.3f}  (target <= 1.0)")
+    print(f"TTFT p50 ratio (client / server histogram): {med(p50_r):.3f}  (target 0.9..1.1)")
+    print(f"TTFT mean ratio (client / server sum/count): {med(mean_r):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""Read a ``kvdoctor.bundle/1`` bundle from a directory or a ``.tar.gz`` (DESIGN.md §3).
+
+A ``.tar.gz`` is untrusted input: it is read in memory member by member (never extracted), and
+members with absolute paths, ``..``, links or devices, too many members, or sizes beyond the caps
+are refused. A bundle of a newer major schema is refused with a message that says so. Missing
+optional files give ``None``; unknown files and keys are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tarfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from kvdoctor.bundle.model import (
+    BUNDLE_MAJOR,
+    BUNDLE_SCHEMA,
+    ENGINE_ARGS,
+    GPU,
+    LOGS,
+    MANIFEST,
+    METRICS,
+    MODEL_CONFIG,
+    REPRODUCERS,
+    SERVER,
+    Bundle,
+    EngineArgs,
+    GpuSample,
+    Manifest,
+    Scrape,
+    ServerInfo,
+)
+from kvdoctor.errors import BundleError
+
+# Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
+# exposition text at most; anything beyond these is refused rather than loaded.
+MAX_MEMBER_BYTES = 1 << 30
+MAX_TOTAL_BYTES = 2 << 30
+MAX_MEMBERS = 256
+
+T = TypeVar("T")
+
+_KNOWN = (MANIFEST, METRICS, SERVER, ENGINE_ARGS, MODEL_CONFIG, GPU, LOGS, REPRODUCERS)
+_SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d+)(?:\.\d+)*")
+
+
+def read_bundle(path: str | Path) -> Bundle:
+    """Read a bundle directory or ``.tar.gz``. Raises :class:`BundleError` (one line)."""
+    p = Path(path)
+    if p.is_dir():
+        files = _read_dir(p)
+    elif p.is_file():
+        files = _read_tar(p)
+    else:
+        raise BundleError(f"bundle not found: {p}")
+    return _assemble(files, source=str(p))
+
+
+def _read_dir(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for name in _KNOWN:
+        f = root / name
+        if f.is_file():
+            try:
+                files[name] = f.read_bytes()
+            except OSError as exc:
+                raise BundleError(f"cannot read {f}: {exc.strerror or exc}") from None
+    return files
+
+
+def _read_tar(path: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    try:
+        with tarfile.open(path, mode="r:*") as tar:
+            total = 0
+            for count, member in enumerate(_members(tar), 1):
+                if count > MAX_MEMBERS:
+                    raise BundleError(f"archive {path.name} has more than {MAX_MEMBERS} members")
+                _check_member(member)
+                if member.isdir():
+                    continue
+                total += member.size
+                if total > MAX_TOTAL_BYTES:
+                    raise BundleError(f"archive {path.name} is larger than the size cap")
+                base = _bundle_name(PurePosixPath(member.name))
+                fh = None if base is None else tar.extractfile(member)
+                if base is None or fh is None:
+                    continue
+                data = fh.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    raise BundleError(f"archive member {member.name!r} is larger than the size cap")
+                files[base] = data
+    except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
+        raise BundleError(f"corrupt bundle archive {path.name}: {_one_line(exc)}") from None
+    return files
+
+
+def _check_member(member: tarfile.TarInfo) -> None:
+    name = member.name
+    pure = PurePosixPath(name)
+    if name.startswith(("/", "\\")) or pure.is_absolute() or re.match(r"^[A-Za-z]:", name):
+        raise BundleError(f"archive member with an absolute path refused: {name!r}")
+    if ".." in pure.parts or "\\" in name:
+        raise BundleError(f"archive member escaping the bundle refused: {name!r}")
+    if member.issym() or member.islnk():
+        raise BundleError(f"archive member that is a link refused: {name!r}")
+    if not (member.isdir() or member.isfile()):
+        raise BundleError(f"archive member that is not a regular file refused: {name!r}")
+    if member.size > MAX_MEMBER_BYTES:
+        raise BundleError(f"archive member {name!r} is larger than the size cap")
+
+
+def _members(tar: tarfile.TarFile) -> Any:
+    # Iterate lazily (tar.getmembers() would read a hostile archive's whole index first).
+    member = tar.next()
+    while member is not None:
+        yield member
+        member = tar.next()
+
+
+def _bundle_name(pure: PurePosixPath) -> str | None:
+    """Accept files at the archive root or under one top-level folder (``name/manifest.json``)."""
+    parts = [p for p in pure.parts if p not in ("", ".")]
+    if len(parts) == 1 or len(parts) == 2:
+        return parts[-1] if parts[-1] in _KNOWN else None
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _text(files: dict[str, bytes], name: str) -> str | None:
+    data = files.get(name)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BundleError(f"{name} is not UTF-8 text") from None
+
+
+def _json(files: dict[str, bytes], name: str) -> Any:
+    text = _text(files, name)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def _jsonl(files: dict[str, bytes], name: str) -> list[Any] | None:
+    text = _text(files, name)
+    if text is None:
+        return None
+    lines = text.split("\n")
+    out: list[Any] = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if i == len(lines):
+                # The last line has no newline after it: a write that was cut short (a kill
+                # during a recording). Everything before it is intact, so keep that.
+                break
+            raise BundleError(f"{name} line {i} is not valid JSON ({exc.msg})") from None
+    return out
+
+
+def check_schema(schema: object) -> None:
+    if not isinstance(schema, str):
+        raise BundleError("manifest.json has no schema string; not a kvdoctor bundle")
+    m = _SCHEMA_RE.fullmatch(schema)
+    if m is None:
+        raise BundleError(f"unknown bundle schema {schema!r}; expected {BUNDLE_SCHEMA}")
+    major = int(m.group(1))
+    if major > BUNDLE_MAJOR:
+        raise BundleError(
+            f"bundle schema {schema} is newer than this kvdoctor reads ({BUNDLE_SCHEMA});"
+            " upgrade kvdoctor to read it"
+        )
+    if major < 1:
+        raise BundleError(f"unknown bundle schema {schema!r}; expected {BUNDLE_SCHEMA}")
+
+
+def _model(factory: Callable[[Any], T], data: Any, what: str) -> T:
+    try:
+        return factory(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        raise BundleError(f"{what}: {loc or 'value'}: {err.get('msg', 'invalid')}") from None
+
+
+def _assemble(files: dict[str, bytes], source: str) -> Bundle:
+    if MANIFEST not in files:
+        raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {source}")
+    raw_manifest = _json(files, MANIFEST)
+    if not isinstance(raw_manifest, dict):
+        raise BundleError(f"{MANIFEST} is not a JSON object")
+    check_schema(raw_manifest.get("schema"))
+    manifest = _model(Manifest.model_validate, raw_manifest, MANIFEST)
+
+    raw_scrapes = _jsonl(files, METRICS)
+    if raw_scrapes is None:
+        raise BundleError(f"bundle has no {METRICS}: {source}")
+    scrapes = [
+        _model(Scrape.model_validate, s, f"{METRICS} record {i}")
+        for i, s in enumerate(raw_scrapes, 1)
+    ]
+
+    server_raw = _json(files, SERVER)
+    server = None if server_raw is None else _model(ServerInfo.model_validate, server_raw, SERVER)
+    engine_raw = _json(files, ENGINE_ARGS)
+    engine = (
+        None if engine_raw is None else _model(EngineArgs.model_validate, engine_raw, ENGINE_ARGS)
+    )
+    model_cfg = _json(files, MODEL_CONFIG)
+    if model_cfg is not None and not isinstance(model_cfg, dict):
+        raise BundleError(f"{MODEL_CONFIG} is not a JSON object")
+    gpu_raw = _jsonl(files, GPU)
+    gpu = (
+        None
+        if gpu_raw is None
+        else [
+            _model(GpuSample.model_validate, g, f"{GPU} record {i}")
+            for i, g in enumerate(gpu_raw, 1)
+        ]
+    )
+    repro = _jsonl(files, REPRODUCERS)
+    if repro is not None and not all(isinstance(r, dict) for r in repro):
+        raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
+    return Bundle(
+        manifest=manifest,
+        scrapes=scrapes,
+        server=server,
+        engine_args=engine,
+        model_config_raw=model_cfg,
+        gpu=gpu,
+        logs=_text(files, LOGS),
+        reproducers=repro,
+        source=source,
+    )

@@ -1,0 +1,270 @@
+"""Write ``kvdoctor.bundle/1`` bundles atomically, as a directory or a ``.tar.gz``.
+
+Every write goes to a staging place beside the destination and is renamed into place at the
+end, so a reader never sees half a bundle. :class:`BundleSink` is the incremental form used by
+the capture: scrapes and GPU samples are appended (and flushed) as they arrive, so an
+interrupted recording still finalises into a valid bundle of everything captured so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+from kvdoctor.bundle.model import (
+    ENGINE_ARGS,
+    GPU,
+    LOGS,
+    MANIFEST,
+    METRICS,
+    MODEL_CONFIG,
+    REPRODUCERS,
+    SERVER,
+    Bundle,
+    EngineArgs,
+    GpuSample,
+    Manifest,
+    Scrape,
+    ServerInfo,
+)
+from kvdoctor.errors import BundleError
+
+_ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
+
+
+def is_archive(dest: Path) -> bool:
+    return dest.name.endswith(_ARCHIVE_SUFFIXES)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def manifest_json(manifest: Manifest) -> str:
+    return json.dumps(manifest.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+
+
+def scrape_line(scrape: Scrape) -> str:
+    return _dumps(scrape.model_dump(mode="json", exclude_none=True)) + "\n"
+
+
+def gpu_line(sample: GpuSample) -> str:
+    return _dumps(sample.model_dump(mode="json")) + "\n"
+
+
+def _record_line(record: BaseModel | Mapping[str, Any]) -> str:
+    if isinstance(record, BaseModel):
+        data: Any = record.model_dump(mode="json", by_alias=True)
+    else:
+        data = dict(record)
+    return _dumps(data) + "\n"
+
+
+def bundle_files(bundle: Bundle) -> dict[str, str]:
+    """The files of ``bundle`` as name -> text (optional parts only when present)."""
+    files = {
+        MANIFEST: manifest_json(bundle.manifest),
+        METRICS: "".join(scrape_line(s) for s in bundle.scrapes),
+    }
+    if bundle.server is not None:
+        files[SERVER] = json.dumps(bundle.server.model_dump(mode="json"), indent=2) + "\n"
+    if bundle.engine_args is not None:
+        files[ENGINE_ARGS] = json.dumps(bundle.engine_args.model_dump(mode="json"), indent=2) + "\n"
+    if bundle.model_config_raw is not None:
+        files[MODEL_CONFIG] = json.dumps(bundle.model_config_raw, indent=2) + "\n"
+    if bundle.gpu is not None:
+        files[GPU] = "".join(gpu_line(g) for g in bundle.gpu)
+    if bundle.logs is not None:
+        files[LOGS] = bundle.logs
+    if bundle.reproducers is not None:
+        files[REPRODUCERS] = "".join(_record_line(r) for r in bundle.reproducers)
+    return files
+
+
+def _check_dir_dest(dest: Path) -> None:
+    if dest.exists():
+        if not dest.is_dir():
+            raise BundleError(f"{dest} exists and is not a directory")
+        if any(dest.iterdir()):
+            raise BundleError(f"refusing to write into non-empty directory {dest}")
+
+
+def _staging_dir(dest: Path) -> Path:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
+
+
+def _pack(src_dir: Path, dest: Path, mtime: float) -> None:
+    """Pack ``src_dir`` into ``dest`` (a .tar.gz) atomically, deterministically."""
+    top = dest.name
+    for suffix in _ARCHIVE_SUFFIXES:
+        if top.endswith(suffix):
+            top = top[: -len(suffix)]
+            break
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+            for f in sorted(src_dir.iterdir()):
+                if not f.is_file():
+                    continue
+                info = tarfile.TarInfo(f"{top}/{f.name}")
+                info.size = f.stat().st_size
+                info.mtime = int(mtime)
+                info.mode = 0o644
+                with f.open("rb") as fh:
+                    tar.addfile(info, fh)
+        os.replace(tmp_name, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+
+
+def _place_dir(staging: Path, dest: Path) -> None:
+    if dest.exists():
+        dest.rmdir()  # checked empty before; rename cannot replace a directory
+    os.replace(staging, dest)
+
+
+def write_bundle(bundle: Bundle, dest: Path) -> Path:
+    """Write ``bundle`` to ``dest`` (a directory, or a ``.tar.gz`` by suffix), atomically."""
+    dest = Path(dest)
+    archive = is_archive(dest)
+    if not archive:
+        _check_dir_dest(dest)
+    try:
+        staging = _staging_dir(dest)
+    except OSError as exc:
+        raise BundleError(f"cannot write bundle to {dest}: {exc.strerror or exc}") from None
+    try:
+        for name, text in bundle_files(bundle).items():
+            (staging / name).write_text(text, encoding="utf-8")
+        if archive:
+            _pack(staging, dest, bundle.manifest.ended_at)
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            _place_dir(staging, dest)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BundleError(f"cannot write bundle to {dest}: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return dest
+
+
+def append_reproducers(dest: Path, records: Iterable[BaseModel | Mapping[str, Any]]) -> Path:
+    """Append reproducer records to the bundle at ``dest`` (directory or .tar.gz), atomically."""
+    dest = Path(dest)
+    lines = "".join(_record_line(r) for r in records)
+    if is_archive(dest):
+        from kvdoctor.bundle.reader import read_bundle
+
+        bundle = read_bundle(dest)
+        existing = list(bundle.reproducers or [])
+        existing.extend(json.loads(line) for line in lines.splitlines() if line)
+        bundle = bundle.model_copy(update={"reproducers": existing})
+        return write_bundle(bundle, dest)
+    target = dest / REPRODUCERS
+    if not (dest / MANIFEST).is_file():
+        raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {dest}")
+    old = target.read_text(encoding="utf-8") if target.is_file() else ""
+    if old and not old.endswith("\n"):
+        old += "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{REPRODUCERS}.", dir=dest)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(old + lines)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return dest
+
+
+class BundleSink:
+    """Incremental, crash-tolerant bundle writer used during a capture.
+
+    Files grow in a staging directory beside ``dest``; :meth:`finalize` writes the final
+    manifest and moves (or packs) the staging directory into place in one step.
+    """
+
+    def __init__(self, dest: Path, manifest: Manifest) -> None:
+        self.dest = Path(dest)
+        self.archive = is_archive(self.dest)
+        if not self.archive:
+            _check_dir_dest(self.dest)
+        try:
+            self.staging = _staging_dir(self.dest)
+        except OSError as exc:
+            raise BundleError(f"cannot write bundle to {dest}: {exc.strerror or exc}") from None
+        self._streams: dict[str, IO[str]] = {}
+        # A provisional manifest first: even the staging directory is a readable bundle.
+        self._write(MANIFEST, manifest_json(manifest))
+        self._stream(METRICS)
+
+    def _write(self, name: str, text: str) -> None:
+        (self.staging / name).write_text(text, encoding="utf-8")
+
+    def _stream(self, name: str) -> IO[str]:
+        fh = self._streams.get(name)
+        if fh is None:
+            fh = (self.staging / name).open("a", encoding="utf-8")
+            self._streams[name] = fh
+        return fh
+
+    def add_scrape(self, scrape: Scrape) -> None:
+        fh = self._stream(METRICS)
+        fh.write(scrape_line(scrape))
+        fh.flush()
+
+    def add_gpu(self, sample: GpuSample) -> None:
+        fh = self._stream(GPU)
+        fh.write(gpu_line(sample))
+        fh.flush()
+
+    def set_server(self, server: ServerInfo) -> None:
+        self._write(SERVER, json.dumps(server.model_dump(mode="json"), indent=2) + "\n")
+
+    def set_engine_args(self, args: EngineArgs) -> None:
+        self._write(ENGINE_ARGS, json.dumps(args.model_dump(mode="json"), indent=2) + "\n")
+
+    def set_model_config(self, cfg: Mapping[str, Any]) -> None:
+        self._write(MODEL_CONFIG, json.dumps(dict(cfg), indent=2) + "\n")
+
+    def set_logs(self, text: str) -> None:
+        self._write(LOGS, text)
+
+    def _close_streams(self) -> None:
+        for fh in self._streams.values():
+            fh.close()
+        self._streams.clear()
+
+    def finalize(self, manifest: Manifest) -> Path:
+        self._close_streams()
+        try:
+            self._write(MANIFEST, manifest_json(manifest))
+            if self.archive:
+                _pack(self.staging, self.dest, manifest.ended_at)
+                shutil.rmtree(self.staging, ignore_errors=True)
+            else:
+                _place_dir(self.staging, self.dest)
+        except OSError as exc:
+            raise BundleError(
+                f"cannot write bundle to {self.dest}: {exc.strerror or exc}"
+            ) from None
+        return self.dest
+
+    def abort(self) -> None:
+        self._close_streams()
+        shutil.rmtree(self.staging, ignore_errors=True)

@@ -1,0 +1,264 @@
+"""The live capture: drive every probe over the window and produce a bundle.
+
+Probes never raise; what they cannot collect becomes a ``not_checked`` entry of the manifest.
+The one failure that ends a capture is having nothing at all: then :class:`ProbeError` says why
+(connection refused, credentials needed, not a vLLM server, ...). Ctrl-C during the window ends
+the window early; everything captured so far is kept (and, with a sink, written).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kvdoctor import __version__
+from kvdoctor.bundle.model import (
+    BUNDLE_SCHEMA,
+    Bundle,
+    EngineArgs,
+    GpuSample,
+    Manifest,
+    NotChecked,
+    Scrape,
+    ServerInfo,
+)
+from kvdoctor.errors import ProbeError
+
+INTERRUPTED = "capture interrupted (Ctrl-C)"
+
+
+def was_interrupted(bundle: Bundle) -> bool:
+    """Whether the capture of ``bundle`` was ended early by Ctrl-C (recorded in its notes)."""
+    return INTERRUPTED in bundle.manifest.notes
+
+
+class CaptureOptions(BaseModel):
+    """What to capture and how (shared by ``record`` and ``diagnose``)."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    endpoint: str
+    window_s: float = Field(default=60.0, gt=0, le=24 * 3600)
+    interval_s: float = Field(default=2.0, gt=0, le=3600)
+    # "Name: value" pairs sent with every request; never written anywhere.
+    headers: dict[str, str] = Field(default_factory=dict)
+    insecure: bool = False
+    model_config_path: str | None = None
+    logs: str | None = None  # a file, or "-" for stdin
+    engine_args: dict[str, Any] = Field(default_factory=dict)  # user-supplied engine flags
+    redact: bool = False
+    timeout: float = Field(default=5.0, gt=0, le=600)
+    notes: str = ""
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("endpoint must be an http:// or https:// URL, e.g. http://host:8000")
+        try:
+            _ = parts.port
+        except ValueError:
+            raise ValueError("endpoint has an invalid port") from None
+        path = parts.path.rstrip("/")
+        if path.endswith("/metrics"):
+            path = path[: -len("/metrics")]  # people paste the metrics URL; the root is meant
+        return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("[bold]capturing[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    progress.start()
+    progress.add_task("/metrics", total=total)
+    return progress
+
+
+def _fatal_first(scrape: Scrape) -> bool:
+    """A first-scrape failure that will not heal by itself within a window."""
+    err = (scrape.error or "").lower()
+    if scrape.status in (401, 403, 404):
+        return True
+    return any(
+        s in err
+        for s in (
+            "connection refused",
+            "cannot resolve",
+            "tls handshake",
+            "unsupported url",
+            "invalid url",
+            "not prometheus exposition",
+            "no vllm metrics",
+        )
+    )
+
+
+def capture(
+    opts: CaptureOptions,
+    progress: bool = True,
+    sink: Path | None = None,
+    *,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+    stdin: TextIO | None = None,
+) -> Bundle:
+    """Capture a bundle from ``opts.endpoint`` (see the module docstring)."""
+    from kvdoctor.bundle.redact import Redactor
+    from kvdoctor.bundle.writer import BundleSink
+    from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
+    from kvdoctor.probes.gpu import GpuSampler
+    from kvdoctor.probes.http import make_client
+    from kvdoctor.probes.logs import LogSource
+    from kvdoctor.probes.metrics import scrape_metrics
+    from kvdoctor.probes.model_config import probe_model_config
+    from kvdoctor.probes.server import probe_server
+
+    endpoint = opts.endpoint
+    host, _ = endpoint_host_port(endpoint)
+    red = Redactor(secrets=opts.headers.values(), redact=opts.redact, hosts=[host])
+    endpoint_label = red.url(endpoint)
+    not_checked: list[NotChecked] = []
+    logs = LogSource(opts.logs, stdin=stdin)
+
+    engine, missing, server_pids = probe_engine_args(endpoint, opts.engine_args)
+    not_checked.extend(missing)
+    gpu = GpuSampler(server_pids)
+    if gpu.not_checked is not None:
+        not_checked.append(gpu.not_checked)
+
+    started = clock()
+    manifest = Manifest(
+        schema=BUNDLE_SCHEMA,
+        created_by=f"kvdoctor {__version__}",
+        endpoint=endpoint_label,
+        started_at=started,
+        ended_at=started,
+        interval_s=opts.interval_s,
+        notes=opts.notes,
+    )
+    writer = BundleSink(sink, manifest) if sink is not None else None
+    scrapes: list[Scrape] = []
+    gpu_samples: list[GpuSample] = []
+    bar = None
+    try:
+        with make_client(opts.headers, opts.insecure, opts.timeout) as client:
+            server, missing = probe_server(client, endpoint, opts.timeout)
+            not_checked.extend(missing)
+            server = (
+                None if server is None else ServerInfo.model_validate(red.data(server.model_dump()))
+            )
+            engine = (
+                None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
+            )
+            model_cfg, nc = probe_model_config(opts.model_config_path, server, engine)
+            if nc is not None:
+                not_checked.append(nc)
+            if writer is not None:
+                if server is not None:
+                    writer.set_server(server)
+                if engine is not None:
+                    writer.set_engine_args(engine)
+                if model_cfg is not None:
+                    writer.set_model_config(red.data(model_cfg))
+
+            total = max(1, math.floor(opts.window_s / opts.interval_s + 1e-9)) + 1
+            bar = _progress(progress, total)
+            interrupted = False
+            try:
+                for k in range(total):
+                    due = started + k * opts.interval_s
+                    wait = due - clock()
+                    if wait > 0:
+                        sleep(wait)
+                    scrape = scrape_metrics(client, endpoint, opts.timeout, clock=clock)
+                    if scrape.text is not None:
+                        scrape = scrape.model_copy(update={"text": red.text(scrape.text)})
+                    elif scrape.error is not None:
+                        scrape = scrape.model_copy(update={"error": red.text(scrape.error)})
+                    if k == 0 and not scrape.ok and _fatal_first(scrape):
+                        raise ProbeError(f"nothing collected from {endpoint_label}: {scrape.error}")
+                    scrapes.append(scrape)
+                    if writer is not None:
+                        writer.add_scrape(scrape)
+                    sample = gpu.sample(scrape.t)
+                    if sample is not None:
+                        sample = GpuSample.model_validate(red.data(sample.model_dump()))
+                        gpu_samples.append(sample)
+                        if writer is not None:
+                            writer.add_gpu(sample)
+                    if bar is not None:
+                        bar.advance(bar.task_ids[0])
+            except KeyboardInterrupt:
+                interrupted = True
+            if bar is not None:
+                bar.stop()
+                bar = None
+        if gpu.why_not is not None and gpu.not_checked not in not_checked:
+            not_checked.append(gpu.not_checked)  # type: ignore[arg-type]
+        log_text, nc = logs.collect()
+        if nc is not None:
+            not_checked.append(nc)
+        if log_text is not None:
+            log_text = red.text(log_text)
+            if writer is not None:
+                writer.set_logs(log_text)
+
+        if not any(s.ok for s in scrapes):
+            first = next((s.error for s in scrapes if s.error), "no scrape completed")
+            raise ProbeError(f"nothing collected from {endpoint_label}: {first}")
+        notes = opts.notes
+        if interrupted:
+            note = f"{INTERRUPTED} after {len(scrapes)} of {total} scrapes"
+            notes = f"{notes}; {note}" if notes else note
+        manifest = manifest.model_copy(
+            update={
+                "ended_at": scrapes[-1].t,
+                "notes": notes,
+                "not_checked": sorted(not_checked, key=lambda n: (n.what, n.why)),
+            }
+        )
+        bundle = Bundle(
+            manifest=manifest,
+            scrapes=scrapes,
+            server=server,
+            engine_args=engine,
+            model_config_raw=None if model_cfg is None else red.data(model_cfg),
+            gpu=gpu_samples if gpu.nvml is not None and gpu_samples else None,
+            logs=log_text,
+            reproducers=None,
+            source="live",
+        )
+        if writer is not None:
+            writer.finalize(manifest)
+            writer = None
+        return bundle
+    finally:
+        if bar is not None:
+            bar.stop()
+        gpu.close()
+        if writer is not None:
+            writer.abort()

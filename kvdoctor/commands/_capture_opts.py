@@ -1,0 +1,179 @@
+"""The capture flags shared by ``record`` and ``diagnose``, and their conversion to options.
+
+Kept free of heavy imports: pydantic loads only when the options are built, so
+``kvdoctor record --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from kvdoctor.errors import KvdoctorError
+
+if TYPE_CHECKING:
+    from kvdoctor.capture import CaptureOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$", re.IGNORECASE)
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def parse_duration(text: str | float | int) -> float:
+    """ "60s", "2m", "500ms", "1h" or plain seconds ("30", "2.5") to seconds (> 0)."""
+    if isinstance(text, (int, float)):
+        seconds = float(text)
+    else:
+        m = _DURATION.match(text)
+        if m is None:
+            raise KvdoctorError(f"invalid duration {text!r}: use e.g. 60s, 2m, 500ms or seconds")
+        unit = m.group(2).lower() if m.group(2) else None
+        seconds = float(m.group(1)) * _UNITS[unit]
+    if not seconds > 0:
+        raise KvdoctorError(f"duration must be positive, got {text!r}")
+    return seconds
+
+
+class Duration(click.ParamType):  # type: ignore[type-arg]
+    name = "duration"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return parse_duration(value)
+        except KvdoctorError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+DURATION = Duration()
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    name = name.strip()
+    if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+        # Never echo the value: it is usually a credential.
+        raise KvdoctorError(f"--header must look like 'Name: value' (got a header named {name!r})")
+    return name, value.strip()
+
+
+def capture_options(f: F) -> F:
+    """Add the shared capture flags to a click command."""
+    options = [
+        click.option("--endpoint", metavar="URL", help="vLLM server root, e.g. http://host:8000."),
+        click.option(
+            "--window",
+            type=DURATION,
+            default="60s",
+            show_default=True,
+            help="How long to watch /metrics (60s, 2m, 500ms or seconds).",
+        ),
+        click.option(
+            "--interval",
+            type=DURATION,
+            default="2s",
+            show_default=True,
+            help="Time between scrapes.",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="'NAME: VALUE'",
+            help="HTTP header for every request (repeatable); never stored.",
+        ),
+        click.option("--insecure", is_flag=True, help="Skip TLS certificate verification."),
+        click.option(
+            "--model-config",
+            metavar="PATH|ID",
+            help="HF config.json, a directory with one, or a model id in the local HF cache.",
+        ),
+        click.option("--logs", metavar="FILE|-", help="Server log file, or - for stdin."),
+        click.option(
+            "--engine-arg",
+            "engine_args",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="An engine flag the server runs with (repeatable), e.g. max-num-seqs=64.",
+        ),
+        click.option(
+            "--redact",
+            is_flag=True,
+            help="Replace host names, IP addresses and local paths with placeholders.",
+        ),
+        click.option(
+            "--timeout",
+            type=DURATION,
+            default="5s",
+            show_default=True,
+            help="Per-request timeout.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+CAPTURE_KEYS = (
+    "endpoint",
+    "window",
+    "interval",
+    "headers",
+    "insecure",
+    "model_config",
+    "logs",
+    "engine_args",
+    "redact",
+    "timeout",
+)
+
+
+def pop_capture_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Remove the capture flags from a command's keyword arguments and return them."""
+    return {k: params.pop(k) for k in CAPTURE_KEYS if k in params}
+
+
+def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOptions:
+    """Build :class:`~kvdoctor.capture.CaptureOptions` from the parsed flags (one-line errors)."""
+    from pydantic import ValidationError
+
+    from kvdoctor.capture import CaptureOptions
+    from kvdoctor.probes.engine import parse_user_flags
+
+    endpoint = params.get("endpoint")
+    if not endpoint:
+        raise KvdoctorError("--endpoint URL is required")
+    headers: dict[str, str] = {}
+    for h in params.get("headers") or ():
+        name, value = parse_header(h)
+        headers[name] = value
+    window = parse_duration(params.get("window", 60.0))
+    interval = parse_duration(params.get("interval", 2.0))
+    if interval > window:
+        raise KvdoctorError(f"--interval ({interval:g}s) is longer than --window ({window:g}s)")
+    try:
+        return CaptureOptions(
+            endpoint=endpoint,
+            window_s=window,
+            interval_s=interval,
+            headers=headers,
+            insecure=bool(params.get("insecure")),
+            model_config_path=params.get("model_config"),
+            logs=params.get("logs"),
+            engine_args=parse_user_flags(params.get("engine_args") or ()),
+            redact=bool(params.get("redact")),
+            timeout=parse_duration(params.get("timeout", 5.0)),
+            notes=notes,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())) or "options"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise KvdoctorError(f"{where}: {msg}") from None

@@ -1,0 +1,169 @@
+"""``kvdoctor diagnose``: a live endpoint or a saved bundle → the incident report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kvdoctor.commands._capture_opts import capture_options, pop_capture_params, to_capture_options
+from kvdoctor.errors import KvdoctorError
+
+_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
+
+
+def exit_code_for(report: Any, fail_on: str | None) -> int:
+    """0 nothing firing, 1 a confirmed or suspected finding (at or above ``fail_on``)."""
+    firing = [f for f in report.findings if f.status in ("confirmed", "suspected")]
+    if fail_on is not None:
+        firing = [f for f in firing if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[fail_on]]
+    return 1 if firing else 0
+
+
+def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
+    """A bundle recorded without a model config or logs can be given them at replay time."""
+    update: dict[str, Any] = {}
+    if capture_params.get("model_config"):
+        from kvdoctor.kvmath import load_model_config
+
+        update["model_config_raw"] = load_model_config(capture_params["model_config"])
+    if capture_params.get("logs"):
+        from kvdoctor.probes.logs import LogSource
+
+        text, missing = LogSource(capture_params["logs"]).collect()
+        if text is None:
+            raise KvdoctorError(f"--logs: {missing.why if missing else 'nothing to read'}")
+        update["logs"] = text
+    return bundle.model_copy(update=update) if update else bundle
+
+
+@click.command(
+    epilog=(
+        "Exit codes: 0 nothing firing, 1 a confirmed or suspected finding (with --fail-on: one "
+        "of at least that severity), 2 usage error or nothing could be diagnosed."
+    )
+)
+@click.option(
+    "--bundle",
+    "bundle_path",
+    metavar="DIR|FILE.tar.gz",
+    type=click.Path(path_type=Path),
+    help="Diagnose a saved bundle offline instead of a live --endpoint.",
+)
+@capture_options
+@click.option(
+    "--reproduce/--no-reproduce",
+    default=True,
+    show_default=True,
+    help="Run the light experiments that confirm or refute each finding (live only).",
+)
+@click.option(
+    "--allow-load",
+    is_flag=True,
+    help="Also run experiments that add real load (capacity-ramp, one max-length request).",
+)
+@click.option(
+    "--reference-endpoint",
+    metavar="URL",
+    help="A server with a BF16/FP16 KV cache for the quantization canary.",
+)
+@click.option(
+    "--save-bundle",
+    metavar="DIR|FILE.tar.gz",
+    type=click.Path(path_type=Path),
+    help="Keep the capture and reproducer results as a bundle (replay it with --bundle).",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Write the report to FILE atomically (default: stdout).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="Markdown incident report or the kvdoctor.report/1 JSON object.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["warning", "critical"]),
+    help="Exit 1 only for a firing finding of at least this severity (CI gates).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr during a live capture (default: when stderr is a terminal).",
+)
+def diagnose(
+    bundle_path: Path | None,
+    reproduce: bool,
+    allow_load: bool,
+    reference_endpoint: str | None,
+    save_bundle: Path | None,
+    output: Path | None,
+    fmt: str,
+    fail_on: str | None,
+    progress: bool | None,
+    **params: Any,
+) -> int:
+    """Diagnose a live endpoint (--endpoint URL) or a saved bundle (--bundle PATH).
+
+    Live: capture /metrics over --window, find what hurts, run the experiments that confirm
+    or refute it, and print the report. Offline: the same report from a bundle, byte for byte
+    the report of the live run that saved it.
+    """
+    from kvdoctor.pipeline import diagnose as diagnose_offline
+    from kvdoctor.pipeline import run_live
+    from kvdoctor.report.output import write_atomic
+    from kvdoctor.report.render import render_json, render_markdown
+
+    capture_params = pop_capture_params(params)
+    endpoint = capture_params.get("endpoint")
+    if bundle_path is not None and endpoint:
+        raise KvdoctorError("give either --endpoint (live) or --bundle (offline), not both")
+    if bundle_path is None and not endpoint:
+        raise KvdoctorError("nothing to diagnose: give --endpoint URL or --bundle DIR|FILE.tar.gz")
+
+    if bundle_path is not None:
+        if save_bundle is not None:
+            raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
+        from kvdoctor.bundle.reader import read_bundle
+
+        bundle = _with_offline_extras(read_bundle(bundle_path), capture_params)
+        diagnosis = diagnose_offline(bundle)
+    else:
+        opts = to_capture_options(capture_params)
+
+        def echo(line: str) -> None:
+            click.echo(line, err=True)
+
+        diagnosis = run_live(
+            opts,
+            reproduce=reproduce,
+            allow_load=allow_load,
+            reference_endpoint=reference_endpoint,
+            save_bundle=save_bundle,
+            progress=sys.stderr.isatty() if progress is None else progress,
+            echo=echo,
+        )
+
+    report = diagnosis.report
+    text = render_json(report) if fmt == "json" else render_markdown(report, diagnosis.context)
+    if output is not None:
+        write_atomic(output, text)
+        click.echo(f"kvdoctor: wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+    code = exit_code_for(report, fail_on)
+    if report.verdict == "unknown" and code == 0:
+        why = report.not_checked[0].why if report.not_checked else "no usable signal"
+        click.echo(f"kvdoctor: nothing could be diagnosed: {why}", err=True)
+        return 2
+    return code

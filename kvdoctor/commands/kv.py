@@ -1,0 +1,492 @@
+"""``kvdoctor kv``: the locker math for one model, as a table, JSON or Markdown.
+
+The numbers all come from :mod:`kvdoctor.kvmath`; this module only gathers the flags, builds
+one JSON-ready result (:func:`kv_report`) and renders it. ``bytes_per_token`` is always at the
+top level of the JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import click
+
+from kvdoctor import kvmath
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath import KvModel, format_bytes, short_bytes
+
+KV_SCHEMA = "kvdoctor.kv/1"
+DEFAULT_CONTEXT = 8192
+
+
+@dataclass(frozen=True)
+class KvRequest:
+    """Everything the ``kv`` command was asked, parsed and checked."""
+
+    contexts: tuple[int, ...]
+    batch: int
+    kv_dtype: str = "auto"
+    gpu_bytes: int | None = None
+    weights_bytes: int | None = None
+    overhead_bytes: int = 0
+    gpu_memory_utilization: Fraction = Fraction(1)
+    users: int | None = None
+    prefill_chunk: int | None = None
+    # Tensor parallel size: every number becomes per GPU (GPU memory is one device's).
+    tensor_parallel: int = 1
+
+
+def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
+    """The ``kv`` command's result as a JSON-ready dict (pure, stable key order)."""
+    model = model.per_gpu(req.tensor_parallel)
+    kv = model.kv_dtype_name(req.kv_dtype)
+    bpt = model.bytes_per_token(kv)
+    notes = list(model.notes)
+    if kv in kvmath.SCALED_KV_DTYPES:
+        notes.append(f"{kv}: the per-token/per-block scales it stores are not included")
+    if req.kv_dtype.strip().lower() == "auto" and model.dtype == "float32":
+        notes.append("float32 checkpoint: vLLM's auto dtype serves it (and its KV) in bfloat16")
+
+    weights = req.weights_bytes
+    weights_source: str | None = "given" if weights is not None else None
+    if weights is not None and req.tensor_parallel > 1:
+        # --weights is the whole model's; each rank holds its share.
+        weights = -(-weights // req.tensor_parallel)
+        weights_source = f"given ÷ tensor parallel {req.tensor_parallel}"
+    if weights is None and model.weight_bytes() is not None:
+        weights = model.weight_bytes()
+        weights_source = "catalog parameter count × bytes per weight"
+
+    logits: dict[str, Any] | None = None
+    activation = 0
+    if model.vocab_size:
+        chunk = req.prefill_chunk if req.prefill_chunk is not None else req.contexts[0]
+        elem = kvmath.model_dtype_bytes(model.kv_dtype_name("auto"))
+        logits = {
+            "tokens": chunk,
+            "vocab_size": model.vocab_size,
+            "dtype_bytes": elem,
+            "bytes": kvmath.logits_bytes(chunk, model.vocab_size, elem),
+            "kv_bytes_same_tokens": model.sequence_bytes(chunk, kv),
+            "counted_in_budget": req.prefill_chunk is not None,
+        }
+        if req.prefill_chunk is not None:
+            activation = logits["bytes"]
+
+    gpu: dict[str, Any] | None = None
+    pool: int | None = None
+    if req.gpu_bytes is not None:
+        if weights is None:
+            raise KvdoctorError(
+                "capacity on a GPU needs the weight size: pass --weights (e.g. --weights 16GiB)"
+            )
+        usable = kvmath.usable_bytes(req.gpu_bytes, req.gpu_memory_utilization)
+        pool = kvmath.kv_pool_bytes(
+            req.gpu_bytes,
+            weights,
+            req.overhead_bytes + activation,
+            req.gpu_memory_utilization,
+        )
+        gpu = {
+            "gpu_bytes": req.gpu_bytes,
+            "gpu_memory_utilization": float(req.gpu_memory_utilization),
+            "usable_bytes": usable,
+            "weights_bytes": weights,
+            "weights_source": weights_source,
+            "overhead_bytes": req.overhead_bytes,
+            "activation_bytes": activation,
+            "kv_pool_bytes": pool,
+            "capacity_tokens": kvmath.capacity_tokens(model, pool, kv),
+        }
+
+    contexts = []
+    for context in req.contexts:
+        per_seq = model.sequence_bytes(context, kv)
+        decode = kvmath.decode_read(model, context, req.batch, weights, kv)
+        contexts.append(
+            {
+                "context": context,
+                "sequence_bytes": per_seq,
+                "batch": req.batch,
+                "batch_bytes": per_seq * req.batch,
+                "capacity_sequences": pool // per_seq if pool is not None and per_seq else None,
+                "decode_step": decode.to_dict(),
+            }
+        )
+
+    budget = None
+    plan = None
+    if gpu is not None and weights is not None and req.gpu_bytes is not None:
+        budget = kvmath.budget_table(
+            model,
+            gpu_bytes=req.gpu_bytes,
+            weights_bytes=weights,
+            overhead_bytes=req.overhead_bytes,
+            context=req.contexts[0],
+            batch=req.users if req.users is not None else req.batch,
+            gpu_memory_utilization=req.gpu_memory_utilization,
+            kv_dtype=kv,
+            activation_bytes=activation,
+        )
+        if req.users is not None and pool is not None:
+            plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_dict()
+    elif req.users is not None:
+        raise KvdoctorError(
+            "--users needs --gpu-mem (and --weights unless the model is in the catalog)"
+        )
+
+    return {
+        "schema": KV_SCHEMA,
+        "bytes_per_token": bpt,
+        "kv_dtype": kv,
+        "tensor_parallel": req.tensor_parallel,
+        "bytes_per_token_unshared": model.bytes_per_token_unshared(kv),
+        "bytes_per_token_beyond_window": (
+            model.bytes_per_token_beyond_window(kv) if model.window_layers else None
+        ),
+        "scale_overhead_excluded": kv in kvmath.SCALED_KV_DTYPES,
+        "model": model.summary(),
+        "contexts": contexts,
+        "gpu": gpu,
+        "logits": logits,
+        "budget": budget,
+        "plan": plan,
+        "notes": notes,
+    }
+
+
+# ---------------------------------------------------------------------- rendering
+
+Section = tuple[str, list[str], list[list[str]]]
+
+
+def _sections(r: dict[str, Any]) -> list[Section]:
+    m = r["model"]
+    shape = (
+        f"MLA latent {m['kv_lora_rank']} + RoPE {m['qk_rope_head_dim']}"
+        if m["layout"] == "mla"
+        else f"{m['kv_heads']} KV heads × head_dim {m['head_dim']}"
+    )
+    per_token = [
+        ["model", f"{m['name'] or m['model_type'] or 'model'} ({m['layout']}, {m['layer_mix']})"],
+        ["shape", f"{m['attention_layers']} attention layers × {shape}"],
+        ["KV dtype", r["kv_dtype"]],
+        ["bytes per token", format_bytes(r["bytes_per_token"])],
+    ]
+    if r["bytes_per_token_unshared"] is not None:
+        per_token.append(["without KV-head sharing", format_bytes(r["bytes_per_token_unshared"])])
+    if r["bytes_per_token_beyond_window"] is not None:
+        per_token.append(
+            [
+                f"per token past the {m['sliding_window']:,}-token window",
+                format_bytes(r["bytes_per_token_beyond_window"]),
+            ]
+        )
+    sections: list[Section] = [("Per token", ["", "value"], per_token)]
+
+    rows = []
+    for c in r["contexts"]:
+        d = c["decode_step"]
+        ratio = d["kv_to_weights_ratio"]
+        rows.append(
+            [
+                f"{c['context']:,}",
+                short_bytes(c["sequence_bytes"]),
+                short_bytes(c["batch_bytes"]),
+                "-" if c["capacity_sequences"] is None else f"{c['capacity_sequences']:,}",
+                "-" if ratio is None else f"{ratio:.2f}× weights",
+            ]
+        )
+    batch = r["contexts"][0]["batch"]
+    sections.append(
+        (
+            "Per sequence and batch",
+            ["context", "per sequence", f"batch of {batch}", "fits (seqs)", "KV read / step"],
+            rows,
+        )
+    )
+    first = r["contexts"][0]["decode_step"]
+    if first["crossover_batch_x_context"] is not None:
+        sections.append(
+            (
+                "Decode traffic (each step reads all live KV and all weights)",
+                ["", "value"],
+                [
+                    ["weights read per step", short_bytes(first["weights_bytes"])],
+                    [
+                        "KV reads = weight reads at batch × context",
+                        f"{first['crossover_batch_x_context']:,} tokens",
+                    ],
+                ],
+            )
+        )
+    if r["logits"] is not None:
+        lg = r["logits"]
+        sections.append(
+            (
+                "Logits of one prefill chunk (all positions materialised)",
+                ["", "value"],
+                [
+                    [
+                        f"{lg['tokens']:,} tokens × {lg['vocab_size']:,} vocab "
+                        f"× {lg['dtype_bytes']} B",
+                        format_bytes(lg["bytes"]),
+                    ],
+                    ["KV of the same tokens", format_bytes(lg["kv_bytes_same_tokens"])],
+                ],
+            )
+        )
+    if r["budget"] is not None:
+        sections.append(
+            (
+                "Memory budget",
+                ["item", "size", "note"],
+                [[b["item"], short_bytes(b["bytes"]), b["note"]] for b in r["budget"]],
+            )
+        )
+    if r["plan"] is not None:
+        sections.append(("Plan", ["question", "answer"], _plan_rows(r["plan"])))
+    if r["notes"]:
+        sections.append(("Notes", ["note"], [[n] for n in r["notes"]]))
+    return sections
+
+
+def _plan_rows(p: dict[str, Any]) -> list[list[str]]:
+    users, context = p["users"], p["context"]
+    verdict = "fits" if p["fits"] else "does NOT fit"
+    # When it fits these are the limits (room left); when it does not, the three ways out.
+    prefix = "limit" if p["fits"] else "way out"
+    max_context = p["shorter_context"]["max_context"]
+    rows = [
+        [
+            f"{users:,} users × {context:,} tokens",
+            f"{verdict}: needs {short_bytes(p['need_bytes'])} of a "
+            f"{short_bytes(p['pool_bytes'])} KV pool",
+        ],
+        [
+            f"{prefix}: fewer users",
+            f"at most {p['fewer_users']['max_users']:,} users at {context:,} tokens",
+        ],
+        [
+            f"{prefix}: shorter context",
+            "not bound by KV (windowed layers)"
+            if max_context is None
+            else f"at most {max_context:,} tokens each for {users:,} users",
+        ],
+    ]
+    for q in p["quantized_kv"]:
+        scales = " (scales not counted)" if q["scale_overhead_excluded"] else ""
+        rows.append(
+            [
+                f"{prefix}: --kv-cache-dtype {q['kv_dtype']}",
+                f"{'fits' if q['fits'] else 'still does not fit'}: "
+                f"{short_bytes(q['need_bytes'])}, up to {q['max_users']:,} users{scales}",
+            ]
+        )
+    return rows
+
+
+def render_markdown(r: dict[str, Any]) -> str:
+    """The result as Markdown tables (pipes in cells escaped)."""
+    out: list[str] = []
+    for title, headers, rows in _sections(r):
+        out.append(f"### {title}\n")
+        out.append("| " + " | ".join(headers) + " |")
+        out.append("|" + "---|" * len(headers))
+        for row in rows:
+            out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _print_rich(r: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for title, headers, rows in _sections(r):
+        table = Table(title=title, title_justify="left", show_header=any(headers))
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="right" if i and title != "Notes" else "left")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def _model_from_flags(
+    model_config: str | None,
+    model_name: str | None,
+    shape: dict[str, int | None],
+    dtype: str,
+) -> KvModel:
+    given = [x for x in (model_config, model_name) if x]
+    explicit = shape["layers"] is not None
+    if len(given) + explicit != 1:
+        raise KvdoctorError(
+            "give exactly one of --model-config P, --model NAME, or --layers/--kv-heads/--head-dim"
+        )
+    if model_config:
+        return kvmath.resolve_model(model_config)
+    if model_name:
+        return KvModel.from_catalog(model_name)
+    layers, kv_heads, head_dim = shape["layers"], shape["kv_heads"], shape["head_dim"]
+    if layers is None or kv_heads is None or head_dim is None:
+        raise KvdoctorError("--layers needs --kv-heads and --head-dim as well")
+    return KvModel.from_shape(
+        layers=layers,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        attention_heads=shape["attention_heads"],
+        vocab_size=shape["vocab_size"],
+        dtype=dtype,
+    )
+
+
+def _gmu(text: str) -> Fraction:
+    try:
+        g = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise KvdoctorError(f"--gpu-memory-utilization must be a number, got {text!r}") from None
+    if not 0 < g <= 1:
+        raise KvdoctorError(f"--gpu-memory-utilization must be in (0, 1], got {text}")
+    return g
+
+
+@click.command("kv")
+@click.option(
+    "--model-config", "model_config", metavar="P", help="config.json, its dir, or a cached HF id."
+)
+@click.option("--model", "model_name", metavar="NAME", help="A model of the built-in catalog.")
+@click.option("--layers", type=int, help="Explicit shape: decoder layers.")
+@click.option("--kv-heads", type=int, help="Explicit shape: KV heads.")
+@click.option("--head-dim", type=int, help="Explicit shape: head dimension.")
+@click.option(
+    "--attention-heads", type=int, help="Explicit shape: query heads (default: KV heads)."
+)
+@click.option("--vocab-size", type=int, help="Explicit shape: vocabulary (for logits).")
+@click.option("--dtype", default="bfloat16", show_default=True, help="Explicit shape: model dtype.")
+@click.option(
+    "--kv-dtype", default="auto", show_default=True, help="KV cache dtype (auto, fp8, ...)."
+)
+@click.option(
+    "--context",
+    "contexts",
+    multiple=True,
+    metavar="TOKENS",
+    help="Tokens per sequence; repeatable.",
+)
+@click.option("--batch", default="1", show_default=True, metavar="N", help="Live sequences.")
+@click.option("--gpu-mem", metavar="SIZE", help="Device memory, e.g. 80GiB.")
+@click.option(
+    "--weights", metavar="SIZE", help="Weight bytes, e.g. 16GB (default: catalog estimate)."
+)
+@click.option(
+    "--overhead", default="0", metavar="SIZE", help="Runtime/workspace reserve, e.g. 3GiB."
+)
+@click.option(
+    "--gpu-memory-utilization",
+    "gmu",
+    default="1",
+    show_default=True,
+    metavar="F",
+    help="Share of the GPU vLLM may use (vLLM default 0.92).",
+)
+@click.option("--users", metavar="N", help="Plan: do N users at the first --context fit?")
+@click.option(
+    "--prefill-chunk", metavar="TOKENS", help="Count logits of a chunk this long in the budget."
+)
+@click.option(
+    "--tp",
+    "tp",
+    default="1",
+    show_default=True,
+    metavar="N",
+    help="Tensor parallel size: numbers per GPU.",
+)
+@click.option("--list-models", is_flag=True, help="List the built-in catalog and exit.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "md"]),
+    default="table",
+    show_default=True,
+)
+def kv(
+    model_config: str | None,
+    model_name: str | None,
+    layers: int | None,
+    kv_heads: int | None,
+    head_dim: int | None,
+    attention_heads: int | None,
+    vocab_size: int | None,
+    dtype: str,
+    kv_dtype: str,
+    contexts: tuple[str, ...],
+    batch: str,
+    gpu_mem: str | None,
+    weights: str | None,
+    overhead: str,
+    gmu: str,
+    users: str | None,
+    prefill_chunk: str | None,
+    tp: str,
+    list_models: bool,
+    fmt: str,
+) -> int:
+    """The locker math: KV bytes per token, per sequence and batch, capacity, planning."""
+    if list_models:
+        rows = [
+            {"name": n, "hf_id": e["hf_id"], "source": e["source"]}
+            for n, e in ((n, kvmath.catalog_entry(n)) for n in kvmath.catalog_names())
+        ]
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+        else:
+            for row in rows:
+                click.echo(f"{row['name']:<18} {row['hf_id']}")
+        return 0
+    model = _model_from_flags(
+        model_config,
+        model_name,
+        {
+            "layers": layers,
+            "kv_heads": kv_heads,
+            "head_dim": head_dim,
+            "attention_heads": attention_heads,
+            "vocab_size": vocab_size,
+        },
+        dtype,
+    )
+    parsed_contexts = tuple(kvmath.parse_count(c, "--context") for c in contexts) or (
+        DEFAULT_CONTEXT,
+    )
+    if any(c <= 0 for c in parsed_contexts):
+        raise KvdoctorError("--context must be at least one token")
+    req = KvRequest(
+        contexts=parsed_contexts,
+        batch=kvmath.parse_count(batch, "--batch"),
+        kv_dtype=kv_dtype,
+        gpu_bytes=kvmath.parse_size(gpu_mem) if gpu_mem is not None else None,
+        weights_bytes=kvmath.parse_size(weights) if weights is not None else None,
+        overhead_bytes=kvmath.parse_size(overhead),
+        gpu_memory_utilization=_gmu(gmu),
+        users=kvmath.parse_count(users, "--users") if users is not None else None,
+        prefill_chunk=(
+            kvmath.parse_count(prefill_chunk, "--prefill-chunk") if prefill_chunk else None
+        ),
+        tensor_parallel=kvmath.parse_count(tp, "--tp"),
+    )
+    result = kv_report(model, req)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+    elif fmt == "md":
+        click.echo(render_markdown(result))
+    else:
+        _print_rich(result)
+    return 0

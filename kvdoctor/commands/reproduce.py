@@ -1,0 +1,141 @@
+"""``kvdoctor reproduce NAME``: run one reproducer experiment against a live endpoint.
+
+Light by default; experiments that add real load refuse without ``--allow-load``. ``--dry-run``
+prints what would be sent and sends nothing. With ``--save-bundle`` the record is appended to an
+existing bundle, or a new bundle (manifest, one scrape, the record) is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kvdoctor.commands._capture_opts import parse_header
+from kvdoctor.errors import KvdoctorError
+
+
+@click.command()
+@click.argument("name")
+@click.option("--endpoint", metavar="URL", help="vLLM server root, e.g. http://host:8000.")
+@click.option("--allow-load", is_flag=True, help="Allow experiments that add real load.")
+@click.option("--reference-endpoint", metavar="URL", help="Reference server (quant-canary).")
+@click.option("--header", "headers", multiple=True, metavar="'K: V'", help="Extra HTTP header.")
+@click.option(
+    "--shared-prefix-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The workload's shared prompt prefix, in tokens (prefix-probe).",
+)
+@click.option("--dry-run", is_flag=True, help="Print the plan; send nothing.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--save-bundle",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Append the record to this bundle (created when missing).",
+)
+def reproduce(
+    name: str,
+    endpoint: str | None,
+    allow_load: bool,
+    reference_endpoint: str | None,
+    headers: tuple[str, ...],
+    shared_prefix_tokens: int | None,
+    dry_run: bool,
+    fmt: str,
+    save_bundle: Path | None,
+) -> int:
+    """Run one reproducer experiment (prefix-probe, ttft-split, itl-context, capacity-ramp,
+    memory-headroom, quant-canary). Exit 1 when it confirms its hypothesis, else 0."""
+    from kvdoctor.reproducers.experiments import (
+        ReproContext,
+        check_allowed,
+        describe,
+        get_experiment,
+        run_experiment,
+    )
+
+    exp = get_experiment(name)
+    ctx = ReproContext(
+        endpoint=endpoint or "",
+        headers=dict(parse_header(h) for h in headers),
+        allow_load=allow_load,
+        reference_endpoint=reference_endpoint,
+        shared_prefix_tokens=shared_prefix_tokens,
+    )
+    if dry_run:
+        plan = describe(name, ctx)
+        refusal = None
+        try:
+            check_allowed(exp, ctx)
+        except KvdoctorError as exc:
+            refusal = str(exc)
+        plan["would_run"] = refusal is None
+        if refusal:
+            plan["refused"] = refusal
+        if fmt == "json":
+            click.echo(json.dumps(plan, indent=2, sort_keys=True))
+        else:
+            click.echo(f"{plan['name']}: {plan['description']}")
+            click.echo(f"  sends: {plan['sends']} (dry run: nothing sent)")
+            click.echo(f"  budget: {plan['requests']} requests, concurrency {plan['concurrency']}")
+            if refusal:
+                click.echo(f"  refused: {refusal}")
+        return 0
+    if not endpoint:
+        raise KvdoctorError("reproduce needs --endpoint URL (or --dry-run)")
+    record = run_experiment(name, ctx)
+    if save_bundle is not None:
+        _save(save_bundle, endpoint, record.model_dump(mode="json", by_alias=True))
+    data = record.model_dump(mode="json", by_alias=True)
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        click.echo(f"{record.name}: {record.verdict} — {record.summary}")
+        for cause, verdict in sorted(record.cause_verdicts.items()):
+            click.echo(f"  {cause}: {verdict}")
+        click.echo(f"  requests sent: {record.requests_sent}")
+        if record.aborted:
+            click.echo(f"  stopped early: {record.aborted}")
+    return 1 if record.verdict == "confirmed" else 0
+
+
+def _save(dest: Path, endpoint: str, record: dict[str, Any]) -> None:
+    from kvdoctor.bundle.writer import append_reproducers
+
+    if dest.exists():
+        append_reproducers(dest, [record])
+        return
+    import time
+
+    import httpx
+
+    from kvdoctor import __version__
+    from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+    from kvdoctor.bundle.writer import write_bundle
+
+    # A bundle needs at least one scrape: take one now so a replay has the server's state.
+    t = time.time()
+    try:
+        resp = httpx.get(endpoint.rstrip("/").removesuffix("/v1") + "/metrics", timeout=10.0)
+        scrape = Scrape(t=t, status=resp.status_code, text=resp.text)
+    except httpx.HTTPError as exc:
+        scrape = Scrape(t=t, error=str(exc))
+    bundle = Bundle(
+        manifest=Manifest(
+            created_by=f"kvdoctor {__version__}",
+            endpoint=endpoint,
+            started_at=t,
+            ended_at=t,
+            interval_s=0.0,
+            notes=f"kvdoctor reproduce {record['name']}",
+        ),
+        scrapes=[scrape],
+        reproducers=[record],
+    )
+    write_bundle(bundle, dest)

@@ -1,0 +1,161 @@
+"""A focused parser for the Prometheus text exposition format (version 0.0.4).
+
+kvdoctor parses the same few hundred series hundreds of times (one payload per scrape), so the
+parser is built around that: the part of a line before the value ("series key": name and
+labels) repeats from scrape to scrape and its parse is cached; only the value is converted per
+line. With ``prefixes`` the caller can skip families it will never read (Python runtime and
+HTTP-server metrics make up most of a vLLM payload) before any label is parsed.
+
+Checked sample-by-sample against ``prometheus_client.parser`` on real vLLM payloads
+(tests/unit/test_expfmt.py). Errors are one line, with the line number, and are
+:class:`ExpositionError` (a :class:`~kvdoctor.errors.KvdoctorError`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from kvdoctor.errors import KvdoctorError
+
+Labels = tuple[tuple[str, str], ...]
+
+
+class Sample(NamedTuple):
+    """One sample line: metric name, labels (sorted by label name) and value."""
+
+    name: str
+    labels: Labels
+    value: float
+
+    def label(self, key: str, default: str = "") -> str:
+        for k, v in self.labels:
+            if k == key:
+                return v
+        return default
+
+
+class ExpositionError(KvdoctorError):
+    """Text that is not valid Prometheus exposition format."""
+
+
+_NAME_RE = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL_RE = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(,|$)', re.DOTALL)
+_ESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
+_ESCAPE_RE = re.compile(r"\\[\\\"n]")
+
+# Parsed series keys, shared across calls: real scrapes repeat the same keys, so after the first
+# payload nearly every line is a dictionary hit. Bounded so hostile input cannot grow it forever.
+_KEY_CACHE: dict[str, tuple[str, Labels]] = {}
+_KEY_CACHE_MAX = 200_000
+
+
+def _unescape(value: str) -> str:
+    if "\\" not in value:
+        return value
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], value)
+
+
+def _parse_key(key: str, lineno: int) -> tuple[str, Labels]:
+    brace = key.find("{")
+    if brace < 0:
+        name = key.strip()
+        if not _NAME_RE.fullmatch(name):
+            raise ExpositionError(f"line {lineno}: invalid metric name {_clip(name)!r}")
+        return name, ()
+    name = key[:brace].strip()
+    if not _NAME_RE.fullmatch(name):
+        raise ExpositionError(f"line {lineno}: invalid metric name {_clip(name)!r}")
+    body = key[brace + 1 :].rstrip()
+    if not body.endswith("}"):
+        raise ExpositionError(f"line {lineno}: unterminated label set in {_clip(key)!r}")
+    body = body[:-1]
+    labels: list[tuple[str, str]] = []
+    pos = 0
+    end = len(body)
+    while pos < end:
+        if body[pos:].strip() == "":
+            break
+        m = _LABEL_RE.match(body, pos)
+        if m is None:
+            raise ExpositionError(f"line {lineno}: malformed labels in {_clip(key)!r}")
+        labels.append((m.group(1), _unescape(m.group(2))))
+        pos = m.end()
+        if m.group(3) == "":
+            break
+    if pos < end and body[pos:].strip():
+        raise ExpositionError(f"line {lineno}: malformed labels in {_clip(key)!r}")
+    labels.sort()
+    return name, tuple(labels)
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _value(raw: str, lineno: int) -> float:
+    # float() also accepts "1_000" and surrounding blanks, which the format does not.
+    if "_" in raw:
+        raise ExpositionError(f"line {lineno}: invalid sample value {_clip(raw)!r}")
+    try:
+        return float(raw)
+    except ValueError:
+        raise ExpositionError(f"line {lineno}: invalid sample value {_clip(raw)!r}") from None
+
+
+def check_shape(text: str) -> None:
+    """Refuse text that is obviously not an exposition (an HTML page, a truncated body)."""
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype", "<html", "<head", "<body", "<?xml", "<")):
+        raise ExpositionError("got an HTML/XML page, not Prometheus exposition text")
+    if text and not text.endswith("\n"):
+        # The format ends every line with a newline; a body without one was cut short.
+        raise ExpositionError("truncated exposition text (no newline after the last line)")
+
+
+def parse(text: str, prefixes: Iterable[str] | None = None) -> list[Sample]:
+    """Parse exposition text into samples, in order. Raises :class:`ExpositionError`.
+
+    ``prefixes``: when given, only samples whose name starts with one of them are returned
+    (and validated); other lines are skipped unparsed. Timestamps are accepted and dropped.
+    """
+    check_shape(text)
+    wanted = tuple(prefixes) if prefixes is not None else None
+    cache = _KEY_CACHE
+    out: list[Sample] = []
+    append = out.append
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line or line[0] == "#":
+            continue
+        if wanted is not None and not line.startswith(wanted):
+            continue
+        head, _, raw = line.rstrip().rpartition(" ")
+        head = head.rstrip()
+        if not head:
+            if line.strip() == "" or line.lstrip().startswith("#"):
+                continue
+            raise ExpositionError(f"line {lineno}: no value in {_clip(line)!r}")
+        if head[-1] != "}" and " " in head.lstrip():
+            # "name{...} value timestamp" or "name value timestamp": drop the timestamp.
+            ts = raw
+            head, _, raw = head.rpartition(" ")
+            head = head.rstrip()
+            if not head:
+                raise ExpositionError(f"line {lineno}: no value in {_clip(line)!r}")
+            _value(ts, lineno)
+        parsed = cache.get(head)
+        if parsed is None:
+            parsed = _parse_key(head, lineno)
+            if len(cache) >= _KEY_CACHE_MAX:
+                cache.clear()
+            cache[head] = parsed
+        try:
+            value = float(raw)
+        except ValueError:
+            value = _value(raw, lineno)
+        else:
+            if "_" in raw:
+                _value(raw, lineno)
+        append(Sample(parsed[0], parsed[1], value))
+    return out

@@ -1,0 +1,241 @@
+"""Capture a fleet through Prometheus: a few range queries, recorded raw, replayable offline.
+
+Three answers make a fleet capture: every ``vllm:`` series of the selected targets over the
+window (one ``query_range``), the ``up`` series of the same targets (health of each scrape
+target, for stale and missing replicas), and the metric metadata (TYPE/HELP, so counters and
+histograms are rebuilt exactly). All three are kept verbatim in the bundle's ``prometheus/``
+folder; everything after this module is a pure function of them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet.promapi import (
+    PromClient,
+    PrometheusError,
+    RawAnswer,
+    check_result,
+    format_duration,
+)
+
+FLEET_SCHEMA = "kvdoctor.fleet/1"
+# Both metric prefixes vLLM is known to use (plain, and under Ray Serve).
+VLLM_NAME_MATCHER = '__name__=~"(ray_)?vllm:.+"'
+# Prometheus refuses range queries above 11,000 points per series; stay under it with room.
+MAX_STEPS = 10_000
+
+_SELECTOR_RE = re.compile(r"^\s*\{(.*)\}\s*$", re.DOTALL)
+
+
+@dataclass
+class FleetOptions:
+    prometheus_url: str
+    selector: str = ""
+    since_s: float = 1800.0
+    step_s: float = 15.0
+    # End of the window (unix s); None = now. Tests and replays pin it.
+    end: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_s: float = 30.0
+
+
+@dataclass
+class FleetCapture:
+    """What Prometheus answered for one fleet capture, plus the query that produced it."""
+
+    prometheus: str  # URL with any credentials removed
+    selector: str
+    start: float
+    end: float
+    step_s: float
+    series: RawAnswer
+    up: RawAnswer
+    metadata: RawAnswer | None
+
+    def query_json(self) -> dict[str, Any]:
+        return {
+            "schema": FLEET_SCHEMA,
+            "prometheus": self.prometheus,
+            "selector": self.selector,
+            "start": self.start,
+            "end": self.end,
+            "step_s": self.step_s,
+        }
+
+
+def selector_matchers(selector: str) -> str:
+    """The label matchers inside ``{...}`` (may be empty). A metric name is refused."""
+    if not selector.strip():
+        return ""
+    m = _SELECTOR_RE.match(selector)
+    if m is None:
+        raise KvdoctorError(
+            f"--selector: {selector!r} must be label matchers in braces, e.g. '{{job=\"vllm\"}}'"
+        )
+    inner = m.group(1).strip().rstrip(",").strip()
+    if "__name__" in inner:
+        raise KvdoctorError("--selector: must not match on __name__ (kvdoctor picks the metrics)")
+    if "{" in inner or "}" in inner:
+        raise KvdoctorError(f"--selector: {selector!r} has nested braces")
+    return inner
+
+
+def series_query(selector: str) -> str:
+    inner = selector_matchers(selector)
+    return "{" + VLLM_NAME_MATCHER + (f", {inner}" if inner else "") + "}"
+
+
+def up_query(selector: str) -> str:
+    inner = selector_matchers(selector)
+    return "up" + ("{" + inner + "}" if inner else "")
+
+
+def redact_url(url: str) -> str:
+    """Drop user:password@ and the query string: bundles never hold credentials."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def window(opts: FleetOptions) -> tuple[float, float]:
+    """(start, end) aligned to the step so repeated captures evaluate on the same grid."""
+    if not math.isfinite(opts.step_s) or opts.step_s <= 0:
+        raise KvdoctorError("--step must be a positive duration")
+    if not math.isfinite(opts.since_s) or opts.since_s < 2 * opts.step_s:
+        raise KvdoctorError("--since must cover at least two --step intervals")
+    if opts.since_s / opts.step_s > MAX_STEPS:
+        raise KvdoctorError(
+            f"--since {format_duration(opts.since_s)} at --step {format_duration(opts.step_s)} "
+            f"is more than {MAX_STEPS} points per series: raise --step"
+        )
+    end = time.time() if opts.end is None else opts.end
+    end = math.floor(end / opts.step_s) * opts.step_s
+    start = end - math.floor(opts.since_s / opts.step_s) * opts.step_s
+    return start, end
+
+
+def capture_fleet(opts: FleetOptions, client: PromClient | None = None) -> FleetCapture:
+    """Run the range queries. Raises a one-line KvdoctorError when nothing usable comes back."""
+    series_q = series_query(opts.selector)
+    up_q = up_query(opts.selector)
+    start, end = window(opts)
+    own = client is None
+    prom = client or PromClient(opts.prometheus_url, headers=opts.headers, timeout_s=opts.timeout_s)
+    try:
+        up = prom.query_range(up_q, start, end, opts.step_s)
+        series = prom.query_range(series_q, start, end, opts.step_s)
+        try:
+            metadata: RawAnswer | None = prom.metadata()
+        except PrometheusError:
+            # Old servers lack /api/v1/metadata; types then come from the name suffixes.
+            metadata = None
+    finally:
+        if own:
+            prom.close()
+    capture = FleetCapture(
+        prometheus=redact_url(opts.prometheus_url),
+        selector=opts.selector,
+        start=start,
+        end=end,
+        step_s=opts.step_s,
+        series=series,
+        up=up,
+        metadata=metadata,
+    )
+    check_not_empty(capture)
+    return capture
+
+
+def check_not_empty(capture: FleetCapture) -> None:
+    """A selector that matches nothing, or targets without vLLM metrics, is a usage error."""
+    n_series = len(capture.series.body["data"]["result"])
+    if n_series:
+        return
+    n_up = len(capture.up.body["data"]["result"])
+    sel = capture.selector or "(no selector)"
+    span = format_duration(capture.end - capture.start)
+    if n_up == 0:
+        raise KvdoctorError(
+            f"selector {sel} matches no targets in Prometheus {capture.prometheus} "
+            f"over the last {span}"
+        )
+    raise KvdoctorError(
+        f"selector {sel} matches {n_up} scrape target(s) but none exposed vllm: metrics "
+        f"over the last {span} (wrong job, or not vLLM servers?)"
+    )
+
+
+# --- on-disk form (the bundle's prometheus/ folder) ----------------------------------------
+
+PROM_DIR = "prometheus"
+QUERY_FILE = "query.json"
+SERIES_FILE = "series.json"
+UP_FILE = "up.json"
+METADATA_FILE = "metadata.json"
+
+
+def capture_files(capture: FleetCapture) -> dict[str, bytes]:
+    """Relative path → bytes of the ``prometheus/`` folder (sorted keys: stable bytes)."""
+
+    def dump(obj: Any) -> bytes:
+        return (json.dumps(obj, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+    files = {
+        f"{PROM_DIR}/{QUERY_FILE}": dump(capture.query_json()),
+        f"{PROM_DIR}/{SERIES_FILE}": dump(capture.series.to_json()),
+        f"{PROM_DIR}/{UP_FILE}": dump(capture.up.to_json()),
+    }
+    if capture.metadata is not None:
+        files[f"{PROM_DIR}/{METADATA_FILE}"] = dump(capture.metadata.to_json())
+    return files
+
+
+def capture_from_files(files: dict[str, bytes], where: str) -> FleetCapture:
+    """Inverse of :func:`capture_files`. Malformed content → one-line KvdoctorError."""
+
+    def load(name: str, required: bool = True) -> Any:
+        data = files.get(f"{PROM_DIR}/{name}")
+        if data is None:
+            if required:
+                raise KvdoctorError(f"{where}: fleet bundle lacks {PROM_DIR}/{name}")
+            return None
+        try:
+            return json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            raise KvdoctorError(f"{where}: {PROM_DIR}/{name} is not valid JSON") from None
+
+    query = load(QUERY_FILE)
+    if not isinstance(query, dict) or query.get("schema") != FLEET_SCHEMA:
+        raise KvdoctorError(f"{where}: {PROM_DIR}/{QUERY_FILE} is not a {FLEET_SCHEMA} record")
+    try:
+        start = float(query["start"])
+        end = float(query["end"])
+        step = float(query["step_s"])
+    except (KeyError, TypeError, ValueError):
+        raise KvdoctorError(f"{where}: {PROM_DIR}/{QUERY_FILE} lacks start/end/step_s") from None
+    series = RawAnswer.from_json(load(SERIES_FILE), f"{where}: {SERIES_FILE}")
+    up = RawAnswer.from_json(load(UP_FILE), f"{where}: {UP_FILE}")
+    meta_raw = load(METADATA_FILE, required=False)
+    metadata = None if meta_raw is None else RawAnswer.from_json(meta_raw, METADATA_FILE)
+    check_result(series, expect="matrix")
+    check_result(up, expect="matrix")
+    return FleetCapture(
+        prometheus=str(query.get("prometheus", "")),
+        selector=str(query.get("selector", "")),
+        start=start,
+        end=end,
+        step_s=step,
+        series=series,
+        up=up,
+        metadata=metadata,
+    )

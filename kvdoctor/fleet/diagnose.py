@@ -1,0 +1,417 @@
+"""Fleet diagnosis: per-replica diagnoses through the local pipeline, plus fleet findings.
+
+Per replica, the reconstructed bundle goes through :func:`kvdoctor.pipeline.diagnose`
+unchanged. On top of those, three fleet findings only a comparison of replicas can make:
+
+* ``fleet-imbalance``: some replicas preempt or queue while others sit idle *and* the busy ones
+  get clearly more traffic: a routing problem, not a capacity one (more GPUs would not help).
+* ``fleet-config-drift``: a replica runs different engine settings (KV pool, block size, cache
+  dtype, prefix caching) or a different vLLM metric generation (old vs new names: another
+  vLLM version) than the majority of its peers.
+* ``fleet-stale-targets``: a replica whose target is down, or whose series stopped before the
+  window's end, or a target of the same job that exposes no vLLM metrics at all.
+
+The result is a ``kvdoctor.report/1`` :class:`Report` (the JSON contract) whose findings name
+the replicas they apply to (in the title and as a ``replicas`` evidence entry), plus the
+per-replica table the Markdown report shows.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kvdoctor.bundle.model import NotChecked
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
+from kvdoctor.fleet.capture import FleetCapture
+from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Symptom, Verdict
+
+# Engine settings compared across replicas, with the symptom a difference would produce.
+DRIFT_SETTINGS: tuple[tuple[str, Symptom], ...] = (
+    ("num_gpu_blocks", "preemption"),
+    ("kv_capacity_tokens", "preemption"),
+    ("gpu_memory_utilization", "preemption"),
+    ("block_size", "prefix-miss"),
+    ("prefix_caching", "prefix-miss"),
+    ("cache_dtype", "quant-quality"),
+    ("max_model_len", "preemption"),
+    ("max_num_seqs", "high-ttft"),
+    ("max_num_batched_tokens", "high-ttft"),
+    ("vllm_version", "high-ttft"),
+)
+# Old metric names (vLLM before the V1 renames): a replica exposing them runs another release.
+OLD_NAMES = frozenset(
+    {
+        "vllm:gpu_cache_usage_perc",
+        "vllm:gpu_prefix_cache_queries_total",
+        "vllm:gpu_prefix_cache_hits_total",
+    }
+)
+NEW_NAMES = frozenset(
+    {"vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total"}
+)
+
+# Imbalance thresholds. "Hot": preempting, or a real queue; "cool": no queue, no preemption and
+# at least half of its KV pool free. Routing is blamed only when the hot replicas get clearly
+# more work than the cool ones; with equal traffic, the difference is in the replicas.
+HOT_WAITING_MEAN = 1.0
+COOL_KV_USAGE_MAX = 0.5
+LOAD_SKEW = 1.5
+LOAD_SIGNALS: tuple[str, ...] = ("prompt_tokens_per_s", "running_mean", "requests_finished_window")
+
+TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("replica", "replica"),
+    ("status", "target"),
+    ("verdict", "verdict"),
+    ("kv_usage_max", "KV usage max"),
+    ("preemptions_window", "preemptions"),
+    ("waiting_mean", "waiting (mean)"),
+    ("running_mean", "running (mean)"),
+    ("prompt_tokens_per_s", "prompt tok/s"),
+    ("ttft_p95", "TTFT p95 (s)"),
+    ("num_gpu_blocks", "KV blocks"),
+    ("block_size", "block size"),
+    ("top_finding", "top finding"),
+)
+
+
+@dataclass
+class ReplicaResult:
+    key: str
+    job: str
+    data: ReplicaData
+    report: Report | None
+    signals: dict[str, Scalar]
+    error: str | None  # why this replica could not be diagnosed
+    status: str  # "up", "down", "stale"
+
+
+@dataclass
+class FleetDiagnosis:
+    data: FleetData
+    replicas: list[ReplicaResult]
+    fleet_findings: list[Finding]
+    report: Report  # kvdoctor.report/1 for the whole fleet
+    fleet_context: Any  # the fleet view's RenderContext (series, provenance) for Markdown
+
+    def table(self) -> list[dict[str, Scalar]]:
+        """One row per replica (keys: TABLE_COLUMNS), in replica order."""
+        rows: list[dict[str, Scalar]] = []
+        for r in self.replicas:
+            row: dict[str, Scalar] = {"replica": r.key, "status": r.status}
+            row["verdict"] = r.report.verdict if r.report else "unknown"
+            for name, _ in TABLE_COLUMNS[3:-1]:
+                row[name] = r.signals.get(name)
+            findings = r.report.findings if r.report else []
+            top = next((f for f in findings if f.status != "refuted"), None)
+            row["top_finding"] = f"{top.id}/{top.cause}" if top else (r.error or "-")
+            rows.append(row)
+        return rows
+
+
+def _num(value: Scalar) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _names(keys: Sequence[str]) -> str:
+    return ", ".join(keys)
+
+
+def _replicas_evidence(keys: Sequence[str], expected: str) -> Evidence:
+    return Evidence(signal="replicas", value=_names(keys), expected=expected)
+
+
+# --------------------------------------------------------------------------- fleet findings
+
+
+def imbalance_finding(replicas: Sequence[ReplicaResult]) -> Finding | None:
+    live = [r for r in replicas if r.report is not None]
+    hot: list[ReplicaResult] = []
+    cool: list[ReplicaResult] = []
+    for r in live:
+        pre = _num(r.signals.get("preemptions_window")) or 0.0
+        wait = _num(r.signals.get("waiting_mean")) or 0.0
+        wait_max = _num(r.signals.get("waiting_max")) or 0.0
+        kv = _num(r.signals.get("kv_usage_max"))
+        if pre > 0 or wait >= HOT_WAITING_MEAN:
+            hot.append(r)
+        elif wait_max == 0 and kv is not None and kv <= COOL_KV_USAGE_MAX:
+            cool.append(r)
+    if not hot or not cool:
+        return None
+    skew_signal, skew = None, 0.0
+    for name in LOAD_SIGNALS:
+        hot_load = [_num(r.signals.get(name)) for r in hot]
+        cool_load = [_num(r.signals.get(name)) for r in cool]
+        if any(v is None for v in hot_load + cool_load):
+            continue
+        cool_med = statistics.median([v for v in cool_load if v is not None])
+        hot_min = min(v for v in hot_load if v is not None)
+        ratio = hot_min / cool_med if cool_med > 0 else (float("inf") if hot_min > 0 else 0.0)
+        if ratio >= LOAD_SKEW:
+            skew_signal, skew = name, ratio
+            break
+    if skew_signal is None:
+        return None
+    preempting = any((_num(r.signals.get("preemptions_window")) or 0) > 0 for r in hot)
+    hot_keys = [r.key for r in hot]
+    cool_keys = [r.key for r in cool]
+    what = "preempt" if preempting else "queue requests"
+    skew_text = "∞" if skew == float("inf") else f"{skew:.1f}×"
+    return Finding(
+        id="fleet-imbalance",
+        symptom="preemption" if preempting else "high-ttft",
+        cause="routing-imbalance",
+        status="suspected",
+        severity="warning",
+        confidence=min(0.9, 0.6 + 0.1 * min(3.0, skew if skew != float("inf") else 3.0)),
+        title=(
+            f"Routing imbalance: {_names(hot_keys)} {what} while {_names(cool_keys)} "
+            f"sit idle with free KV cache ({skew_signal} {skew_text} higher): routing, not capacity"
+        ),
+        evidence=[
+            _replicas_evidence(hot_keys, "busy replicas (preempting or queueing)"),
+            Evidence(
+                signal="idle_replicas",
+                value=_names(cool_keys),
+                expected=f"no queue and KV usage ≤ {COOL_KV_USAGE_MAX:.0%}",
+            ),
+            Evidence(
+                signal=skew_signal,
+                value=round(skew, 2) if skew != float("inf") else "inf",
+                expected=f"busy/idle ratio below {LOAD_SKEW} when the router balances load",
+            ),
+        ],
+        remediation=[
+            "Fix the router before adding capacity: balance on outstanding requests or KV "
+            "usage (least-loaded / KV-aware routing) instead of round-robin or sticky sessions",
+            f"Check session affinity or prefix-hash routing that pins heavy traffic to "
+            f"{_names(hot_keys)}",
+            f"Do not raise replica count or KV budget for this: {_names(cool_keys)} have free KV",
+        ],
+    )
+
+
+def _setting_getter(name: str) -> Callable[[ReplicaResult], Scalar]:
+    def get(r: ReplicaResult) -> Scalar:
+        return r.signals.get(name)
+
+    return get
+
+
+def _generation(r: ReplicaResult) -> str | None:
+    names = r.data.metric_names
+    if names & NEW_NAMES:
+        return "new"
+    if names & OLD_NAMES:
+        return "old"
+    return None
+
+
+def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
+    live = [r for r in replicas if r.report is not None]
+    if len(live) < 2:
+        return []
+    findings: list[Finding] = []
+    getters: list[tuple[str, Symptom, Callable[[ReplicaResult], Scalar]]] = [
+        (name, sym, _setting_getter(name)) for name, sym in DRIFT_SETTINGS
+    ]
+    getters.append(("metric_names", "high-ttft", _generation))
+    # Outliers per replica: replica -> [(setting, its value, majority value, symptom)]
+    outliers: dict[str, list[tuple[str, Scalar, Scalar, Symptom]]] = {}
+    for name, symptom, get in getters:
+        values = {r.key: get(r) for r in live}
+        known = {k: v for k, v in values.items() if v is not None}
+        if len(set(map(repr, known.values()))) < 2:
+            continue
+        counts = Counter(repr(v) for v in known.values())
+        (top, top_n), *rest = counts.most_common()
+        if rest and rest[0][1] == top_n:
+            # No majority (e.g. two replicas, two values): every replica differs from the other.
+            majority = None
+        else:
+            majority = next(v for v in known.values() if repr(v) == top)
+        for key, v in known.items():
+            if majority is None or repr(v) != top:
+                outliers.setdefault(key, []).append((name, v, majority, symptom))
+    for key, diffs in sorted(outliers.items()):
+        r = next(x for x in live if x.key == key)
+        has_trouble = r.report is not None and any(
+            f.status != "refuted" and f.severity != "info" for f in r.report.findings
+        )
+        peers = [x.key for x in live if x.key != key]
+        diff_text = ", ".join(
+            f"{n}={v!s}" + (f" (peers: {m!s})" if m is not None else "") for n, v, m, _ in diffs
+        )
+        findings.append(
+            Finding(
+                id="fleet-config-drift",
+                symptom=diffs[0][3],
+                cause="replica-config-drift",
+                status="suspected",
+                severity="warning",
+                confidence=0.8 if has_trouble else 0.5,
+                title=(
+                    f"Replica {key} runs different engine settings than its peers: {diff_text}"
+                    + (" — and it is the one in trouble" if has_trouble else "")
+                ),
+                evidence=[_replicas_evidence([key], f"same settings as {_names(peers)}")]
+                + [
+                    Evidence(
+                        signal=n,
+                        value=v if isinstance(v, int | float | str | bool) else str(v),
+                        expected=f"{m!s}, as on the other replicas" if m is not None else
+                        "the same value on every replica",
+                    )
+                    for n, v, m, _ in diffs
+                ],
+                remediation=[
+                    f"Deploy {key} with the same vLLM version and engine flags as "
+                    f"{_names(peers)} (compare --num-gpu-blocks-override, "
+                    "--gpu-memory-utilization, --block-size, --kv-cache-dtype, "
+                    "--enable-prefix-caching)",
+                ],
+            )
+        )
+    return findings
+
+
+def stale_finding(
+    replicas: Sequence[ReplicaResult], silent: Sequence[TargetHealth]
+) -> Finding | None:
+    bad = [r for r in replicas if r.status != "up"]
+    if not bad and not silent:
+        return None
+    keys = [r.key for r in bad] + [h.key for h in silent]
+    parts = [f"{r.key} {r.status}" for r in bad]
+    parts += [f"{h.key} exposes no vllm: metrics" for h in silent]
+    evidence = [_replicas_evidence(keys, "every target up and exposing vLLM metrics")]
+    for r in bad:
+        h = r.data.health
+        evidence.append(
+            Evidence(
+                signal=f"up[{r.key}]",
+                value=None if h is None or h.last_up is None else h.last_up,
+                expected="1 at the end of the window",
+            )
+        )
+    return Finding(
+        id="fleet-stale-targets",
+        symptom="high-ttft",
+        cause="stale-or-missing-targets",
+        status="suspected",
+        severity="warning",
+        confidence=0.9,
+        title=f"Stale or missing targets: {'; '.join(parts)} (their load lands on the others)",
+        evidence=evidence,
+        remediation=[
+            f"Check that {_names(keys)} run and are scraped (Prometheus targets page, pod "
+            "status); a replica out of rotation shifts its traffic onto its peers",
+        ],
+    )
+
+
+# --------------------------------------------------------------------------- merging
+
+
+_STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
+_SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+_VERDICT_RANK = {"critical": 0, "degraded": 1, "healthy": 2, "unknown": 3}
+
+
+def merge_replica_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
+    """One finding per (playbook, cause), naming every replica it fired on."""
+    groups: dict[tuple[str, str], list[tuple[str, Finding]]] = {}
+    for r in replicas:
+        for f in r.report.findings if r.report else []:
+            groups.setdefault((f.id, f.cause), []).append((r.key, f))
+    merged: list[Finding] = []
+    for items in groups.values():
+        # The strongest instance speaks for the group; the others are named.
+        items.sort(key=lambda kf: (_STATUS_RANK[kf[1].status], -kf[1].confidence, kf[0]))
+        best = items[0][1]
+        keys = sorted({k for k, f in items if f.status == best.status})
+        others = sorted({k for k, _ in items} - set(keys))
+        title = f"[{_names(keys)}] {best.title}"
+        evidence = [_replicas_evidence(keys, f"replicas where this is {best.status}")]
+        if others:
+            evidence.append(
+                Evidence(signal="other_replicas", value=_names(others), expected="weaker status")
+            )
+        merged.append(
+            best.model_copy(update={"title": title, "evidence": evidence + list(best.evidence)})
+        )
+    return merged
+
+
+def rank(findings: list[Finding]) -> list[Finding]:
+    return sorted(
+        findings,
+        key=lambda f: (_STATUS_RANK[f.status], _SEVERITY_RANK[f.severity], -f.confidence, f.id),
+    )
+
+
+def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> Verdict:
+    live = [r.report.verdict for r in replicas if r.report is not None]
+    if not live:
+        return "unknown"
+    worst = min(live, key=lambda v: _VERDICT_RANK[v])
+    if worst == "healthy" and any(f.status != "refuted" for f in findings):
+        return "degraded"
+    return worst
+
+
+def diagnose_data(data: FleetData) -> FleetDiagnosis:
+    """Pure: the fleet diagnosis of already-built fleet data."""
+    from kvdoctor.pipeline import diagnose
+
+    results: list[ReplicaResult] = []
+    for key, rep in data.replicas.items():
+        status = "up"
+        if rep.health is not None and rep.health.last_up == 0.0:
+            status = "down"
+        elif is_stale(rep, data.capture):
+            status = "stale"
+        try:
+            d = diagnose(rep.bundle)
+            signals = d.report.signals
+            results.append(ReplicaResult(key, rep.job, rep, d.report, signals, None, status))
+        except KvdoctorError as exc:
+            results.append(ReplicaResult(key, rep.job, rep, None, {}, str(exc), status))
+    if not any(r.report is not None for r in results):
+        reasons = "; ".join(f"{r.key}: {r.error}" for r in results)
+        raise KvdoctorError(f"no replica could be diagnosed from Prometheus data ({reasons})")
+
+    fleet_findings: list[Finding] = []
+    imbalance = imbalance_finding(results)
+    if imbalance is not None:
+        fleet_findings.append(imbalance)
+    fleet_findings.extend(drift_findings(results))
+    stale = stale_finding(results, data.silent_targets)
+    if stale is not None:
+        fleet_findings.append(stale)
+
+    findings = rank(fleet_findings + merge_replica_findings(results))
+    fleet_diag = diagnose(data.fleet)
+    not_checked = list(fleet_diag.report.not_checked)
+    for r in results:
+        if r.error is not None:
+            not_checked.append(NotChecked(what=f"replica {r.key}", why=r.error))
+    report = Report(
+        verdict=_verdict(findings, results),
+        findings=findings,
+        signals=fleet_diag.report.signals,
+        kv=fleet_diag.report.kv,
+        not_checked=not_checked,
+    )
+    return FleetDiagnosis(data, results, fleet_findings, report, fleet_diag.context)
+
+
+def diagnose_capture(capture: FleetCapture) -> FleetDiagnosis:
+    return diagnose_data(build_fleet(capture))

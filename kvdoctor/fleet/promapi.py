@@ -1,0 +1,202 @@
+"""A small client for the Prometheus HTTP API (``/api/v1/query_range``, ``/query``, ``/metadata``).
+
+Every answer is kept as the raw JSON Prometheus sent (a fleet bundle records it so a fleet
+diagnosis replays offline); parsing into series happens in :mod:`kvdoctor.fleet.series`.
+Anything that goes wrong becomes a one-line :class:`~kvdoctor.errors.KvdoctorError`: Prometheus
+down, an HTTP or query error, a body that is not the API's JSON, or an answer above the caps.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from kvdoctor.errors import KvdoctorError
+
+# Caps on one answer. Prometheus itself refuses range queries above 11,000 points per series;
+# these bound what kvdoctor holds in memory and writes into a bundle.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+MAX_SERIES = 20_000
+MAX_POINTS = 3_000_000
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+class PrometheusError(KvdoctorError):
+    """Prometheus could not be queried, or answered something kvdoctor cannot use."""
+
+
+def parse_duration(text: str, what: str) -> float:
+    """``"30m"`` → 1800.0 seconds; a bare number is seconds. Bad text → :class:`KvdoctorError`."""
+    m = _DURATION.match(text)
+    if m is None:
+        raise KvdoctorError(f"{what}: {text!r} is not a duration (examples: 90s, 30m, 2h)")
+    seconds = float(m.group(1)) * _UNIT_S[m.group(2)]
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise KvdoctorError(f"{what}: {text!r} must be a positive duration")
+    return seconds
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds → a PromQL duration literal (whole seconds or milliseconds)."""
+    if seconds >= 1 and float(seconds).is_integer():
+        whole = int(seconds)
+        for unit, size in (("h", 3600), ("m", 60)):
+            if whole % size == 0:
+                return f"{whole // size}{unit}"
+        return f"{whole}s"
+    return f"{round(seconds * 1000)}ms"
+
+
+@dataclass(frozen=True)
+class RawAnswer:
+    """One API call and its raw JSON body, as recorded in a fleet bundle."""
+
+    endpoint: str  # "query_range", "query", "metadata"
+    params: dict[str, str]
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"endpoint": self.endpoint, "params": self.params, "body": self.body}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> RawAnswer:
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("endpoint"), str)
+            or not isinstance(data.get("params"), dict)
+            or not isinstance(data.get("body"), dict)
+        ):
+            raise KvdoctorError(f"{where}: not a recorded Prometheus answer")
+        params = {str(k): str(v) for k, v in data["params"].items()}
+        return cls(data["endpoint"], params, data["body"])
+
+
+class PromClient:
+    """Blocking client for one Prometheus server. ``transport`` lets tests inject a fake."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout_s: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        url = base_url.strip().rstrip("/")
+        if not re.match(r"^https?://[^/\s]+", url):
+            raise KvdoctorError(f"--prometheus: {base_url!r} is not an http(s) URL")
+        self.base_url = url
+        self._client = httpx.Client(
+            headers=headers or {}, timeout=timeout_s, transport=transport, follow_redirects=True
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> PromClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- API calls -------------------------------------------------------------------------
+
+    def query_range(self, query: str, start: float, end: float, step_s: float) -> RawAnswer:
+        params = {
+            "query": query,
+            "start": _ts(start),
+            "end": _ts(end),
+            "step": format_duration(step_s),
+        }
+        answer = self._call("query_range", params)
+        check_result(answer, expect="matrix")
+        return answer
+
+    def query(self, query: str, at: float) -> RawAnswer:
+        answer = self._call("query", {"query": query, "time": _ts(at)})
+        check_result(answer, expect="vector")
+        return answer
+
+    def metadata(self) -> RawAnswer:
+        """All metric metadata (TYPE/HELP); absent on very old servers, which is not an error."""
+        return self._call("metadata", {})
+
+    def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
+        url = f"{self.base_url}/api/v1/{endpoint}"
+        try:
+            # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.
+            with self._client.stream("POST", url, data=params) as resp:
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in resp.iter_bytes():
+                    size += len(chunk)
+                    if size > MAX_RESPONSE_BYTES:
+                        raise PrometheusError(
+                            f"Prometheus answer to {endpoint} is larger than "
+                            f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MiB: narrow --selector, "
+                            "shorten --since or raise --step"
+                        )
+                    chunks.append(chunk)
+                status = resp.status_code
+        except httpx.TimeoutException:
+            raise PrometheusError(
+                f"Prometheus at {self.base_url} did not answer {endpoint} in time"
+            ) from None
+        except httpx.HTTPError as exc:
+            reason = _one_line(str(exc)) or type(exc).__name__
+            raise PrometheusError(f"cannot reach Prometheus at {self.base_url}: {reason}") from None
+        raw = b"".join(chunks)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or "status" not in body:
+            raise PrometheusError(
+                f"{self.base_url} answered {endpoint} with HTTP {status} and no Prometheus API "
+                "JSON: is this the Prometheus server URL?"
+            )
+        if body.get("status") != "success":
+            kind = _one_line(str(body.get("errorType", "error")))
+            msg = _one_line(str(body.get("error", "no message")))
+            raise PrometheusError(f"Prometheus {endpoint} failed ({kind}): {msg}")
+        return RawAnswer(endpoint, params, body)
+
+
+def check_result(answer: RawAnswer, expect: str) -> None:
+    """Validate the shape of a query answer and enforce the series/points caps."""
+    data = answer.body.get("data")
+    if not isinstance(data, dict) or data.get("resultType") != expect:
+        got = data.get("resultType") if isinstance(data, dict) else None
+        raise PrometheusError(f"Prometheus {answer.endpoint} returned {got!r}, expected {expect}")
+    result = data.get("result")
+    if not isinstance(result, list):
+        raise PrometheusError(f"Prometheus {answer.endpoint} returned no result list")
+    if len(result) > MAX_SERIES:
+        raise PrometheusError(
+            f"Prometheus returned {len(result)} series (cap {MAX_SERIES}): "
+            "narrow --selector to the vLLM job"
+        )
+    if expect == "matrix":
+        points = sum(len(s.get("values", [])) for s in result if isinstance(s, dict))
+        if points > MAX_POINTS:
+            raise PrometheusError(
+                f"Prometheus returned {points} points (cap {MAX_POINTS}): "
+                "narrow --selector, shorten --since or raise --step"
+            )
+
+
+def _ts(t: float) -> str:
+    # Millisecond precision, fixed format: the recorded params are compared on replay.
+    return f"{t:.3f}"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,296 @@
+"""Turn Prometheus range-query answers back into the per-scrape expositions the local path reads.
+
+This is the heart of the fleet design: instead of re-implementing signals in PromQL, each
+replica's range-query result becomes a list of :class:`~kvdoctor.bundle.model.Scrape` records
+(one exposition text per query step) so that observations, signals, rules and the histogram
+quantile math are the *same code* for an endpoint and for a fleet. Counters keep their raw
+cumulative values (the local path takes window increases and handles resets), histograms keep
+their raw cumulative buckets (the local path takes bucket increases), gauges their values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kvdoctor.errors import KvdoctorError
+
+# Labels that Prometheus (or its service discovery) adds to every series of a target. They say
+# *which* replica a series came from, not *what* it measures, so they are dropped from the
+# reconstructed exposition (the replica key carries that information).
+TARGET_LABELS: frozenset[str] = frozenset(
+    {
+        "job",
+        "instance",
+        "pod",
+        "pod_name",
+        "namespace",
+        "container",
+        "service",
+        "endpoint",
+        "node",
+        "prometheus",
+        "prometheus_replica",
+    }
+)
+# The replica is named by the first of these labels a series has (pods move between nodes and
+# their instance address changes on restart; the pod name is what on-call recognises).
+REPLICA_LABELS: tuple[str, ...] = ("pod", "pod_name", "instance")
+
+_HIST_SUFFIXES = ("_bucket", "_count", "_sum")
+
+
+@dataclass
+class SeriesData:
+    """One series of a matrix answer: its full label set and (t, raw value string) points."""
+
+    name: str
+    labels: dict[str, str]
+    points: list[tuple[float, str]]
+
+
+@dataclass
+class ReplicaSeries:
+    """All vLLM series of one replica (``key``), plus the target labels seen on them."""
+
+    key: str
+    job: str
+    series: list[SeriesData] = field(default_factory=list)
+
+    def timestamps(self) -> list[float]:
+        return sorted({t for s in self.series for t, _ in s.points})
+
+
+def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
+    """The ``result`` of a matrix answer as :class:`SeriesData`. Malformed → KvdoctorError."""
+    data = body.get("data")
+    result = data.get("result") if isinstance(data, dict) else None
+    if not isinstance(result, list):
+        raise KvdoctorError(f"{where}: Prometheus answer has no result list")
+    out: list[SeriesData] = []
+    for item in result:
+        if not isinstance(item, dict):
+            raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
+        metric = item.get("metric")
+        values = item.get("values")
+        if not isinstance(metric, dict) or not isinstance(values, list):
+            raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
+        labels = {str(k): str(v) for k, v in metric.items()}
+        name = labels.pop("__name__", "")
+        points: list[tuple[float, str]] = []
+        for pair in values:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise KvdoctorError(f"{where}: malformed point in Prometheus answer")
+            try:
+                # Millisecond grid: the step timestamps are compared with a computed grid.
+                t = round(float(pair[0]), 3)
+                float(pair[1])
+            except (TypeError, ValueError):
+                raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
+            points.append((t, str(pair[1])))
+        out.append(SeriesData(name, labels, points))
+    return out
+
+
+def replica_key(labels: Mapping[str, str]) -> str:
+    for name in REPLICA_LABELS:
+        value = labels.get(name)
+        if value:
+            return value
+    return "unknown"
+
+
+def group_replicas(series: Iterable[SeriesData]) -> dict[str, ReplicaSeries]:
+    """Group series by replica (pod, else instance); keys sorted for deterministic output."""
+    groups: dict[str, ReplicaSeries] = {}
+    for s in series:
+        if not s.name:
+            continue
+        key = replica_key(s.labels)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = ReplicaSeries(key, s.labels.get("job", ""))
+        group.series.append(s)
+    return {k: groups[k] for k in sorted(groups)}
+
+
+def metric_types(metadata_body: Mapping[str, Any] | None) -> dict[str, str]:
+    """Metric name → type from a ``/api/v1/metadata`` answer (empty when absent)."""
+    if not metadata_body:
+        return {}
+    data = metadata_body.get("data")
+    if not isinstance(data, dict):
+        return {}
+    types: dict[str, str] = {}
+    for name, entries in data.items():
+        if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+            kind = entries[0].get("type")
+            if isinstance(kind, str):
+                types[str(name)] = kind
+    return types
+
+
+def _family(name: str, names: set[str], types: Mapping[str, str]) -> tuple[str, str]:
+    """(family name, type) of a sample name, from metadata or, failing that, from suffixes."""
+    for suffix in _HIST_SUFFIXES:
+        if name.endswith(suffix):
+            base = name[: -len(suffix)]
+            if types.get(base) == "histogram" or f"{base}_bucket" in names:
+                return base, "histogram"
+    if name in types:
+        return name, types[name]
+    if name.endswith("_total"):
+        return name, "counter"
+    return name, "gauge"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _label_text(labels: Mapping[str, str]) -> str:
+    if not labels:
+        return ""
+    inner = ",".join(f'{k}="{_escape(v)}"' for k, v in sorted(labels.items()))
+    return "{" + inner + "}"
+
+
+def _le_order(labels: Mapping[str, str]) -> float:
+    try:
+        return float(labels.get("le", "inf"))
+    except ValueError:
+        return math.inf
+
+
+@dataclass(frozen=True)
+class _Line:
+    family: str
+    kind: str
+    order: tuple[str, int, float, str]
+    text_head: str
+    series_index: int
+
+
+def build_lines(
+    series: list[SeriesData],
+    types: Mapping[str, str],
+    engine_prefix: str | None = None,
+) -> list[_Line]:
+    """Precompute, once per replica, the sorted exposition line heads of its series.
+
+    ``engine_prefix`` rewrites the ``engine`` label to ``"<prefix>/<engine>"``: the fleet-wide
+    view puts every replica's engines side by side in one exposition, as a data-parallel server
+    would, so the local path's per-engine aggregation gives the fleet numbers.
+    """
+    names = {s.name for s in series}
+    lines: list[_Line] = []
+    for i, s in enumerate(series):
+        family, kind = _family(s.name, names, types)
+        labels = {k: v for k, v in s.labels.items() if k not in TARGET_LABELS}
+        if engine_prefix is not None:
+            labels["engine"] = f"{engine_prefix}/{labels.get('engine', '0')}"
+        no_le = _label_text({k: v for k, v in labels.items() if k != "le"})
+        suffix_rank = 0
+        if kind == "histogram":
+            suffix_rank = {"_bucket": 0, "_count": 1, "_sum": 2}.get(s.name[len(family) :], 3)
+        order = (no_le, suffix_rank, _le_order(labels) if suffix_rank == 0 else 0.0, s.name)
+        lines.append(_Line(family, kind, order, f"{s.name}{_label_text(labels)}", i))
+    lines.sort(key=lambda ln: (ln.family, ln.order))
+    return lines
+
+
+def exposition_at(
+    lines: list[_Line], values: list[dict[float, str]], t: float, help_text: Mapping[str, str]
+) -> str | None:
+    """The exposition text of one replica at step ``t`` (``None`` when no series has a point).
+
+    Written the way ``prometheus_client`` writes it (HELP/TYPE per family, histogram buckets in
+    ``le`` order then ``_count`` and ``_sum``), so the local parser sees what a scrape shows.
+    """
+    out: list[str] = []
+    current: str | None = None
+    any_point = False
+    for ln in lines:
+        value = values[ln.series_index].get(t)
+        if value is None:
+            continue
+        any_point = True
+        if ln.family != current:
+            current = ln.family
+            doc = help_text.get(ln.family)
+            if doc:
+                out.append(f"# HELP {ln.family} {doc.replace(chr(10), ' ')}")
+            out.append(f"# TYPE {ln.family} {ln.kind}")
+        out.append(f"{ln.text_head} {value}")
+    if not any_point:
+        return None
+    return "\n".join(out) + "\n"
+
+
+def help_texts(metadata_body: Mapping[str, Any] | None) -> dict[str, str]:
+    if not metadata_body:
+        return {}
+    data = metadata_body.get("data")
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, str] = {}
+    for name, entries in data.items():
+        if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+            doc = entries[0].get("help")
+            if isinstance(doc, str):
+                out[str(name)] = doc
+    return out
+
+
+def reconstruct(
+    series: list[SeriesData],
+    metadata_body: Mapping[str, Any] | None,
+    grid: list[float],
+    engine_prefix: str | None = None,
+    key_of: Mapping[int, str] | None = None,
+) -> list[tuple[float, str | None]]:
+    """Exposition text per step of ``grid`` (``None`` where the series have no point)."""
+    types = metric_types(metadata_body)
+    docs = help_texts(metadata_body)
+    if key_of is None:
+        lines = build_lines(series, types, engine_prefix)
+    else:
+        # Fleet view: each series gets its own replica's prefix on the engine label.
+        lines = []
+        names = {s.name for s in series}
+        for i, s in enumerate(series):
+            one = build_lines([s], _types_with_hist(types, s.name, names), key_of[i])[0]
+            lines.append(_Line(one.family, one.kind, one.order, one.text_head, i))
+        lines.sort(key=lambda ln: (ln.family, ln.order))
+    values = [dict(s.points) for s in series]
+    return [(t, exposition_at(lines, values, t, docs)) for t in grid]
+
+
+def _types_with_hist(types: Mapping[str, str], name: str, names: set[str]) -> dict[str, str]:
+    # build_lines on a single series cannot see its histogram siblings; pass the family type.
+    out = dict(types)
+    for suffix in _HIST_SUFFIXES:
+        if name.endswith(suffix):
+            base = name[: -len(suffix)]
+            if f"{base}_bucket" in names:
+                out[base] = "histogram"
+    return out
+
+
+def step_grid(series: Iterable[SeriesData]) -> list[float]:
+    return sorted({t for s in series for t, _ in s.points})
+
+
+def by_replica_index(
+    groups: Mapping[str, ReplicaSeries],
+) -> tuple[list[SeriesData], dict[int, str]]:
+    """Flatten replica groups into one series list plus index → replica key."""
+    flat: list[SeriesData] = []
+    key_of: dict[int, str] = {}
+    for key, group in groups.items():
+        for s in group.series:
+            key_of[len(flat)] = key
+            flat.append(s)
+    return flat, key_of

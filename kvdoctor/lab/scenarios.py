@@ -1,0 +1,379 @@
+"""Lab scenarios: an engine configuration plus a workload that makes one symptom really happen.
+
+The registry is data: each :class:`Scenario` names its engine flags, the KV pool it gets, the
+workload that drives it (phases of :class:`~kvdoctor.reproducers.loadgen.LoadSpec`, run through
+the reproducers' load generator), the diagnosis kvdoctor is expected to reach, and its docs:
+what it demonstrates and where the CPU build of vLLM cannot reproduce the real-GPU situation.
+
+Sizes are in tokens. The lab model's KV costs 1,024 B/token and the CPU backend uses 128-token
+blocks, so one block is 128 KiB and ``--num-gpu-blocks-override N`` is a pool of
+``128 (N - 1)`` usable tokens (vLLM 0.32 keeps one block as its null block: 16 blocks give an
+"estimated maximum model length" of 1,920). ``VLLM_CPU_KVCACHE_SPACE`` (whole GiB) bounds the memory vLLM reserves; the block
+override then trims the pool to the size a scenario needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.reproducers.loadgen import LoadSpec
+
+BLOCK_SIZE = 128
+LAB_TAG = "kvdoctor-lab"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One part of a workload: a load spec, run alone or beside the other concurrent phases."""
+
+    spec: LoadSpec
+    # Phases with the same group run at the same time; groups run one after the other.
+    group: int = 0
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What ``kvdoctor diagnose --reproduce --allow-load`` should conclude on this scenario."""
+
+    symptom: str | None
+    cause: str | None
+    # The primary finding's status ("confirmed" once the reproducer agrees); None when healthy.
+    status: str | None = "confirmed"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    demonstrates: str
+    engine_args: tuple[str, ...]
+    workload: tuple[Phase, ...]
+    expected: Expected
+    # Whole GiB for VLLM_CPU_KVCACHE_SPACE (the memory reserved; blocks may trim the pool).
+    kv_cache_space_gib: int = 1
+    # Flags of a second server with the same model, for experiments that compare against a
+    # reference (fp8-kv: the same server with an ``auto`` cache). None: no reference server.
+    reference_args: tuple[str, ...] | None = None
+    # True when vLLM is expected to refuse to start (the log is the evidence).
+    fails_at_startup: bool = False
+    cpu_limits: str = ""
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def engine_env(self) -> dict[str, str]:
+        return {"VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_space_gib), **self.extra_env}
+
+    def phases_by_group(self) -> list[list[Phase]]:
+        groups: dict[int, list[Phase]] = {}
+        for phase in self.workload:
+            groups.setdefault(phase.group, []).append(phase)
+        return [groups[g] for g in sorted(groups)]
+
+
+def _spec(**kw: object) -> LoadSpec:
+    kw.setdefault("tag", LAB_TAG)
+    return LoadSpec.model_validate(kw)
+
+
+def _blocks(n: int) -> tuple[str, ...]:
+    return ("--num-gpu-blocks-override", str(n))
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            name="healthy",
+            title="Healthy: a roomy pool, caching on, light traffic",
+            demonstrates=(
+                "The control case: a 1M-token pool, prefix caching on, two concurrent requests "
+                "sharing a long system prompt. Nothing should fire and every reproducer should "
+                "refute its hypothesis."
+            ),
+            engine_args=("--max-model-len", "4096", "--max-num-seqs", "16"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=512,
+                        max_tokens=64,
+                        concurrency=2,
+                        requests=12,
+                        prefix="shared",
+                        shared_prefix_tokens=384,
+                        duration_s=60,
+                    )
+                ),
+            ),
+            expected=Expected(symptom=None, cause=None, status=None),
+        ),
+        Scenario(
+            name="preemption-storm",
+            title="Preemption storm: 16 usable KV blocks, 12 concurrent long outputs",
+            demonstrates=(
+                "A 2,048-token pool (16 usable blocks of 128; vLLM keeps one of the 17 as its "
+                "null block) under 12 concurrent requests that each "
+                "grow to ~640 tokens: live KV demand is ~4x the pool, so the scheduler preempts "
+                "and recomputes requests again and again (vllm:num_preemptions climbs, KV usage "
+                "sits near 100%)."
+            ),
+            engine_args=(*_blocks(17), "--max-model-len", "2048", "--max-num-seqs", "16"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=128,
+                        max_tokens=512,
+                        concurrency=12,
+                        requests=36,
+                        duration_s=90,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="preemption", cause="kv-pool-too-small"),
+            cpu_limits=(
+                "On a GPU the pool is sized by --gpu-memory-utilization; on CPU the block "
+                "override stands in for a small gpu_memory_utilization. The GPU-headroom "
+                "evidence (NVML) is not available, so the report cannot say whether raising "
+                "gpu_memory_utilization is safe."
+            ),
+        ),
+        Scenario(
+            name="prefix-off",
+            title="Prefix caching off under a shared system prompt",
+            demonstrates=(
+                "Every request starts with the same 768-token system prompt, but automatic "
+                "prefix caching is disabled, so each prefill recomputes it (no prefix-cache "
+                "queries or hits at all; cache_config_info says enable_prefix_caching=False)."
+            ),
+            engine_args=("--max-model-len", "4096", "--no-enable-prefix-caching"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=1024,
+                        max_tokens=32,
+                        concurrency=4,
+                        requests=24,
+                        prefix="shared",
+                        shared_prefix_tokens=768,
+                        duration_s=90,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="prefix-miss", cause="prefix-caching-disabled"),
+        ),
+        Scenario(
+            name="prefix-short",
+            title="Shared prefix shorter than one KV block",
+            demonstrates=(
+                "Caching is on, but the shared prefix (100 tokens) is shorter than the 128-token "
+                "block: only full blocks are cached, so requests that share it still miss."
+            ),
+            engine_args=("--max-model-len", "4096"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=400,
+                        max_tokens=32,
+                        concurrency=4,
+                        requests=24,
+                        prefix="shared",
+                        shared_prefix_tokens=100,
+                        duration_s=90,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="prefix-miss", cause="block-larger-than-prefix"),
+            cpu_limits=(
+                "GPU deployments usually run 16-token blocks, where the same miss needs a "
+                "prefix under 16 tokens; the CPU backend's 128-token default makes the effect "
+                "easy to trigger with realistic prompt sizes."
+            ),
+        ),
+        Scenario(
+            name="prefix-drift",
+            title="Prefix drift: a per-request value first in every prompt",
+            demonstrates=(
+                "Prompts share a 768-token body, but each starts with a different short header "
+                "(like a timestamp in the system prompt), so no two prompts share even their "
+                "first block and the prefix cache never hits."
+            ),
+            engine_args=("--max-model-len", "4096"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=1024,
+                        max_tokens=32,
+                        concurrency=4,
+                        requests=24,
+                        prefix="timestamp-first",
+                        shared_prefix_tokens=768,
+                        duration_s=90,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="prefix-miss", cause="prefix-drift"),
+        ),
+        Scenario(
+            name="eviction-churn",
+            title="Eviction churn: cached prefixes pushed out before they are reused",
+            demonstrates=(
+                "Caching is on and requests share a 512-token prefix, but the pool is small "
+                "(24 blocks, 2,944 usable tokens) and a stream of long unique prompts runs beside them: "
+                "the shared blocks are evicted between uses, so the hit rate stays low although "
+                "the prefix is reused."
+            ),
+            engine_args=(*_blocks(24), "--max-model-len", "2048", "--max-num-seqs", "8"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=640,
+                        max_tokens=16,
+                        concurrency=1,
+                        requests=16,
+                        prefix="shared",
+                        shared_prefix_tokens=512,
+                        duration_s=90,
+                    ),
+                    group=0,
+                ),
+                Phase(
+                    _spec(
+                        prompt_tokens=1400,
+                        max_tokens=16,
+                        concurrency=3,
+                        requests=36,
+                        duration_s=90,
+                    ),
+                    group=0,
+                ),
+            ),
+            expected=Expected(symptom="prefix-miss", cause="prefix-eviction"),
+        ),
+        Scenario(
+            name="queueing",
+            title="Queueing: max_num_seqs far below the offered concurrency",
+            demonstrates=(
+                "The pool is roomy but --max-num-seqs 2 admits only two requests at a time "
+                "while 16 are offered: requests wait in the queue (vllm:num_requests_waiting "
+                "stays high) and time to first token is dominated by queue time, not prefill."
+            ),
+            engine_args=("--max-model-len", "4096", "--max-num-seqs", "2"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=128,
+                        max_tokens=128,
+                        concurrency=16,
+                        requests=48,
+                        duration_s=90,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="high-ttft", cause="admission-limit"),
+        ),
+        Scenario(
+            name="long-prefill-hol",
+            title="Long prefills block short requests (head-of-line)",
+            demonstrates=(
+                "Chunked prefill is off and the token budget is large, so a 6,000-token prompt "
+                "is prefilled in one step while short interactive requests wait behind it: "
+                "their time to first token and inter-token gaps spike whenever a long prompt "
+                "arrives."
+            ),
+            engine_args=(
+                "--max-model-len",
+                "8192",
+                "--max-num-batched-tokens",
+                "8192",
+                "--no-enable-chunked-prefill",
+                "--no-enable-prefix-caching",
+            ),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=6000,
+                        max_tokens=8,
+                        concurrency=1,
+                        requests=6,
+                        duration_s=90,
+                    ),
+                    group=0,
+                ),
+                Phase(
+                    _spec(
+                        prompt_tokens=64,
+                        max_tokens=64,
+                        concurrency=4,
+                        requests=40,
+                        duration_s=90,
+                    ),
+                    group=0,
+                ),
+            ),
+            expected=Expected(symptom="high-ttft", cause="long-prefill-blocking"),
+            cpu_limits=(
+                "CPU prefill is orders of magnitude slower than on a GPU, so the stalls are "
+                "seconds rather than hundreds of milliseconds; the shape is the same."
+            ),
+        ),
+        Scenario(
+            name="fp8-kv",
+            title="fp8 KV cache changes greedy outputs",
+            demonstrates=(
+                "The server stores K and V in fp8 (e4m3). A reference server with the default "
+                "(bf16) cache runs beside it: the canary sends the same greedy prompts to both "
+                "and the outputs diverge, while two runs on the reference agree exactly."
+            ),
+            engine_args=("--max-model-len", "4096", "--kv-cache-dtype", "fp8"),
+            reference_args=("--max-model-len", "4096"),
+            workload=(
+                Phase(
+                    _spec(
+                        prompt_tokens=512,
+                        max_tokens=64,
+                        concurrency=2,
+                        requests=8,
+                        duration_s=60,
+                    )
+                ),
+            ),
+            expected=Expected(symptom="quant-quality", cause="fp8-kv-cache"),
+            cpu_limits=(
+                "The CPU backend's fp8 KV cache needs AVX-512 or AMX; it uses unit scales "
+                "(no calibrated k/v scales), which exaggerates the drift compared with a "
+                "calibrated GPU deployment."
+            ),
+        ),
+        Scenario(
+            name="kv-too-small",
+            title="max_model_len above the KV pool: vLLM refuses to start",
+            demonstrates=(
+                "The pool holds 1,920 tokens (16 blocks, one kept as the null block) but "
+                "--max-model-len is 8,192: vLLM 0.32 "
+                "refuses at start-up ('To serve at least one request with the model's max seq "
+                "len ... KV cache is needed, which is larger than the available KV cache "
+                "memory'), and the log's estimated maximum model length says what fits."
+            ),
+            engine_args=(*_blocks(16), "--max-model-len", "8192"),
+            workload=(),
+            expected=Expected(symptom="gpu-oom", cause="kv-pool-too-small"),
+            fails_at_startup=True,
+            cpu_limits=(
+                "On a GPU the same refusal comes from a low --gpu-memory-utilization or a big "
+                "model; a real CUDA out-of-memory at run time cannot happen on CPU, so that "
+                "cause is covered by a fixture derived from a real capture instead."
+            ),
+        ),
+    )
+}
+
+
+def get_scenario(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        known = ", ".join(sorted(SCENARIOS))
+        raise KvdoctorError(f"unknown lab scenario {name!r}; known: {known}") from None
+
+
+def scenario_names() -> list[str]:
+    return list(SCENARIOS)

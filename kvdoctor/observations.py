@@ -1,0 +1,414 @@
+"""Observations: the scrapes of a bundle parsed into canonical, per-series columns.
+
+This is where vLLM's naming differences end (DESIGN.md §2):
+
+* the alias table maps older names to the canonical (vLLM V1) ones, and a ``ray_vllm:`` prefix
+  (Ray Serve) to ``vllm:``; counters are stored without their ``_total`` wire suffix;
+* when a payload carries both an old and a new name for one metric, the new one wins;
+* every label set (``engine``, ``model_name``, ``le``, ...) keeps its own column, so callers can
+  aggregate across engines or look at one engine;
+* counter resets (a restart inside the window) are found once here, and window increases treat
+  a drop as a restart from zero, so traffic is never negative.
+
+Columns are aligned with :attr:`Observations.times` (good scrapes only); a value that a scrape did
+not carry (or carried as NaN/±Inf) is ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.expfmt import Labels, parse
+
+NAN = math.nan
+PREFIXES = ("vllm:", "ray_vllm:")
+
+# Old name -> canonical name, for metric *bases* (histogram suffixes are handled around them).
+ALIASES: dict[str, str] = {
+    "vllm:gpu_cache_usage_perc": "vllm:kv_cache_usage_perc",
+    "vllm:gpu_prefix_cache_queries": "vllm:prefix_cache_queries",
+    "vllm:gpu_prefix_cache_hits": "vllm:prefix_cache_hits",
+    "vllm:time_per_output_token_seconds": "vllm:inter_token_latency_seconds",
+}
+# V0-only gauges kept under their own names (no V1 equivalent with the same meaning).
+V0_ONLY = frozenset(
+    {"vllm:num_requests_swapped", "vllm:cpu_cache_usage_perc", "vllm:gpu_prefix_cache_hit_rate"}
+)
+_HIST_SUFFIXES = ("_bucket", "_sum", "_count")
+GROUP_LABELS = ("model_name", "engine")
+# Gauges every vLLM engine exports once per (model_name, engine): they define the engines.
+CORE_GAUGES = ("vllm:kv_cache_usage_perc", "vllm:num_requests_running", "vllm:num_requests_waiting")
+
+Group = tuple[str, str]  # (model_name, engine); "" where the label is absent
+
+
+@dataclass(frozen=True)
+class _Canon:
+    name: str  # canonical sample name, e.g. "vllm:num_preemptions", "vllm:x_seconds_bucket"
+    preferred: bool  # the wire name was already canonical (wins over an alias)
+    cumulative: bool  # counter or histogram part: resets are looked for
+    wire: str  # the name as seen (for provenance)
+
+
+_CANON_CACHE: dict[str, _Canon | None] = {}
+
+
+def canonical(wire: str) -> _Canon | None:
+    """Map a wire sample name to its canonical form (``None`` for ``_created`` samples)."""
+    hit = _CANON_CACHE.get(wire, False)
+    if hit is not False:
+        return hit  # type: ignore[return-value]
+    result = _canonical(wire)
+    _CANON_CACHE[wire] = result
+    return result
+
+
+def _canonical(wire: str) -> _Canon | None:
+    name = wire
+    preferred = True
+    if name.startswith("ray_vllm:"):
+        name = name[len("ray_") :]
+        preferred = False
+    if name.endswith("_created"):
+        return None  # creation timestamps of counters/histograms, not data
+    cumulative = False
+    if name.endswith("_total"):
+        name = name[: -len("_total")]
+        cumulative = True
+    suffix = ""
+    for s in _HIST_SUFFIXES:
+        if name.endswith(s):
+            suffix = s
+            break
+    base = name[: -len(suffix)] if suffix else name
+    if base in ALIASES:
+        base = ALIASES[base]
+        preferred = False
+    elif suffix and name in ALIASES:
+        # A gauge or counter whose own name ends like a histogram part.
+        base, suffix = ALIASES[name], ""
+        preferred = False
+    if suffix:
+        cumulative = True
+    return _Canon(base + suffix, preferred, cumulative, wire)
+
+
+def increase(values: Iterable[float]) -> tuple[float, list[int]]:
+    """Window increase of a counter column and the indices where it reset.
+
+    A drop means the process restarted and counted again from zero, so the new value is all
+    traffic since the restart; increases are therefore never negative.
+    """
+    total = 0.0
+    prev: float | None = None
+    resets: list[int] = []
+    for i, v in enumerate(values):
+        if v != v:  # nan: absent from this scrape
+            continue
+        if prev is not None:
+            if v >= prev:
+                total += v - prev
+            else:
+                total += v
+                resets.append(i)
+        prev = v
+    return total, resets
+
+
+def histogram_quantile(q: float, cumulative: list[tuple[float, float]]) -> float | None:
+    """Quantile ``q`` (0..1) of a histogram given as cumulative (upper bound, count) pairs.
+
+    Linear interpolation inside the bucket, as Prometheus' ``histogram_quantile`` does: the
+    answer always lies inside the bounds of the bucket holding rank ``q × total``. When that
+    bucket is ``+Inf`` the largest finite bound is returned (nothing better is known).
+    """
+    if not cumulative or not 0.0 <= q <= 1.0:
+        return None
+    buckets = sorted(cumulative)
+    # Enforce monotone counts (partial resets or float noise could break it).
+    mono: list[tuple[float, float]] = []
+    running = 0.0
+    for le, c in buckets:
+        running = max(running, c)
+        mono.append((le, running))
+    total = mono[-1][1]
+    if total <= 0:
+        return None
+    rank = q * total
+    prev_le = 0.0
+    prev_count = 0.0
+    for i, (le, c) in enumerate(mono):
+        # The first bucket reaching the rank; it is never empty (c > prev_count holds).
+        if c >= rank and c > 0:
+            if math.isinf(le):
+                finite = [b for b, _ in mono[:i] if not math.isinf(b)]
+                return finite[-1] if finite else None
+            lower = prev_le if i > 0 else min(0.0, le)
+            return lower + (le - lower) * (rank - prev_count) / (c - prev_count)
+        prev_le, prev_count = le, c
+    return None
+
+
+@dataclass
+class Observations:
+    """Parsed, canonical scrape data of one bundle (see the module docstring)."""
+
+    times: list[float] = field(default_factory=list)
+    failed: list[tuple[float, str]] = field(default_factory=list)
+    # canonical sample name -> label set -> values aligned with ``times``
+    columns: dict[str, dict[Labels, list[float]]] = field(default_factory=dict)
+    # canonical sample name -> wire names seen (provenance: which alias was in use)
+    wire_names: dict[str, list[str]] = field(default_factory=dict)
+    cumulative: set[str] = field(default_factory=set)
+    # Indices into ``times`` where at least one counter dropped (a restart).
+    reset_indices: list[int] = field(default_factory=list)
+    nonfinite_values: int = 0
+
+    # ---- shape
+    @property
+    def window_s(self) -> float:
+        return self.times[-1] - self.times[0] if len(self.times) >= 2 else 0.0
+
+    def has(self, name: str) -> bool:
+        return name in self.columns
+
+    def wire(self, name: str) -> str:
+        names = self.wire_names.get(name)
+        return "/".join(names) if names else name
+
+    def groups(self) -> list[Group]:
+        """Distinct (model_name, engine) pairs of the per-engine scheduler gauges, sorted.
+
+        Info-style series (``cache_config_info`` has ``engine`` but no ``model_name``) would
+        otherwise count as engines of their own.
+        """
+        seen: set[Group] = set()
+        core = [self.columns[n] for n in CORE_GAUGES if n in self.columns]
+        for cols in core or list(self.columns.values()):
+            for labels in cols:
+                g = group_of(labels)
+                if g != ("", ""):
+                    seen.add(g)
+        return sorted(seen)
+
+    def _select(
+        self, name: str, group: Group | None, where: Callable[[Labels], bool] | None = None
+    ) -> list[tuple[Labels, list[float]]]:
+        cols = self.columns.get(name, {})
+        return [
+            (labels, col)
+            for labels, col in sorted(cols.items())
+            if (group is None or group_of(labels) == group) and (where is None or where(labels))
+        ]
+
+    # ---- gauges
+    def gauge_series(
+        self, name: str, agg: str = "sum", group: Group | None = None
+    ) -> list[tuple[float, float]]:
+        """Per scrape, the label sets of ``name`` combined by ``agg`` ("sum", "max" or "mean")."""
+        cols = [col for _, col in self._select(name, group)]
+        out: list[tuple[float, float]] = []
+        for i, t in enumerate(self.times):
+            vals = [c[i] for c in cols if c[i] == c[i]]
+            if not vals:
+                continue
+            if agg == "sum":
+                v = math.fsum(vals)
+            elif agg == "max":
+                v = max(vals)
+            else:
+                v = math.fsum(vals) / len(vals)
+            out.append((t, v))
+        return out
+
+    # ---- counters
+    def counter_increase(
+        self, name: str, group: Group | None = None, where: Callable[[Labels], bool] | None = None
+    ) -> float | None:
+        """Increase over the window summed over label sets; ``None`` when absent or <2 scrapes."""
+        sel = self._select(name, group, where)
+        if not sel or len(self.times) < 2:
+            return None
+        return math.fsum(increase(col)[0] for _, col in sel)
+
+    def counter_series(self, name: str, group: Group | None = None) -> list[tuple[float, float]]:
+        """Cumulative increase since the window start, per scrape (reset-safe)."""
+        sel = self._select(name, group)
+        if not sel:
+            return []
+        out: list[tuple[float, float]] = []
+        acc = [0.0] * len(sel)
+        prev: list[float | None] = [None] * len(sel)
+        for i, t in enumerate(self.times):
+            seen = False
+            for j, (_, col) in enumerate(sel):
+                v = col[i]
+                if v != v:
+                    continue
+                seen = True
+                p = prev[j]
+                if p is not None:
+                    acc[j] += v - p if v >= p else v
+                prev[j] = v
+            if seen:
+                out.append((t, math.fsum(acc)))
+        return out
+
+    def counter_last(self, name: str, group: Group | None = None) -> float | None:
+        """Sum over label sets of each series' last value (lifetime, since the last restart)."""
+        sel = self._select(name, group)
+        vals = []
+        for _, col in sel:
+            for v in reversed(col):
+                if v == v:
+                    vals.append(v)
+                    break
+        return math.fsum(vals) if vals else None
+
+    # ---- histograms
+    def histogram_window(
+        self, base: str, group: Group | None = None
+    ) -> tuple[list[tuple[float, float]], float, float] | None:
+        """Window deltas of histogram ``base``: (cumulative buckets, sum, count) over label sets.
+
+        Label sets may use different bucket layouts; each contributes, at every bound of the
+        union, its own cumulative count at the largest bound not above it (a lower bound).
+        """
+        bucket_sel = self._select(base + "_bucket", group)
+        if not bucket_sel or len(self.times) < 2:
+            return None
+        per_set: dict[Labels, list[tuple[float, float]]] = {}
+        for labels, col in bucket_sel:
+            le_raw = ""
+            rest: list[tuple[str, str]] = []
+            for k, v in labels:
+                if k == "le":
+                    le_raw = v
+                else:
+                    rest.append((k, v))
+            try:
+                le = float(le_raw)
+            except ValueError:
+                continue
+            per_set.setdefault(tuple(rest), []).append((le, increase(col)[0]))
+        bounds = sorted({le for pairs in per_set.values() for le, _ in pairs})
+        totals = dict.fromkeys(bounds, 0.0)
+        for pairs in per_set.values():
+            pairs.sort()
+            pos = 0
+            running = 0.0
+            for b in bounds:
+                while pos < len(pairs) and pairs[pos][0] <= b:
+                    running = max(running, pairs[pos][1])
+                    pos += 1
+                totals[b] += running
+        s = self.counter_increase(base + "_sum", group) or 0.0
+        c = self.counter_increase(base + "_count", group)
+        if c is None:
+            c = totals[bounds[-1]] if bounds else 0.0
+        return [(b, totals[b]) for b in bounds], s, c
+
+
+def group_of(labels: Labels) -> Group:
+    model = engine = ""
+    for k, v in labels:
+        if k == "model_name":
+            model = v
+        elif k == "engine":
+            engine = v
+    return model, engine
+
+
+def group_label(group: Group) -> str:
+    model, engine = group
+    parts = []
+    if model:
+        parts.append(f"model_name={model}")
+    if engine:
+        parts.append(f"engine={engine}")
+    return ",".join(parts) or "all"
+
+
+def _scrape_failure(status: int | None, error: str | None, text: str | None) -> str | None:
+    if error is not None:
+        return error
+    if status != 200:
+        return f"HTTP {status}" if status is not None else "no HTTP status recorded"
+    if text is None:
+        return "no payload recorded"
+    return None
+
+
+def observe(bundle: Bundle) -> Observations:
+    """Parse every scrape of ``bundle`` into canonical columns (a pure function of the bundle)."""
+    scrapes = sorted(bundle.scrapes, key=lambda s: s.t)
+    n = len(scrapes)
+    obs = Observations()
+    # (wire-derived canonical name, preferred, labels) -> column, filled by index
+    raw_cols: dict[tuple[str, bool, Labels], list[float]] = {}
+    wire_seen: dict[tuple[str, bool], set[str]] = {}
+    cumulative: set[str] = set()
+    nonfinite = 0
+    i = 0
+    for scrape in scrapes:
+        why = _scrape_failure(scrape.status, scrape.error, scrape.text)
+        if why is not None:
+            obs.failed.append((scrape.t, why))
+            continue
+        assert scrape.text is not None
+        try:
+            samples = parse(scrape.text, PREFIXES)
+        except KvdoctorError as exc:
+            obs.failed.append((scrape.t, f"unparsable payload: {exc}"))
+            continue
+        if not samples:
+            obs.failed.append((scrape.t, "no vLLM metrics (vllm:*) in the payload"))
+            continue
+        for name, labels, value in samples:
+            c = canonical(name)
+            if c is None:
+                continue
+            if value != value or value in (math.inf, -math.inf):
+                nonfinite += 1
+                continue
+            key = (c.name, c.preferred, labels)
+            col = raw_cols.get(key)
+            if col is None:
+                col = [NAN] * n
+                raw_cols[key] = col
+                wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
+                if c.cumulative:
+                    cumulative.add(c.name)
+            col[i] = value
+        obs.times.append(scrape.t)
+        i += 1
+    good = i
+    # Merge: the canonical wire name wins; an alias fills only the scrapes it alone covers.
+    for (cname, preferred, labels), col in sorted(
+        raw_cols.items(), key=lambda kv: (kv[0][0], not kv[0][1], kv[0][2])
+    ):
+        del col[good:]
+        cols = obs.columns.setdefault(cname, {})
+        existing = cols.get(labels)
+        if existing is None:
+            cols[labels] = col
+        else:
+            for j, v in enumerate(col):
+                if existing[j] != existing[j]:
+                    existing[j] = v
+        wires = obs.wire_names.setdefault(cname, [])
+        for w in sorted(wire_seen.get((cname, preferred), ())):
+            if w not in wires:
+                wires.append(w)
+    obs.cumulative = cumulative
+    obs.nonfinite_values = nonfinite
+    resets: set[int] = set()
+    for cname in cumulative:
+        for col in obs.columns.get(cname, {}).values():
+            resets.update(increase(col)[1])
+    obs.reset_indices = sorted(resets)
+    return obs

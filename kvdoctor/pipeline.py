@@ -1,0 +1,415 @@
+"""The pipeline: bundle → signals → findings (with reproducer records) → report.
+
+``diagnose_bundle`` is a pure function of the bundle: a live run and a replay of its saved
+bundle give the same report byte for byte. The live flow (``run_live``) only adds what happens
+before: capture, preliminary findings, the planned reproducers, their records appended to the
+bundle, and then the very same ``diagnose_bundle``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kvdoctor.bundle.model import (
+    ENGINE_ARGS,
+    GPU,
+    LOGS,
+    MODEL_CONFIG,
+    SERVER,
+    Bundle,
+    NotChecked,
+)
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.report.context import RenderContext, SignalInfo
+from kvdoctor.report.model import Evidence, Finding, Report, Scalar
+from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.signals.model import SignalSet
+
+# Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
+# "not checked", never an error). The keywords find an entry the capture already wrote.
+_OPTIONAL_FILES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    (
+        SERVER,
+        "server info",
+        "no server.json in the bundle (/version, /v1/models, /health)",
+        ("server", "version", "/v1/models", "health"),
+    ),
+    (
+        ENGINE_ARGS,
+        "engine arguments",
+        "no engine_args.json in the bundle",
+        ("engine", "argv", "flags"),
+    ),
+    (
+        MODEL_CONFIG,
+        "model config (KV bytes per token)",
+        "no model_config.json in the bundle; pass --model-config",
+        ("model config", "config.json", "model_config"),
+    ),
+    (GPU, "GPU memory", "no gpu.jsonl in the bundle", ("gpu", "nvml")),
+    (LOGS, "server logs", "no logs.txt in the bundle; pass --logs FILE or --logs -", ("log",)),
+)
+
+# Signals whose absence changes what the report can claim, grouped by what they measure. Each
+# group is reported once, with the reason of its first null signal, unless the file it comes
+# from is absent (already reported above).
+_IMPORTANT_SIGNALS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
+    ("KV cache usage", ("kv_usage_max",), None),
+    ("preemptions", ("preemptions_window",), None),
+    ("KV pool size (block size, number of blocks)", ("block_size", "num_gpu_blocks"), None),
+    ("prefix cache hit rate", ("prefix_hit_rate_window",), None),
+    ("queue time percentiles", ("queue_time_p50",), None),
+    ("TTFT percentiles", ("ttft_p50",), None),
+    ("inter-token latency percentiles", ("itl_p50",), None),
+    ("KV bytes per token", ("kv_bytes_per_token",), MODEL_CONFIG),
+    ("GPU memory use", ("gpu_memory_used_bytes",), GPU),
+)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A report plus what its Markdown rendering needs besides the JSON contract."""
+
+    report: Report
+    context: RenderContext
+    signals: SignalSet
+
+
+# --------------------------------------------------------------------------- pure part
+
+
+def reproducer_records(bundle: Bundle) -> tuple[list[ReproducerRecord], list[NotChecked]]:
+    """Parse ``reproducers.jsonl``; an unreadable record is skipped and reported, not fatal."""
+    records: list[ReproducerRecord] = []
+    problems: list[NotChecked] = []
+    for i, raw in enumerate(bundle.reproducers or [], 1):
+        try:
+            records.append(ReproducerRecord.model_validate(raw))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(x) for x in err.get("loc", ())) or "record"
+            name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i}"
+            problems.append(
+                NotChecked(
+                    what=f"reproducer record {name}",
+                    why=f"unreadable ({loc}: {err.get('msg', 'invalid')}); not used",
+                )
+            )
+    return records, problems
+
+
+def _finite(value: Scalar) -> Scalar:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _first_failure(bundle: Bundle) -> str:
+    for scrape in bundle.scrapes:
+        if scrape.error:
+            return scrape.error
+        if scrape.status not in (None, 200):
+            return f"HTTP {scrape.status}"
+    return "no scrape in the bundle"
+
+
+def _covered(entries: Sequence[NotChecked], keywords: Iterable[str]) -> bool:
+    texts = [f"{e.what} {e.why}".lower() for e in entries]
+    return any(k in t for k in keywords for t in texts)
+
+
+def _file_present(bundle: Bundle, name: str) -> bool:
+    present = {
+        SERVER: bundle.server is not None,
+        ENGINE_ARGS: bundle.engine_args is not None,
+        MODEL_CONFIG: bundle.model_config_raw is not None,
+        GPU: bool(bundle.gpu),
+        LOGS: bundle.logs is not None,
+    }
+    return present.get(name, True)
+
+
+def not_checked_for(
+    bundle: Bundle,
+    signals: SignalSet,
+    findings: Sequence[Finding],
+    extra: Sequence[NotChecked] = (),
+    reproducer_of: Callable[[Finding], tuple[str, str] | None] | None = None,
+) -> list[NotChecked]:
+    """What could not be checked, and why, in a stable order without duplicates.
+
+    Order: what the capture recorded, absent optional files, signals that matter and are null,
+    reproducers that did not run for a firing finding, then ``extra`` (pipeline problems).
+    """
+    out: list[NotChecked] = list(bundle.manifest.not_checked)
+    for name, what, why, keywords in _OPTIONAL_FILES:
+        if not _file_present(bundle, name) and not _covered(bundle.manifest.not_checked, keywords):
+            out.append(NotChecked(what=what, why=why))
+    for what, names, source_file in _IMPORTANT_SIGNALS:
+        if source_file is not None and not _file_present(bundle, source_file):
+            continue
+        for name in names:
+            sv = signals.values.get(name)
+            if sv is not None and sv.value is None:
+                out.append(NotChecked(what=what, why=sv.reason or "not available"))
+                break
+    if reproducer_of is not None:
+        for finding in findings:
+            if finding.status == "refuted" or finding.reproducer is not None:
+                continue
+            planned = reproducer_of(finding)
+            if planned is not None:
+                name, why = planned
+                out.append(
+                    NotChecked(
+                        what=f"reproducer {name} for {finding.symptom}/{finding.cause}", why=why
+                    )
+                )
+    out.extend(extra)
+    seen: set[tuple[str, str]] = set()
+    unique: list[NotChecked] = []
+    for entry in out:
+        key = (entry.what, entry.why)
+        if key not in seen:
+            seen.add(key)
+            unique.append(entry)
+    return unique
+
+
+def _int_or_none(value: Scalar) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return int(value)
+
+
+def _num_or_none(value: Scalar) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
+    """The report's ``kv`` object: the locker math for this model and this server."""
+    from kvdoctor.kvmath import kv_section
+
+    prompt = _num_or_none(signals.get("mean_prompt_len"))
+    output = _num_or_none(signals.get("mean_generation_len"))
+    mean_sequence = prompt + output if prompt is not None and output is not None else None
+    args = bundle.engine_args.args if bundle.engine_args else {}
+    override_raw = args.get("num-gpu-blocks-override", args.get("num_gpu_blocks_override"))
+    override = _int_or_none(override_raw) if isinstance(override_raw, int | float) else None
+    dtype = signals.get("cache_dtype")
+    return kv_section(
+        bundle.model_config_raw,
+        dtype if isinstance(dtype, str) else None,
+        _int_or_none(signals.get("block_size")),
+        _int_or_none(signals.get("num_gpu_blocks")),
+        _int_or_none(signals.get("kv_cache_memory_bytes")),
+        _num_or_none(signals.get("kv_demand_tokens")),
+        mean_sequence_tokens=mean_sequence,
+        num_gpu_blocks_override=override,
+    )
+
+
+def _context(
+    bundle: Bundle,
+    signals: SignalSet,
+    records: list[ReproducerRecord],
+    healthy: list[Evidence],
+) -> RenderContext:
+    m = bundle.manifest
+    engine = bundle.engine_args
+    return RenderContext(
+        source=bundle.source,
+        endpoint=m.endpoint,
+        created_by=m.created_by,
+        started_at=m.started_at,
+        ended_at=m.ended_at,
+        interval_s=m.interval_s,
+        notes=m.notes,
+        scrapes_total=len(bundle.scrapes),
+        engine_args=dict(engine.args) if engine else {},
+        argv=list(engine.argv) if engine and engine.argv is not None else None,
+        series={
+            name: [(float(t), float(v)) for t, v in samples]
+            for name, samples in sorted(signals.series.items())
+        },
+        signal_info={
+            name: SignalInfo(provenance=sv.provenance, reason=sv.reason)
+            for name, sv in sorted(signals.values.items())
+        },
+        reproducers=records,
+        healthy_evidence=healthy,
+    )
+
+
+def _why_not_run(name: str) -> str:
+    """Why a reproducer has no result, from what the experiment needs (same live and replayed)."""
+    from kvdoctor.reproducers.experiments import EXPERIMENTS
+
+    exp = EXPERIMENTS.get(name)
+    needs: list[str] = []
+    if exp is not None and exp.needs_load:
+        needs.append("--allow-load (it adds real load to the server)")
+    if exp is not None and exp.needs_reference:
+        needs.append("--reference-endpoint (it compares with a reference server)")
+    if needs:
+        return "no result in the bundle; it runs only with " + " and ".join(needs)
+    return "no result in the bundle (diagnosed with --no-reproduce, or from a plain recording)"
+
+
+def _reproducer_lookup(playbooks: Sequence[Any]) -> Callable[[Finding], tuple[str, str] | None]:
+    by_cause: dict[tuple[str, str], str] = {
+        (pb.id, cause.id): cause.reproducer for pb in playbooks for cause in pb.causes
+    }
+
+    def lookup(finding: Finding) -> tuple[str, str] | None:
+        name = by_cause.get((finding.id, finding.cause))
+        return None if name is None else (name, _why_not_run(name))
+
+    return lookup
+
+
+def diagnose(bundle: Bundle) -> Diagnosis:
+    """The whole offline diagnosis of ``bundle`` (pure: same bundle, same result)."""
+    from kvdoctor.rules import engine as rules
+    from kvdoctor.signals.compute import compute_signals
+
+    if not any(s.ok for s in bundle.scrapes):
+        raise KvdoctorError(
+            f"nothing to diagnose: none of the {len(bundle.scrapes)} scrapes in the bundle "
+            f"succeeded ({_first_failure(bundle)})"
+        )
+    signals = compute_signals(bundle)
+    records, record_problems = reproducer_records(bundle)
+    playbooks = rules.load_playbooks()
+    # The rule engine reads the raw records; hand it only those that passed validation so one
+    # bad line is reported as "not checked" instead of ending the diagnosis.
+    raw_records = [r.model_dump(mode="json", by_alias=True) for r in records]
+    findings = list(rules.evaluate(signals, raw_records, playbooks))
+    verdict = rules.overall_verdict(findings, signals)
+    healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
+    not_checked = not_checked_for(
+        bundle,
+        signals,
+        findings,
+        extra=record_problems,
+        reproducer_of=_reproducer_lookup(playbooks),
+    )
+    report = Report(
+        verdict=verdict,
+        findings=findings,
+        signals={name: _finite(value) for name, value in signals.flat().items()},
+        kv=kv_for(bundle, signals),
+        not_checked=not_checked,
+    )
+    return Diagnosis(report, _context(bundle, signals, records, healthy), signals)
+
+
+def diagnose_bundle(bundle: Bundle) -> Report:
+    """The ``kvdoctor.report/1`` object for ``bundle`` (pure)."""
+    return diagnose(bundle).report
+
+
+# --------------------------------------------------------------------------- live flow
+
+
+def _not_run_record(name: str, why: str, at: float) -> ReproducerRecord:
+    # A reproducer that could not run still leaves a record, so the saved bundle (and any replay
+    # of it) says what was attempted and why it proved nothing.
+    return ReproducerRecord(
+        name=name,
+        verdict="inconclusive",
+        summary=f"did not run: {why}",
+        started_at=at,
+        ended_at=at,
+        requests_sent=0,
+        aborted=why,
+    )
+
+
+def run_reproducers(
+    bundle: Bundle,
+    endpoint: str,
+    headers: dict[str, str],
+    *,
+    allow_load: bool,
+    reference_endpoint: str | None,
+    echo: Callable[[str], None],
+    clock: Callable[[], float],
+) -> list[ReproducerRecord]:
+    """Preliminary findings from the capture, then the experiments that test them."""
+    from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
+    from kvdoctor.rules.engine import evaluate
+    from kvdoctor.signals.compute import compute_signals
+
+    signals = compute_signals(bundle)
+    preliminary = evaluate(signals, list(bundle.reproducers or []))
+    names = plan_for(preliminary, allow_load, reference_endpoint is not None)
+    ctx = ReproContext.from_signals(
+        signals,
+        endpoint,
+        headers=dict(headers),
+        allow_load=allow_load,
+        reference_endpoint=reference_endpoint,
+    )
+    records: list[ReproducerRecord] = []
+    for name in names:
+        echo(f"kvdoctor: reproducer {name} ...")
+        try:
+            record = run_experiment(name, ctx)
+        except KvdoctorError as exc:
+            record = _not_run_record(name, str(exc), clock())
+        echo(f"kvdoctor: reproducer {name}: {record.verdict}")
+        records.append(record)
+    return records
+
+
+def run_live(
+    opts: Any,
+    *,
+    reproduce: bool = True,
+    allow_load: bool = False,
+    reference_endpoint: str | None = None,
+    save_bundle: Path | None = None,
+    progress: bool = False,
+    echo: Callable[[str], None] = lambda _line: None,
+) -> Diagnosis:
+    """Capture → reproducers → records into the bundle → :func:`diagnose` (``opts``:
+    :class:`kvdoctor.capture.CaptureOptions`).
+
+    With ``save_bundle`` the diagnosis is made from the bundle as read back from disk, which is
+    exactly what ``diagnose --bundle`` on it will read: the two reports are the same bytes.
+    """
+    import time
+
+    from kvdoctor.bundle.reader import read_bundle
+    from kvdoctor.bundle.writer import append_reproducers
+    from kvdoctor.capture import capture
+
+    bundle = capture(opts, progress=progress, sink=save_bundle)
+    records: list[ReproducerRecord] = []
+    if reproduce:
+        records = run_reproducers(
+            bundle,
+            opts.endpoint,
+            opts.headers,
+            allow_load=allow_load,
+            reference_endpoint=reference_endpoint,
+            echo=echo,
+            clock=time.time,
+        )
+    if save_bundle is not None:
+        if records:
+            append_reproducers(save_bundle, records)
+        bundle = read_bundle(save_bundle)
+    elif records:
+        dumped = [r.model_dump(mode="json", by_alias=True) for r in records]
+        bundle = bundle.model_copy(update={"reproducers": [*(bundle.reproducers or []), *dumped]})
+    return diagnose(bundle)

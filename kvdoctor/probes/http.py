@@ -1,0 +1,140 @@
+"""HTTP access for the probes: bounded in time and size, errors as one-line messages.
+
+Nothing here raises for network trouble: every request ends as a :class:`Fetched` with either a
+body or an ``error`` string a person can act on. Bodies are streamed and cut off at a byte cap,
+so a runaway payload (or a decompression bomb) is never held whole in memory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+
+# A vLLM /metrics payload is tens to hundreds of KB; many LoRA adapters or engines can make it a
+# few MB. Far beyond that is not a metrics endpoint we can use.
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+_STATUS_HINTS = {
+    401: "the endpoint needs credentials (--header 'Authorization: Bearer …')",
+    403: "the credentials were refused",
+    404: "not found (is the URL the server's root, and is it vLLM?)",
+}
+
+
+@dataclass(frozen=True)
+class Fetched:
+    url: str
+    status: int | None = None
+    text: str | None = None
+    error: str | None = None
+    content_type: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status == 200 and self.text is not None
+
+
+def make_client(
+    headers: Mapping[str, str] | None = None, insecure: bool = False, timeout: float = 5.0
+) -> httpx.Client:
+    return httpx.Client(
+        headers=dict(headers or {}),
+        verify=not insecure,
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        trust_env=False,
+    )
+
+
+def join(endpoint: str, path: str) -> str:
+    return endpoint.rstrip("/") + path
+
+
+def describe_error(exc: BaseException, timeout: float) -> str:
+    """A one-line, actionable description of a transport error."""
+    text = " ".join(str(exc).split())
+    low = text.lower()
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"connection timed out after {timeout:g}s"
+    if isinstance(exc, (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout)):
+        return f"no answer within {timeout:g}s (the server accepted the connection but is silent)"
+    if isinstance(exc, httpx.ConnectError):
+        if "refused" in low:
+            return "connection refused (nothing listens there)"
+        if "certificate" in low or "ssl" in low or "tls" in low:
+            return f"TLS handshake failed ({_clip(text)}); --insecure skips verification"
+        if "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
+            return "cannot resolve the host name"
+        return f"cannot connect: {_clip(text) or type(exc).__name__}"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the server closed the connection without a valid HTTP answer"
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return "unsupported URL scheme (use http:// or https://)"
+    if isinstance(exc, httpx.InvalidURL):
+        return f"invalid URL: {_clip(text)}"
+    if isinstance(exc, httpx.DecodingError):
+        return "the answer could not be decoded (bad content encoding)"
+    return f"{type(exc).__name__}: {_clip(text)}" if text else type(exc).__name__
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def status_error(status: int, reason: str, path: str) -> str:
+    hint = _STATUS_HINTS.get(status)
+    base = f"HTTP {status} {reason}".strip() + f" from {path}"
+    return f"{base}: {hint}" if hint else base
+
+
+def fetch(
+    client: httpx.Client,
+    url: str,
+    timeout: float = 5.0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Fetched:
+    """GET ``url``; never raises for network or server trouble."""
+    path = urlsplit(url).path or "/"
+    deadline = time.monotonic() + timeout * 2
+    try:
+        with client.stream("GET", url) as resp:
+            ctype = resp.headers.get("content-type", "")
+            if resp.status_code != 200:
+                return Fetched(
+                    url,
+                    status=resp.status_code,
+                    error=status_error(resp.status_code, resp.reason_phrase, path),
+                    content_type=ctype,
+                )
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in resp.iter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    return Fetched(
+                        url,
+                        status=resp.status_code,
+                        error=(
+                            f"answer from {path} is larger than {max_bytes // (1024 * 1024)} MiB;"
+                            " not loaded"
+                        ),
+                        content_type=ctype,
+                    )
+                if time.monotonic() > deadline:
+                    return Fetched(
+                        url,
+                        status=resp.status_code,
+                        error=f"answer from {path} still arriving after {timeout * 2:g}s; cut off",
+                        content_type=ctype,
+                    )
+                chunks.append(chunk)
+            body = b"".join(chunks).decode("utf-8", errors="replace")
+            return Fetched(url, status=resp.status_code, text=body, content_type=ctype)
+    except httpx.HTTPError as exc:
+        return Fetched(url, error=describe_error(exc, timeout))
+    except (OSError, ValueError) as exc:
+        return Fetched(url, error=describe_error(exc, timeout))

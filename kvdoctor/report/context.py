@@ -1,0 +1,47 @@
+"""What the Markdown report shows besides the ``kvdoctor.report/1`` object itself.
+
+The JSON contract is deliberately small; the incident report also needs the series behind the
+sparklines, where each signal came from, the reproducers' expected-vs-observed numbers and the
+appendix (versions, engine args, window, bundle path). The pipeline derives all of it from the
+bundle, so the Markdown stays a pure function of the bundle too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kvdoctor.report.model import Evidence
+from kvdoctor.reproducers.model import ReproducerRecord
+
+
+class SignalInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provenance: str = ""
+    reason: str | None = None
+
+
+class RenderContext(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # The bundle path exactly as the user gave it (or "live" when nothing was saved): never an
+    # absolute path invented by kvdoctor, so a report renders the same on every machine.
+    source: str = "live"
+    endpoint: str = ""
+    created_by: str = ""
+    started_at: float | None = None
+    ended_at: float | None = None
+    interval_s: float | None = None
+    notes: str = ""
+    scrapes_total: int = 0
+    engine_args: dict[str, Any] = Field(default_factory=dict)
+    argv: list[str] | None = None
+    # Series over the window as (t, value) in time order: "kv_usage", "running", "waiting",
+    # "preemptions" (cumulative since the window start), as in SignalSet.series.
+    series: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
+    signal_info: dict[str, SignalInfo] = Field(default_factory=dict)
+    reproducers: list[ReproducerRecord] = Field(default_factory=list)
+    # The numbers that show the locker is fine (rules.healthy_evidence), shown when healthy.
+    healthy_evidence: list[Evidence] = Field(default_factory=list)

@@ -1,0 +1,139 @@
+"""The guard: watches ``/metrics`` during a load run and stops it before it hurts the server.
+
+DESIGN.md §8: every run has a guard that stops early when KV usage, preemptions or errors cross
+a limit. The decision is a pure function (:func:`decide`) of the baseline scrape, the latest
+scrape and the client's own request counts, so it is unit-tested without a server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from kvdoctor.reproducers.metrics import Snapshot, scrape
+
+
+@dataclass(frozen=True)
+class GuardLimits:
+    # Stop when the fullest KV pool is above this fraction (0..1).
+    max_kv_usage: float = 0.95
+    # Stop when more than this many preemptions happened since the run started.
+    max_new_preemptions: int = 0
+    # Stop when this share of finished requests failed ...
+    max_error_rate: float = 0.5
+    # ... once at least this many have finished (one early failure is not a rate).
+    min_finished_for_error_rate: int = 4
+    # Seconds between scrapes.
+    interval_s: float = 0.5
+
+
+def decide(
+    baseline: Snapshot | None,
+    current: Snapshot | None,
+    limits: GuardLimits,
+    finished: int,
+    failed: int,
+) -> str | None:
+    """Why the run must stop now, or None to let it continue."""
+    if current is not None:
+        usage = current.get("kv_usage")
+        if usage is not None and usage > limits.max_kv_usage:
+            return f"KV cache usage {usage:.0%} above the guard's limit {limits.max_kv_usage:.0%}"
+        if baseline is not None:
+            new_pre = current.delta(baseline, "preemptions")
+            if new_pre is not None and new_pre > limits.max_new_preemptions:
+                return (
+                    f"{new_pre:.0f} preemption(s) during the run "
+                    f"(guard allows {limits.max_new_preemptions})"
+                )
+    if finished >= limits.min_finished_for_error_rate and finished > 0:
+        rate = failed / finished
+        if rate > limits.max_error_rate:
+            return (
+                f"{failed} of {finished} requests failed "
+                f"(error rate above the guard's {limits.max_error_rate:.0%})"
+            )
+    return None
+
+
+@dataclass
+class Guard:
+    """Polls ``/metrics`` while a run lasts; sets ``reason`` and the stop event on a breach."""
+
+    limits: GuardLimits = field(default_factory=GuardLimits)
+    reason: str | None = None
+    scrapes_ok: int = 0
+    scrapes_failed: int = 0
+    max_kv_usage: float | None = None
+    new_preemptions: float | None = None
+    baseline: Snapshot | None = None
+    last: Snapshot | None = None
+
+    async def start(
+        self, client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None
+    ) -> None:
+        """Take the baseline scrape (before any request is sent)."""
+        self.baseline = await scrape(client, base_url, headers)
+        self._count(self.baseline)
+
+    def _count(self, snap: Snapshot | None) -> None:
+        if snap is None:
+            self.scrapes_failed += 1
+            return
+        self.scrapes_ok += 1
+        usage = snap.get("kv_usage")
+        if usage is not None:
+            prev = self.max_kv_usage
+            self.max_kv_usage = usage if prev is None else max(prev, usage)
+        if self.baseline is not None:
+            pre = snap.delta(self.baseline, "preemptions")
+            if pre is not None:
+                self.new_preemptions = pre
+
+    def check(self, snap: Snapshot | None, finished: int, failed: int) -> str | None:
+        """Record one scrape and return the reason to stop, if any (first reason sticks)."""
+        self._count(snap)
+        if snap is not None:
+            self.last = snap
+        if self.reason is None:
+            self.reason = decide(self.baseline, snap, self.limits, finished, failed)
+        return self.reason
+
+    async def watch(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        headers: dict[str, str] | None,
+        counts: Callable[[], tuple[int, int]],
+        stop: asyncio.Event,
+    ) -> None:
+        """Scrape every ``interval_s`` until ``stop`` is set; set it on a breach."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=self.limits.interval_s)
+                return
+            except TimeoutError:
+                pass
+            snap = await scrape(client, base_url, headers)
+            finished, failed = counts()
+            if self.check(snap, finished, failed) is not None:
+                stop.set()
+                return
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "limits": {
+                "max_kv_usage": self.limits.max_kv_usage,
+                "max_new_preemptions": self.limits.max_new_preemptions,
+                "max_error_rate": self.limits.max_error_rate,
+            },
+            "scrapes_ok": self.scrapes_ok,
+            "scrapes_failed": self.scrapes_failed,
+            "max_kv_usage": self.max_kv_usage,
+            "new_preemptions": self.new_preemptions,
+            "reason": self.reason,
+        }

@@ -1,0 +1,187 @@
+"""The few ``/metrics`` readings the reproducers need during a run: gauges, counters, histograms.
+
+The capture path keeps raw text and normalises it later (``kvdoctor.observations``); a
+reproducer instead needs a number *now* (the guard) or a delta between two scrapes (hit
+counters, latency histograms), summed over engines and model names. Old and new vLLM metric
+names are accepted (DESIGN.md §2), as is the ``ray_vllm:`` prefix.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import httpx
+
+from kvdoctor import expfmt
+from kvdoctor.expfmt import ExpositionError
+
+# canonical name -> names seen on the wire (without the ``_total`` suffix of counters).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "kv_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+    "running": ("vllm:num_requests_running",),
+    "waiting": ("vllm:num_requests_waiting",),
+    "preemptions": ("vllm:num_preemptions",),
+    "prefix_queries": ("vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"),
+    "prefix_hits": ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"),
+    "prompt_tokens": ("vllm:prompt_tokens",),
+    "generation_tokens": ("vllm:generation_tokens",),
+    "ttft": ("vllm:time_to_first_token_seconds",),
+    "queue_time": ("vllm:request_queue_time_seconds",),
+    "prefill_time": ("vllm:request_prefill_time_seconds",),
+    "decode_time": ("vllm:request_decode_time_seconds",),
+    "itl": ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),
+    "request_success": ("vllm:request_success",),
+}
+_GAUGES_MAX = frozenset({"kv_usage"})
+
+
+@dataclass(frozen=True)
+class Histogram:
+    count: float = 0.0
+    sum: float = 0.0
+    # Cumulative counts per upper bound, ascending; +Inf last.
+    buckets: tuple[tuple[float, float], ...] = ()
+
+    def minus(self, older: Histogram) -> Histogram:
+        old = dict(older.buckets)
+        return Histogram(
+            count=self.count - older.count,
+            sum=self.sum - older.sum,
+            buckets=tuple((le, c - old.get(le, 0.0)) for le, c in self.buckets),
+        )
+
+    @property
+    def mean(self) -> float | None:
+        return self.sum / self.count if self.count > 0 else None
+
+    def quantile(self, q: float) -> float | None:
+        """Prometheus-style ``histogram_quantile`` (linear within the bucket)."""
+        if self.count <= 0 or not self.buckets:
+            return None
+        rank = q * self.count
+        prev_le, prev_c = 0.0, 0.0
+        for le, c in self.buckets:
+            if c >= rank:
+                if math.isinf(le):
+                    return prev_le
+                if c == prev_c:
+                    return le
+                return prev_le + (le - prev_le) * (rank - prev_c) / (c - prev_c)
+            prev_le, prev_c = le, c
+        return prev_le
+
+
+@dataclass
+class Snapshot:
+    """One scrape reduced to what reproducers use: name -> value, name -> histogram."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    histograms: dict[str, Histogram] = field(default_factory=dict)
+
+    def get(self, name: str) -> float | None:
+        return self.values.get(name)
+
+    def delta(self, older: Snapshot, name: str) -> float | None:
+        a, b = self.values.get(name), older.values.get(name)
+        if a is None or b is None:
+            return None
+        # A counter reset (server restart) makes the delta meaningless rather than negative.
+        return a - b if a >= b else None
+
+    def hist_delta(self, older: Snapshot, name: str) -> Histogram | None:
+        a, b = self.histograms.get(name), older.histograms.get(name)
+        if a is None:
+            return None
+        return a if b is None else a.minus(b)
+
+
+def _wire_to_canonical() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for canon, names in ALIASES.items():
+        for n in names:
+            out[n] = canon
+    return out
+
+
+_WIRE = _wire_to_canonical()
+# Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics).
+_PREFIXES = tuple(
+    sorted(
+        {n for names in ALIASES.values() for n in names}
+        | {"ray_" + n for names in ALIASES.values() for n in names}
+    )
+)
+
+
+def parse_snapshot(text: str) -> Snapshot:
+    """Reduce exposition text to a :class:`Snapshot` (values summed over label sets).
+
+    Gauges of usage take the maximum over engines (the guard cares about the fullest pool);
+    counters and histograms are summed. Only the names in :data:`ALIASES` are parsed, so this
+    stays cheap enough to run every half second during a load run. Unparsable text gives an empty
+    snapshot (the guard then sees no numbers rather than crashing the run).
+    """
+    values: dict[str, float] = {}
+    hist_count: dict[str, float] = {}
+    hist_sum: dict[str, float] = {}
+    hist_buckets: dict[str, dict[float, float]] = {}
+    try:
+        samples = expfmt.parse(text, prefixes=_PREFIXES)
+    except ExpositionError:
+        return Snapshot()
+    for sample in samples:
+        name, value = sample.name, sample.value
+        if name.startswith("ray_vllm:"):
+            name = name[4:]
+        if math.isnan(value):
+            continue
+        base, kind = name, "value"
+        for suffix, k in (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum")):
+            if name.endswith(suffix) and name[: -len(suffix)] in _WIRE:
+                base, kind = name[: -len(suffix)], k
+                break
+        else:
+            if name.endswith("_total") and name[:-6] in _WIRE:
+                base = name[:-6]
+        canon = _WIRE.get(base)
+        if canon is None:
+            continue
+        if kind == "value":
+            if canon in _GAUGES_MAX:
+                values[canon] = max(values.get(canon, value), value)
+            else:
+                values[canon] = values.get(canon, 0.0) + value
+        elif kind == "count":
+            hist_count[canon] = hist_count.get(canon, 0.0) + value
+        elif kind == "sum":
+            hist_sum[canon] = hist_sum.get(canon, 0.0) + value
+        else:
+            try:
+                le = float(sample.label("le"))
+            except ValueError:
+                continue
+            b = hist_buckets.setdefault(canon, {})
+            b[le] = b.get(le, 0.0) + value
+    hists = {
+        canon: Histogram(
+            count=hist_count.get(canon, 0.0),
+            sum=hist_sum.get(canon, 0.0),
+            buckets=tuple(sorted(hist_buckets.get(canon, {}).items())),
+        )
+        for canon in set(hist_count) | set(hist_buckets)
+    }
+    return Snapshot(values=values, histograms=hists)
+
+
+async def scrape(
+    client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None = None
+) -> Snapshot | None:
+    """One scrape of ``base_url``/metrics, or None when it cannot be read (never raises)."""
+    try:
+        resp = await client.get(base_url.rstrip("/") + "/metrics", headers=headers, timeout=10.0)
+    except httpx.HTTPError:
+        return None
+    if resp.status_code != 200:
+        return None
+    return parse_snapshot(resp.text)

@@ -1,0 +1,500 @@
+"""The rule engine: playbooks + signals (+ reproducer records) -> ranked findings.
+
+Pure functions of their inputs: the same signals and records always give the same findings in
+the same order. Conditions use three-valued logic (a missing signal makes a test unknown, and
+a cause fires only when its conditions are known to hold).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.report.model import (
+    SYMPTOMS,
+    Evidence,
+    Finding,
+    ReproducerOutcome,
+    Verdict,
+)
+from kvdoctor.rules.formatting import render_or, template_fields
+from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
+from kvdoctor.rules.schema import (
+    REPRODUCERS,
+    Cause,
+    Clause,
+    Condition,
+    Group,
+    Playbook,
+    Remediation,
+)
+from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.model import Scalar, SignalSet
+
+_VERDICTS = ("confirmed", "refuted", "inconclusive")
+_STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
+_SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+# A reproducer's verdict outweighs what the window suggested.
+CONFIRMED_FLOOR = 0.9
+REFUTED_CEILING = 0.1
+
+
+# ------------------------------------------------------------------------------------ loading
+
+
+def load_playbooks(directory: Path | None = None) -> list[Playbook]:
+    """Load and validate every ``*.yaml`` playbook, in troubleshooting-table order."""
+    if directory is None:
+        from kvdoctor.resources import data_dir
+
+        directory = data_dir("playbooks")
+    if not directory.is_dir():
+        raise KvdoctorError(f"playbook directory not found: {directory}")
+    playbooks: list[tuple[Playbook, str]] = []
+    for path in sorted(directory.glob("*.yaml")):
+        label = f"{directory.name}/{path.name}"
+        playbooks.append((_load_one(path, label), label))
+    if not playbooks:
+        raise KvdoctorError(f"no playbooks (*.yaml) in {directory}")
+    seen: dict[str, str] = {}
+    for pb, label in playbooks:
+        if pb.id in seen:
+            raise KvdoctorError(f"{label}: id: playbook id {pb.id!r} already used by {seen[pb.id]}")
+        seen[pb.id] = label
+    order = {s: i for i, s in enumerate(SYMPTOMS)}
+    return [pb for pb, _ in sorted(playbooks, key=lambda x: (order[x[0].symptom], x[0].id))]
+
+
+def _load_one(path: Path, label: str) -> Playbook:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KvdoctorError(f"{label}: cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise KvdoctorError(f"{label}: invalid YAML{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise KvdoctorError(f"{label}: a playbook is a YAML mapping")
+    try:
+        pb = Playbook.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"] if p not in ("condition", "group")) or "(top)"
+        msg = err["msg"].removeprefix("Value error, ")
+        raise KvdoctorError(f"{label}: {loc}: {msg}") from None
+    problems = check_playbook(pb)
+    if problems:
+        raise KvdoctorError(f"{label}: {problems[0]}")
+    stem = path.stem
+    if pb.id != stem:
+        raise KvdoctorError(f"{label}: id: {pb.id!r} must match the file name {stem!r}")
+    return pb
+
+
+def _known(name: str) -> bool:
+    return name in SIGNALS or name in DERIVED
+
+
+def _clause_problems(clause: Clause, where: str, allow_measured: bool) -> list[str]:
+    problems: list[str] = []
+    if isinstance(clause, Group):
+        for key in ("all", "any", "none"):
+            for i, sub in enumerate(getattr(clause, key) or []):
+                problems += _clause_problems(sub, f"{where}.{key}.{i}", allow_measured)
+        return problems
+    if clause.signal and not _known(clause.signal):
+        problems.append(f"{where}.signal: unknown signal {clause.signal!r}")
+    if clause.value_from and not _known(clause.value_from):
+        problems.append(f"{where}.value_from: unknown signal {clause.value_from!r}")
+    if clause.predicate and clause.predicate not in PREDICATES:
+        problems.append(f"{where}.predicate: unknown predicate {clause.predicate!r}")
+    if clause.measured and not allow_measured:
+        problems.append(f"{where}.measured: reproducer numbers cannot make a cause fire")
+    return problems
+
+
+def _template_problems(text: str, where: str) -> list[str]:
+    try:
+        names = template_fields(text)
+    except ValueError as exc:
+        return [f"{where}: {exc}"]
+    return [f"{where}: unknown placeholder {{{n}}}" for n in names if not _known(n)]
+
+
+def check_playbook(pb: Playbook) -> list[str]:
+    """Cross-checks against the registries: every name a playbook uses must exist."""
+    problems: list[str] = []
+    for i, name in enumerate(pb.inspect_first):
+        if not _known(name):
+            problems.append(f"inspect_first.{i}: unknown signal {name!r}")
+    for ci, cause in enumerate(pb.causes):
+        at = f"causes.{ci}"
+        problems += _clause_problems(cause.when, f"{at}.when", allow_measured=False)
+        if cause.critical_when is not None:
+            problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True)
+        for bi, boost in enumerate(cause.confidence.boosts):
+            problems += _clause_problems(boost.when, f"{at}.confidence.boosts.{bi}.when", True)
+        problems += _template_problems(cause.title, f"{at}.title")
+        for ei, ev in enumerate(cause.evidence):
+            if not _known(ev.signal):
+                problems.append(f"{at}.evidence.{ei}.signal: unknown signal {ev.signal!r}")
+            problems += _template_problems(ev.expected, f"{at}.evidence.{ei}.expected")
+        for ri, rem in enumerate(cause.remediation):
+            problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text")
+            if rem.fallback is not None:
+                problems += _template_problems(rem.fallback, f"{at}.remediation.{ri}.fallback")
+            for key in ("when", "unless"):
+                clause = getattr(rem, key)
+                if clause is not None:
+                    problems += _clause_problems(clause, f"{at}.remediation.{ri}.{key}", True)
+    return problems
+
+
+# ----------------------------------------------------------------------------- conditions
+
+
+@dataclass
+class _Context:
+    view: SignalView
+    measured: dict[str, Any] = field(default_factory=dict)
+
+
+def _is_num(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _compare(left: object, op: str, right: object) -> bool | None:
+    if left is None or right is None:
+        return None
+    if _is_num(left) and _is_num(right):
+        a, b = float(left), float(right)  # type: ignore[arg-type]
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return None
+        return {
+            ">": a > b,
+            ">=": a >= b,
+            "<": a < b,
+            "<=": a <= b,
+            "==": a == b,
+            "!=": a != b,
+        }[op]
+    same_kind = (isinstance(left, bool) and isinstance(right, bool)) or (
+        isinstance(left, str) and isinstance(right, str)
+    )
+    if same_kind and op in ("==", "!="):
+        return (left == right) == (op == "==")
+    return None  # a comparison that makes no sense for these values is unknown, not false
+
+
+def _eval_condition(c: Condition, ctx: _Context) -> bool | None:
+    if c.predicate:
+        return PREDICATES[c.predicate].fn(ctx.view)
+    assert c.op is not None  # guaranteed by the schema
+    if c.series:
+        assert c.for_fraction is not None
+        threshold = c.value
+        assert isinstance(threshold, int | float)
+        share = ctx.view.fraction_of_window(c.series, c.op, float(threshold))
+        return None if share is None else share >= c.for_fraction
+    left: object
+    if c.measured:
+        left = ctx.measured.get(c.measured)
+    else:
+        assert c.signal is not None
+        left = ctx.view.value(c.signal)
+    right: object
+    if c.value_from is not None:
+        right = ctx.view.value(c.value_from)
+        if c.scale != 1.0:
+            right = float(right) * c.scale if _is_num(right) else None  # type: ignore[arg-type]
+    else:
+        right = c.value
+    return _compare(left, c.op, right)
+
+
+def _and(values: Iterable[bool | None]) -> bool | None:
+    result: bool | None = True
+    for v in values:
+        if v is False:
+            return False
+        if v is None:
+            result = None
+    return result
+
+
+def _or(values: Iterable[bool | None]) -> bool | None:
+    result: bool | None = False
+    for v in values:
+        if v is True:
+            return True
+        if v is None:
+            result = None
+    return result
+
+
+def eval_clause(clause: Clause, ctx: _Context) -> bool | None:
+    if isinstance(clause, Condition):
+        return _eval_condition(clause, ctx)
+    parts: list[bool | None] = []
+    if clause.all is not None:
+        parts.append(_and([eval_clause(c, ctx) for c in clause.all]))
+    if clause.any is not None:
+        parts.append(_or([eval_clause(c, ctx) for c in clause.any]))
+    if clause.none is not None:
+        # An exclusion: "unless one of these is known to hold". Unknown does not exclude, so a
+        # missing NVML or histogram does not silence the cause that remains the explanation.
+        parts.append(not any(eval_clause(c, ctx) is True for c in clause.none))
+    return _and(parts)
+
+
+# ------------------------------------------------------------------------------ reproducers
+
+
+@dataclass(frozen=True)
+class _Record:
+    name: str
+    verdict: str
+    cause_verdicts: dict[str, str]
+    measured: dict[str, Any]
+    order: tuple[float, int]
+
+
+def _parse_records(raw: Sequence[dict[str, Any]]) -> dict[str, _Record]:
+    """The newest record of each reproducer name (by end time, then position in the file)."""
+    newest: dict[str, _Record] = {}
+    for i, rec in enumerate(raw):
+        where = f"reproducer record #{i + 1}"
+        if not isinstance(rec, dict):
+            raise KvdoctorError(f"{where}: not a JSON object")
+        name, verdict = rec.get("name"), rec.get("verdict")
+        if not isinstance(name, str) or not name:
+            raise KvdoctorError(f"{where}: name: missing or not a string")
+        if verdict not in _VERDICTS:
+            raise KvdoctorError(f"{where} ({name}): verdict: {verdict!r} is not one of {_VERDICTS}")
+        cv = rec.get("cause_verdicts") or {}
+        if not isinstance(cv, dict) or any(v not in _VERDICTS for v in cv.values()):
+            raise KvdoctorError(f"{where} ({name}): cause_verdicts: bad verdicts {cv!r}")
+        measured = rec.get("measured") or {}
+        if not isinstance(measured, dict):
+            raise KvdoctorError(f"{where} ({name}): measured: not an object")
+        t = rec.get("ended_at", rec.get("started_at"))
+        t_num = float(t) if isinstance(t, int | float) and not isinstance(t, bool) else -math.inf
+        parsed = _Record(name, str(verdict), dict(cv), dict(measured), (t_num, i))
+        if name not in newest or parsed.order >= newest[name].order:
+            newest[name] = parsed
+    return newest
+
+
+def _cause_verdict(
+    rec: _Record, pb: Playbook, cause: Cause, sole_cause: bool, explicit_only: bool
+) -> str | None:
+    for key in (f"{pb.id}/{cause.id}", cause.id):
+        if key in rec.cause_verdicts:
+            return rec.cause_verdicts[key]
+    # The overall verdict speaks for this cause when the cause fired (the experiment was run
+    # for it), or when this reproducer tests no other cause.
+    if explicit_only and not sole_cause:
+        return None
+    return rec.verdict
+
+
+# -------------------------------------------------------------------------------- findings
+
+
+@dataclass
+class _Built:
+    finding: Finding
+    knobs: list[tuple[str, str] | None]  # (knob, direction) per remediation line
+    rank: tuple[int, int, float, int, int]
+
+
+def _evidence_value(v: Scalar) -> Scalar:
+    if isinstance(v, float):
+        return round(v, 4) if math.isfinite(v) else None
+    return v
+
+
+def _confidence(cause: Cause, ctx: _Context) -> float:
+    c = cause.confidence.base
+    for boost in cause.confidence.boosts:
+        if eval_clause(boost.when, ctx) is True:
+            c += boost.add
+    return min(1.0, max(0.0, c))
+
+
+_Line = tuple[str, tuple[str, str] | None]  # rendered text, (knob, direction)
+
+
+def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
+    out: list[_Line] = []
+    for item in items:
+        if item.when is not None and eval_clause(item.when, ctx) is not True:
+            continue
+        if item.unless is not None and eval_clause(item.unless, ctx) is True:
+            continue
+        text = render_or(item.text, item.fallback, ctx.view.value)
+        knob = (item.knob, item.direction) if item.knob and item.direction else None
+        out.append((text, knob))
+    return out
+
+
+def _build(
+    pb: Playbook,
+    pi: int,
+    ci: int,
+    cause: Cause,
+    view: SignalView,
+    rec: _Record | None,
+    verdict: str | None,
+) -> _Built:
+    ctx = _Context(view, rec.measured if rec is not None else {})
+    status = {"confirmed": "confirmed", "refuted": "refuted"}.get(verdict or "", "suspected")
+    confidence = _confidence(cause, ctx)
+    if status == "confirmed":
+        confidence = max(confidence, CONFIRMED_FLOOR)
+    elif status == "refuted":
+        confidence = min(confidence, REFUTED_CEILING)
+    confidence = round(confidence, 2)
+    severity = cause.severity
+    if cause.critical_when is not None and eval_clause(cause.critical_when, ctx) is True:
+        severity = "critical"
+    evidence = [
+        Evidence(
+            signal=ev.signal,
+            value=_evidence_value(view.value(ev.signal)),
+            expected=render_or(ev.expected, None, view.value),
+        )
+        for ev in cause.evidence
+    ]
+    # A ruled-out cause gets no advice: changing a knob for it would be wrong.
+    lines = [] if status == "refuted" else _remediation(cause.remediation, ctx)
+    outcome = None
+    if rec is not None and verdict is not None:
+        outcome = ReproducerOutcome(name=rec.name, verdict=verdict, measured=rec.measured)
+    finding = Finding(
+        id=pb.id,
+        symptom=pb.symptom,
+        cause=cause.id,
+        status=status,
+        severity=severity,
+        confidence=confidence,
+        title=render_or(cause.title, None, view.value),
+        evidence=evidence,
+        remediation=[text for text, _ in lines],
+        reproducer=outcome,
+    )
+    rank = (_STATUS_RANK[status], _SEVERITY_RANK[severity], -confidence, pi, ci)
+    return _Built(finding, [k for _, k in lines], rank)
+
+
+def _drop_conflicting_advice(built: list[_Built]) -> None:
+    """Across findings, keep the higher-ranked direction of a knob (never raise and lower)."""
+    chosen: dict[str, str] = {}
+    for b in built:
+        if b.finding.status == "refuted":
+            continue
+        keep_text: list[str] = []
+        keep_knobs: list[tuple[str, str] | None] = []
+        for text, knob in zip(b.finding.remediation, b.knobs, strict=True):
+            if knob is not None and knob[1] in ("raise", "lower"):
+                first = chosen.setdefault(knob[0], knob[1])
+                if first != knob[1]:
+                    continue
+            keep_text.append(text)
+            keep_knobs.append(knob)
+        b.finding = b.finding.model_copy(update={"remediation": keep_text})
+        b.knobs = keep_knobs
+
+
+def evaluate(
+    signals: SignalSet,
+    reproducers: list[dict[str, Any]] | None = None,
+    playbooks: list[Playbook] | None = None,
+) -> list[Finding]:
+    """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
+
+    A cause that fired is "suspected" until its reproducer's newest record confirms or refutes
+    it (``cause_verdicts[cause]`` overriding the record's overall verdict). A cause that did
+    not fire but that a reproducer explicitly refuted is kept as a refuted finding, so the
+    report can say what was ruled out.
+    """
+    pbs = load_playbooks() if playbooks is None else playbooks
+    view = SignalView(signals)
+    records = _parse_records(reproducers or [])
+    testers: dict[str, int] = {}
+    for pb in pbs:
+        for cause in pb.causes:
+            testers[cause.reproducer] = testers.get(cause.reproducer, 0) + 1
+    built: list[_Built] = []
+    for pi, pb in enumerate(pbs):
+        for ci, cause in enumerate(pb.causes):
+            fired = eval_clause(cause.when, _Context(view)) is True
+            rec = records.get(cause.reproducer)
+            sole = testers[cause.reproducer] == 1
+            verdict = None
+            if rec is not None:
+                verdict = _cause_verdict(rec, pb, cause, sole, explicit_only=not fired)
+            if not fired and verdict != "refuted":
+                continue
+            built.append(_build(pb, pi, ci, cause, view, rec, verdict))
+    built.sort(key=lambda b: b.rank)
+    _drop_conflicting_advice(built)
+    return [b.finding for b in built]
+
+
+# ---------------------------------------------------------------------------------- verdict
+
+# The numbers that must be known to call the locker healthy, and what healthy looks like.
+_HEALTH: tuple[tuple[str, str, bool], ...] = (
+    ("kv_usage_max", "below 0.90: the KV pool never filled", True),
+    ("preemptions_window", "0: no sequence lost its KV blocks", True),
+    ("waiting_max", "0 or a brief queue: requests are admitted at once", True),
+    ("prefix_hit_rate_window", "what the workload shares (window, not lifetime)", False),
+    ("ttft_p95", "seconds, not tens of seconds", False),
+    ("itl_p95", "steady decode speed", False),
+    ("gpu_memory_used_fraction", "below 1.0: the card has room", False),
+)
+
+
+def healthy_evidence(signals: SignalSet) -> list[Evidence]:
+    """The numbers that show the locker is fine (those the window has), for the report."""
+    view = SignalView(signals)
+    out: list[Evidence] = []
+    for name, expected, _required in _HEALTH:
+        v = view.value(name)
+        if v is not None:
+            out.append(Evidence(signal=name, value=_evidence_value(v), expected=expected))
+    return out
+
+
+def overall_verdict(findings: list[Finding], signals: SignalSet) -> Verdict:
+    """critical / degraded from active findings; healthy only when the health numbers are known."""
+    active = [f for f in findings if f.status != "refuted"]
+    if any(f.severity == "critical" for f in active):
+        return "critical"
+    if any(f.severity == "warning" for f in active):
+        return "degraded"
+    view = SignalView(signals)
+    scrapes = view.num("scrapes_ok")
+    if scrapes is None or scrapes <= 0:
+        return "unknown"
+    if any(view.value(name) is None for name, _, required in _HEALTH if required):
+        return "unknown"
+    return "healthy"
+
+
+def all_reproducers(playbooks: list[Playbook]) -> list[str]:
+    """Reproducer names the playbooks use, in the canonical order."""
+    used = {c.reproducer for pb in playbooks for c in pb.causes}
+    return [r for r in REPRODUCERS if r in used]

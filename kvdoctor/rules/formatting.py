@@ -1,0 +1,118 @@
+"""A tiny, safe template formatter for playbook text: ``{name}`` and ``{name:spec}`` only.
+
+Placeholders are plain signal or derived-value names: no attribute access, no indexing, no
+conversions, so a playbook can never reach into Python objects. Values are formatted for
+people (thousands separators, three significant digits); ``{name:plain}`` drops the separators
+(for a value pasted into a flag) and other specs are Python format specs. A missing value
+raises :class:`MissingValue` so the caller can use the item's fallback text.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+
+from kvdoctor.signals.model import Scalar
+
+_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_FORMATTER = string.Formatter()
+
+
+class MissingValue(Exception):
+    """A placeholder's value is unknown (None)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def template_fields(text: str) -> list[str]:
+    """Names used by ``text``; raises ValueError for anything beyond ``{name[:spec]}``."""
+    names: list[str] = []
+    try:
+        parsed = list(_FORMATTER.parse(text))
+    except ValueError as exc:
+        raise ValueError(f"bad template {text!r}: {exc}") from None
+    for _literal, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if not _NAME.match(field):
+            raise ValueError(f"placeholder {{{field}}} must be a plain lower-case name")
+        if conversion is not None:
+            raise ValueError(f"placeholder {{{field}!{conversion}}}: conversions are not allowed")
+        if spec and "{" in spec:
+            raise ValueError(f"placeholder {{{field}}}: nested fields are not allowed")
+        names.append(field)
+    return names
+
+
+def human(value: Scalar, separators: bool = True) -> str:
+    """Format a value for a sentence: 1,400 tokens, 0.95, 12.5, on/off.
+
+    ``separators=False`` (the ``:plain`` spec) is for values pasted into a flag: 8192.
+    """
+    sep = "," if separators else ""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return f"{value:{sep}}"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) >= 1:
+            return f"{int(value):{sep}}"
+        if abs(value) >= 1000:
+            return f"{value:{sep}.0f}"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def render(text: str, lookup: Callable[[str], Scalar]) -> str:
+    """Fill ``text``'s placeholders from ``lookup``; raises MissingValue on an unknown value."""
+    out: list[str] = []
+    for literal, field, spec, _conversion in _FORMATTER.parse(text):
+        out.append(literal)
+        if field is None:
+            continue
+        value = lookup(field)
+        if value is None:
+            raise MissingValue(field)
+        if spec == "plain":
+            out.append(human(value, separators=False))
+            continue
+        if spec and not isinstance(value, str | bool):
+            try:
+                out.append(format(value, spec))
+                continue
+            except (ValueError, TypeError):
+                pass  # a spec that does not suit this value: fall back to the human form
+        out.append(human(value))
+    return "".join(out)
+
+
+def render_or(text: str, fallback: str | None, lookup: Callable[[str], Scalar]) -> str:
+    """``text`` rendered, else ``fallback`` rendered, else ``text`` with 'unknown' for gaps."""
+    try:
+        return render(text, lookup)
+    except MissingValue:
+        pass
+    if fallback is not None:
+        try:
+            return render(fallback, lookup)
+        except MissingValue:
+            pass
+
+    def _unknown(name: str) -> Scalar:
+        v = lookup(name)
+        return "unknown" if v is None else v
+
+    return render(text, _unknown)
+
+
+def placeholders_as_names(text: str) -> str:
+    """``text`` with each placeholder shown as ``{name}``, spec dropped (listings, docs)."""
+    out: list[str] = []
+    for literal, field, _spec, _conversion in _FORMATTER.parse(text):
+        out.append(literal)
+        if field is not None:
+            out.append(f"{{{field}}}")
+    return "".join(out)

@@ -1,0 +1,350 @@
+"""Named Python predicates and derived values: what a playbook cannot say as a comparison.
+
+Playbooks reference these by name (``predicate: fp8_kv_cache``, ``signal: seqs_that_fit``);
+nothing in a playbook is ever evaluated as code. Each function reads a :class:`SignalView`
+and returns ``None`` when the data needed is missing, so rules never fire on guesses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.model import Scalar, SignalSet
+
+GIB = 1024**3
+
+# Counter-derived signals: a negative value can only come from a counter reset (a restart)
+# mistaken for negative traffic, so the rules treat it as unknown instead of as a number.
+_NON_NEGATIVE_SUFFIXES = ("_window", "_per_s", "_lifetime")
+
+
+class SignalView:
+    """Read access for the rules: catalog signals (sanitised) plus the derived values."""
+
+    def __init__(self, signals: SignalSet) -> None:
+        self.signals = signals
+        self._derived: dict[str, Scalar] = {}
+
+    def value(self, name: str) -> Scalar:
+        if name in DERIVED:
+            if name not in self._derived:
+                self._derived[name] = DERIVED[name].fn(self)
+            return self._derived[name]
+        return self.raw(name)
+
+    def raw(self, name: str) -> Scalar:
+        v = self.signals.get(name)
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if (
+            isinstance(v, int | float)
+            and not isinstance(v, bool)
+            and v < 0
+            and name.endswith(_NON_NEGATIVE_SUFFIXES)
+        ):
+            return None
+        return v
+
+    def num(self, name: str) -> float | None:
+        v = self.value(name)
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            return None
+        return float(v)
+
+    def flag(self, name: str) -> bool | None:
+        v = self.value(name)
+        return v if isinstance(v, bool) else None
+
+    def fraction_of_window(self, series: str, op: str, threshold: float) -> float | None:
+        return self.signals.fraction_of_window(series, op, threshold)
+
+
+@dataclass(frozen=True)
+class Derived:
+    name: str
+    unit: str
+    doc: str
+    fn: Callable[[SignalView], Scalar]
+
+
+@dataclass(frozen=True)
+class Predicate:
+    name: str
+    doc: str
+    fn: Callable[[SignalView], bool | None]
+
+
+DERIVED: dict[str, Derived] = {}
+PREDICATES: dict[str, Predicate] = {}
+
+
+def derived(
+    name: str, unit: str, doc: str
+) -> Callable[[Callable[[SignalView], Scalar]], Callable[[SignalView], Scalar]]:
+    def register(fn: Callable[[SignalView], Scalar]) -> Callable[[SignalView], Scalar]:
+        if name in SIGNALS or name in DERIVED:
+            raise ValueError(f"derived value {name!r} clashes with an existing name")
+        DERIVED[name] = Derived(name, unit, doc, fn)
+        return fn
+
+    return register
+
+
+def predicate(
+    name: str, doc: str
+) -> Callable[[Callable[[SignalView], bool | None]], Callable[[SignalView], bool | None]]:
+    def register(fn: Callable[[SignalView], bool | None]) -> Callable[[SignalView], bool | None]:
+        PREDICATES[name] = Predicate(name, doc, fn)
+        return fn
+
+    return register
+
+
+def _floor_hundredths(v: float) -> float:
+    # round() first: 0.95 - 0.05 is 0.8999999999999999, whose floor would lose a whole step.
+    return math.floor(round(v * 100, 6)) / 100
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b <= 0:
+        return None
+    return a / b
+
+
+# --------------------------------------------------------------------------- derived values
+
+
+@derived("capacity_tokens", "tokens", "KV pool in tokens: kv_capacity_tokens, else the log's.")
+def _capacity_tokens(s: SignalView) -> Scalar:
+    for name in ("kv_capacity_tokens", "log_kv_cache_tokens"):
+        v = s.num(name)
+        if v is not None and v > 0:
+            return int(v)
+    return None
+
+
+@derived("seq_tokens", "tokens", "Tokens one sequence holds: mean prompt + mean generation.")
+def _seq_tokens(s: SignalView) -> Scalar:
+    p, g = s.num("mean_prompt_len"), s.num("mean_generation_len")
+    if p is None or g is None or p + g <= 0:
+        return None
+    return round(p + g)
+
+
+@derived("seqs_that_fit", "requests", "Sequences of seq_tokens the KV pool holds at once.")
+def _seqs_that_fit(s: SignalView) -> Scalar:
+    cap, seq = s.num("capacity_tokens"), s.num("seq_tokens")
+    if cap is None or seq is None or seq <= 0:
+        return None
+    return max(1, int(cap // seq))
+
+
+@derived("gpu_headroom_fraction", "fraction", "Share of GPU memory not in use: 1 - used fraction.")
+def _gpu_headroom(s: SignalView) -> Scalar:
+    used = s.num("gpu_memory_used_fraction")
+    return None if used is None else round(max(0.0, 1.0 - used), 4)
+
+
+@derived(
+    "suggested_gpu_memory_utilization_up",
+    "fraction",
+    "A higher --gpu-memory-utilization that keeps 5 % of the card free (at most 0.95).",
+)
+def _gmu_up(s: SignalView) -> Scalar:
+    gmu, headroom = s.num("gpu_memory_utilization"), s.num("gpu_headroom_fraction")
+    if gmu is None:
+        return None
+    # Without NVML numbers, a small step is the safe suggestion.
+    target = gmu + (headroom - 0.05 if headroom is not None else 0.05)
+    target = _floor_hundredths(min(0.95, target))
+    return target if target > gmu else None
+
+
+@derived(
+    "suggested_gpu_memory_utilization_down",
+    "fraction",
+    "A lower --gpu-memory-utilization that leaves room for other processes and activations.",
+)
+def _gmu_down(s: SignalView) -> Scalar:
+    gmu = s.num("gpu_memory_utilization")
+    if gmu is None:
+        return None
+    other, total = s.num("gpu_other_process_bytes"), s.num("gpu_memory_total_bytes")
+    target = gmu - 0.05
+    if other is not None and total is not None and total > 0 and other > 0:
+        # What the other processes hold, plus 2 % of the card as margin.
+        target = min(target, 1.0 - other / total - 0.02)
+    target = _floor_hundredths(max(0.3, target))
+    return target if target < gmu else None
+
+
+@derived("gpu_other_process_gib", "GiB", "Memory held by other processes on the card, in GiB.")
+def _other_gib(s: SignalView) -> Scalar:
+    other = s.num("gpu_other_process_bytes")
+    return None if other is None else round(other / GIB, 1)
+
+
+@derived(
+    "suggested_max_num_batched_tokens",
+    "tokens",
+    "Half of --max-num-batched-tokens (at least 512): smaller prefill chunks per step.",
+)
+def _mnbt_half(s: SignalView) -> Scalar:
+    v = s.num("max_num_batched_tokens")
+    if v is None:
+        return None
+    target = max(512, int(v) // 2)
+    return target if target < v else None
+
+
+@derived(
+    "prefix_hit_rate_effective",
+    "fraction",
+    "Window prefix hit rate without prompt tokens recomputed after preemption.",
+)
+def _hit_rate_effective(s: SignalView) -> Scalar:
+    # Tokens recomputed after a preemption find their own blocks still cached and count as
+    # hits on vLLM versions that do not separate them: they inflate the hit rate.
+    q, h = s.num("prefix_queries_window"), s.num("prefix_hits_window")
+    if q is None or h is None:
+        return s.num("prefix_hit_rate_window")
+    if q <= 0:
+        return None
+    r = s.num("prompt_tokens_recomputed_window") or 0.0
+    r = min(r, h)
+    if q - r <= 0:
+        return None
+    return round((h - r) / (q - r), 4)
+
+
+@derived("ttft_queue_share", "fraction", "Share of TTFT spent waiting in the queue (means).")
+def _queue_share(s: SignalView) -> Scalar:
+    share = _ratio(s.num("queue_time_mean"), s.num("ttft_mean"))
+    if share is None:
+        share = _ratio(s.num("queue_time_p50"), s.num("ttft_p50"))
+    return None if share is None else round(min(1.0, share), 4)
+
+
+@derived("ttft_prefill_share", "fraction", "Share of TTFT spent in prefill (means).")
+def _prefill_share(s: SignalView) -> Scalar:
+    share = _ratio(s.num("prefill_time_mean"), s.num("ttft_mean"))
+    if share is None:
+        share = _ratio(s.num("prefill_time_p50"), s.num("ttft_p50"))
+    return None if share is None else round(min(1.0, share), 4)
+
+
+@derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
+def _itl_spread(s: SignalView) -> Scalar:
+    r = _ratio(s.num("itl_p99"), s.num("itl_p50"))
+    return None if r is None else round(r, 3)
+
+
+@derived("ttft_spread", "ratio", "ttft_p99 / ttft_p50: a long tail behind a few long prompts.")
+def _ttft_spread(s: SignalView) -> Scalar:
+    r = _ratio(s.num("ttft_p99"), s.num("ttft_p50"))
+    return None if r is None else round(r, 3)
+
+
+@derived("prompt_len_spread", "ratio", "Longest prompt seen / mean prompt length.")
+def _prompt_spread(s: SignalView) -> Scalar:
+    r = _ratio(s.num("max_prompt_len_seen"), s.num("mean_prompt_len"))
+    return None if r is None else round(r, 3)
+
+
+@derived(
+    "kv_read_bytes_per_step",
+    "bytes",
+    "KV bytes read per decode step: bytes per token × tokens per sequence × mean running.",
+)
+def _kv_read(s: SignalView) -> Scalar:
+    bpt, seq, run = s.num("kv_bytes_per_token"), s.num("seq_tokens"), s.num("running_mean")
+    if bpt is None or seq is None or run is None:
+        return None
+    return int(bpt * seq * run)
+
+
+@derived("kv_read_gib_per_step", "GiB", "kv_read_bytes_per_step in GiB.")
+def _kv_read_gib(s: SignalView) -> Scalar:
+    b = s.num("kv_read_bytes_per_step")
+    return None if b is None else round(b / GIB, 2)
+
+
+@derived(
+    "suggested_max_model_len",
+    "tokens",
+    "The longest max_model_len the KV pool can hold: vLLM's own estimate from a start-up "
+    "refusal, else the pool's capacity in tokens.",
+)
+def _mml_fit(s: SignalView) -> Scalar:
+    est = s.num("log_estimated_max_model_len")
+    if est is not None and est > 0:
+        return int(est)
+    return s.value("capacity_tokens")
+
+
+@derived("preemptions_seen", "count", "Preemptions in the window, else warnings in the log.")
+def _preemptions_seen(s: SignalView) -> Scalar:
+    w = s.num("preemptions_window")
+    if w is not None:
+        return int(w)
+    log = s.num("log_preemption_warnings")
+    return None if log is None else int(log)
+
+
+# --------------------------------------------------------------------------------- predicates
+
+
+@predicate("fp8_kv_cache", "The KV cache is stored in an fp8 format (config or start-up log).")
+def _fp8(s: SignalView) -> bool | None:
+    dtype = s.value("cache_dtype")
+    if isinstance(dtype, str) and dtype.lower().startswith("fp8"):
+        return True
+    if s.flag("log_fp8_kv_cache") is True:
+        return True
+    if isinstance(dtype, str):
+        return False
+    return None
+
+
+@predicate(
+    "prompt_within_one_block",
+    "The mean prompt fits inside one KV block, so prefix caching (full blocks only) can "
+    "never hit it: a block size larger than the shared prefix, not a caching bug.",
+)
+def _within_one_block(s: SignalView) -> bool | None:
+    block, prompt = s.num("block_size"), s.num("mean_prompt_len")
+    if block is None or prompt is None:
+        return None
+    # vLLM hits at most floor((len - 1) / block) full blocks of a prompt.
+    return prompt <= block
+
+
+@predicate(
+    "gpu_has_headroom",
+    "The card has free memory (NVML) and logged no out-of-memory error: raising "
+    "--gpu-memory-utilization is safe.",
+)
+def _gpu_headroom_ok(s: SignalView) -> bool | None:
+    if s.flag("log_oom") is True:
+        return False
+    headroom = s.num("gpu_headroom_fraction")
+    if headroom is None:
+        return None
+    return headroom >= 0.10
+
+
+@predicate(
+    "kv_cache_too_small_at_start",
+    "The start-up log says the KV pool could not be sized: no memory for cache blocks, or "
+    "max_model_len does not fit in the pool.",
+)
+def _kv_too_small(s: SignalView) -> bool | None:
+    flags = [s.flag("log_no_cache_memory"), s.flag("log_max_model_len_exceeds_kv")]
+    if any(f is True for f in flags):
+        return True
+    if all(f is False for f in flags):
+        return False
+    return None

@@ -1,0 +1,299 @@
+"""The playbook format: a pydantic schema for ``playbooks/*.yaml`` (validated, never eval'd).
+
+A playbook is one row of the troubleshooting table (DESIGN.md §6): a symptom, the signals to
+inspect first, and the causes that produce it. Each cause holds structured conditions
+(``all``/``any``/``none`` over signal comparisons, window shares of a series, or named Python
+predicates), a severity, how confidence is computed, the evidence to show, remediation
+templates that state the direction of every knob, the reproducer that tests it, and references.
+
+Cross-checks that need the registries (signal catalog, derived values, predicates) live in
+:func:`kvdoctor.rules.engine.check_playbook`, so this module stays a pure data description.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
+
+from kvdoctor.report.model import Severity, Symptom
+
+Op = Literal[">", ">=", "<", "<=", "==", "!="]
+Direction = Literal["raise", "lower", "set", "enable", "disable"]
+ReproducerName = Literal[
+    "prefix-probe", "ttft-split", "itl-context", "capacity-ramp", "memory-headroom", "quant-canary"
+]
+REPRODUCERS: tuple[str, ...] = (
+    "prefix-probe",
+    "ttft-split",
+    "itl-context",
+    "capacity-ramp",
+    "memory-headroom",
+    "quant-canary",
+)
+
+# Series a ``for_fraction`` condition may name (SignalSet.series keys, see signals/model.py).
+SERIES: tuple[str, ...] = ("kv_usage", "running", "waiting", "preemptions")
+
+# Knob -> the vLLM flag a remediation must name, so the reader knows exactly what to change.
+KNOBS: dict[str, str] = {
+    "gpu_memory_utilization": "--gpu-memory-utilization",
+    "max_num_seqs": "--max-num-seqs",
+    "max_num_batched_tokens": "--max-num-batched-tokens",
+    "max_model_len": "--max-model-len",
+    "block_size": "--block-size",
+    "enable_prefix_caching": "--enable-prefix-caching",
+    "kv_cache_dtype": "--kv-cache-dtype",
+    "enable_chunked_prefill": "--enable-chunked-prefill",
+    "long_prefill_token_threshold": "--long-prefill-token-threshold",
+    "tensor_parallel_size": "--tensor-parallel-size",
+    "replicas": "replicas",
+}
+
+# Words that state a direction; a remediation's text must contain one for its direction.
+DIRECTION_WORDS: dict[str, tuple[str, ...]] = {
+    "raise": ("raise", "increase"),
+    "lower": ("lower", "decrease", "reduce", "shorten", "cap"),
+    "set": ("set",),
+    "enable": ("enable", "turn on"),
+    "disable": ("disable", "turn off"),
+}
+
+_KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Condition(_Strict):
+    """One test. Exactly one of ``signal``, ``series``, ``predicate`` or ``measured``.
+
+    * ``signal`` / ``measured`` + ``op`` + (``value`` | ``value_from`` × ``scale``): compare a
+      signal (catalog or derived value), or a number the attached reproducer measured.
+    * ``series`` + ``op`` + ``value`` + ``for_fraction``: the comparison holds for at least
+      that share of the window's samples ("for at least half of the window").
+    * ``predicate``: a named Python predicate (kvdoctor/rules/predicates.py), for what a plain
+      comparison cannot say.
+    """
+
+    signal: str | None = None
+    series: str | None = None
+    predicate: str | None = None
+    measured: str | None = None
+    op: Op | None = None
+    value: float | int | str | bool | None = None
+    value_from: str | None = None
+    scale: float = 1.0
+    for_fraction: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Condition:
+        kinds = [k for k in ("signal", "series", "predicate", "measured") if getattr(self, k)]
+        if len(kinds) != 1:
+            raise ValueError("a condition names exactly one of signal, series, predicate, measured")
+        has_value = "value" in self.model_fields_set
+        if self.predicate:
+            if self.op or has_value or self.value_from or self.for_fraction is not None:
+                raise ValueError("a predicate condition takes no op/value/value_from/for_fraction")
+            return self
+        if self.op is None:
+            raise ValueError("op is required")
+        if has_value == (self.value_from is not None):
+            raise ValueError("give exactly one of value and value_from")
+        if has_value and self.value is None:
+            raise ValueError("value must not be null (a missing signal is already 'unknown')")
+        if self.series:
+            if self.series not in SERIES:
+                raise ValueError(f"unknown series {self.series!r} (known: {', '.join(SERIES)})")
+            if self.for_fraction is None:
+                raise ValueError("a series condition needs for_fraction")
+            if not isinstance(self.value, int | float) or isinstance(self.value, bool):
+                raise ValueError("a series condition compares with a number")
+        elif self.for_fraction is not None:
+            raise ValueError("for_fraction applies to a series condition only")
+        if self.scale != 1.0 and self.value_from is None:
+            raise ValueError("scale applies to value_from only")
+        return self
+
+
+def _clause_kind(raw: Any) -> str:
+    if isinstance(raw, dict):
+        return "group" if {"all", "any", "none"} & set(raw) else "condition"
+    if isinstance(raw, Group):
+        return "group"
+    return "condition"
+
+
+Clause = Annotated[
+    Annotated[Condition, Tag("condition")] | Annotated["Group", Tag("group")],
+    Discriminator(_clause_kind),
+]
+
+
+class Group(_Strict):
+    """``all`` (every clause holds), ``any`` (at least one), ``none`` (an exclusion).
+
+    Several keys in one group are combined with AND. Missing signals make a clause unknown,
+    not false (three-valued logic): ``all``/``any`` never fire on data they do not have.
+    ``none`` excludes only what is known to hold ("unless the other explanation is known"),
+    like PromQL's ``unless``: an unknown clause does not exclude.
+    """
+
+    all: list[Clause] | None = None
+    any: list[Clause] | None = None
+    none: list[Clause] | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Group:
+        parts = [p for p in (self.all, self.any, self.none) if p is not None]
+        if not parts or any(len(p) == 0 for p in parts):
+            raise ValueError("a group needs a non-empty all, any or none list")
+        return self
+
+
+class Boost(_Strict):
+    """A piece of supporting evidence that adds to (or, negative, takes from) confidence."""
+
+    when: Clause
+    add: float = Field(ge=-1.0, le=1.0)
+    why: str = Field(min_length=1)
+
+
+class Confidence(_Strict):
+    """confidence = clamp(base + Σ add of the boosts whose condition holds, 0, 1)."""
+
+    base: float = Field(ge=0.0, le=1.0)
+    boosts: list[Boost] = Field(default_factory=list)
+
+
+class EvidenceSpec(_Strict):
+    signal: str
+    # What a reader should expect to see for this cause; may hold {placeholders}.
+    expected: str = Field(min_length=1)
+
+
+class Remediation(_Strict):
+    text: str = Field(min_length=1)
+    knob: str | None = None
+    direction: Direction | None = None
+    # Only advised when this is known to hold (e.g. "raise utilization" only with GPU
+    # headroom), and not advised when ``unless`` is known to hold (e.g. "lower max_num_seqs"
+    # unless it is already below what the pool holds); unknown keeps the default.
+    when: Clause | None = None
+    unless: Clause | None = None
+    # Rendered instead of ``text`` when one of its placeholders has no value.
+    fallback: str | None = None
+
+    @model_validator(mode="after")
+    def _knob(self) -> Remediation:
+        if (self.knob is None) != (self.direction is None):
+            raise ValueError("knob and direction go together")
+        if self.knob is None or self.direction is None:
+            return self
+        if self.knob not in KNOBS:
+            raise ValueError(f"unknown knob {self.knob!r} (known: {', '.join(sorted(KNOBS))})")
+        for label, text in (("text", self.text), ("fallback", self.fallback)):
+            if text is None:
+                continue
+            flag = KNOBS[self.knob]
+            if flag not in text:
+                raise ValueError(f"{label} must name the flag {flag}")
+            words = DIRECTION_WORDS[self.direction]
+            if not any(w in text.lower() for w in words):
+                raise ValueError(f"{label} must state the direction ({' or '.join(words)})")
+        return self
+
+
+class Cause(_Strict):
+    id: str
+    title: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    severity: Severity
+    # Escalates the severity to critical when it holds (e.g. a stall, not just slowness).
+    critical_when: Clause | None = None
+    when: Group
+    confidence: Confidence
+    evidence: list[EvidenceSpec] = Field(min_length=1)
+    remediation: list[Remediation] = Field(min_length=1)
+    reproducer: ReproducerName
+    references: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _kebab(cls, v: str) -> str:
+        if not _KEBAB.match(v):
+            raise ValueError("cause id must be kebab-case")
+        return v
+
+    @model_validator(mode="after")
+    def _one_direction_per_knob(self) -> Cause:
+        # DESIGN.md §6: a rule never advises both raising and lowering the same knob.
+        seen: dict[str, str] = {}
+        for item in self.remediation:
+            if item.knob is None or item.direction not in ("raise", "lower"):
+                continue
+            other = seen.setdefault(item.knob, item.direction)
+            if other != item.direction:
+                raise ValueError(f"remediation both raises and lowers {item.knob}")
+        return self
+
+
+class Runbook(_Strict):
+    """Runbook prose in fixed sections (What it means / Why it matters / Evidence / Mitigation)."""
+
+    meaning: str = Field(min_length=1)
+    impact: str = Field(min_length=1)
+    diagnosis: str = Field(min_length=1)
+    mitigation: str = Field(min_length=1)
+
+
+RUNBOOK_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("meaning", "What it means"),
+    ("impact", "Why it matters"),
+    ("diagnosis", "Evidence"),
+    ("mitigation", "Mitigation"),
+)
+
+
+class Playbook(_Strict):
+    id: str
+    symptom: Symptom
+    title: str = Field(min_length=1)
+    inspect_first: list[str] = Field(min_length=1)
+    causes: list[Cause] = Field(min_length=1)
+    runbook: Runbook
+    references: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _kebab(cls, v: str) -> str:
+        if not _KEBAB.match(v):
+            raise ValueError("playbook id must be kebab-case")
+        return v
+
+    @model_validator(mode="after")
+    def _unique_causes(self) -> Playbook:
+        ids = [c.id for c in self.causes]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"duplicate cause ids: {', '.join(dupes)}")
+        return self
+
+    def cause(self, cause_id: str) -> Cause | None:
+        return next((c for c in self.causes if c.id == cause_id), None)
+
+
+Group.model_rebuild()
+Boost.model_rebuild()
+Remediation.model_rebuild()
+Cause.model_rebuild()

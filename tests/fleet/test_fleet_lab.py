@@ -1,0 +1,68 @@
+"""A real Prometheus scraping two real lab vLLM servers: one healthy, one with a tiny KV pool.
+
+Both get the same small workload at the same time (equal traffic), so the fleet diagnosis must
+blame the mis-tuned replica's settings (per-replica preemption finding + config drift), not
+routing. Kept short for 2-core machines: two servers, one Prometheus, under a minute of load.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+
+import pytest
+
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet import diagnose_fleet
+from kvdoctor.lab.server import lab_server, resolve_vllm_python
+from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
+from tests.fleet.conftest import RunningPrometheus
+
+pytestmark = pytest.mark.lab
+
+# Shorter than the preemption-storm scenario's own workload: 8 sequences growing to ~384
+# tokens need ~3,000 tokens of KV, above the storm server's 2,048-token pool, far below the
+# healthy server's.
+SPEC = LoadSpec(prompt_tokens=128, max_tokens=256, concurrency=8, requests=16, duration_s=45)
+
+
+def test_fleet_names_the_mistuned_lab_replica(
+    prometheus_server: Callable[[list[str]], RunningPrometheus],
+) -> None:
+    try:
+        python = resolve_vllm_python()
+    except KvdoctorError as exc:
+        pytest.skip(str(exc))
+    with ExitStack() as stack:
+        healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
+        storm = stack.enter_context(lab_server("preemption-storm", vllm_python=python))
+        targets = [healthy.url.split("//", 1)[1], storm.url.split("//", 1)[1]]
+        prom = prometheus_server(targets)
+        prom.wait_for_series("vllm:num_requests_running", 2)
+        started = time.time()
+        threads = [
+            threading.Thread(target=run_load_sync, args=(lab.url, lab.model, SPEC))
+            for lab in (healthy, storm)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=SPEC.duration_s + 60)
+        time.sleep(3)  # the last scrapes
+        since = f"{int(time.time() - started) + 5}s"
+        fd = diagnose_fleet(prom.url, selector='{job="vllm"}', since=since, step="1s")
+
+    storm_key = targets[1]
+    rows = {r["replica"]: r for r in fd.table()}
+    assert set(rows) == set(targets)
+    assert rows[storm_key]["preemptions_window"], rows
+    assert rows[targets[0]]["verdict"] == "healthy", rows
+    primary = fd.report.findings[0]
+    assert primary.symptom == "preemption", [f.title for f in fd.report.findings]
+    named = [f for f in fd.report.findings if f.status != "refuted"]
+    assert all(storm_key in str(f.evidence[0].value) for f in named), [f.title for f in named]
+    drift = next(f for f in fd.report.findings if f.id == "fleet-config-drift")
+    assert drift.evidence[0].value == storm_key
+    assert not any(f.id == "fleet-imbalance" for f in fd.report.findings)

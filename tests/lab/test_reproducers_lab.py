@@ -1,0 +1,75 @@
+"""Reproducers against the real lab vLLM: confirm on the scenario built for the cause, refute on
+the healthy one; budgets hold; the guard stops a run that fills the KV pool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.lab.server import LabHandle, lab_server, resolve_vllm_python
+from kvdoctor.reproducers.experiments import ReproContext, run_experiment
+from kvdoctor.reproducers.guard import Guard, GuardLimits
+from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
+
+pytestmark = pytest.mark.lab
+
+
+def _lab(scenario: str) -> Iterator[LabHandle]:
+    try:
+        resolve_vllm_python()
+    except KvdoctorError as exc:
+        pytest.skip(str(exc))
+    with lab_server(scenario) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def healthy() -> Iterator[LabHandle]:
+    yield from _lab("healthy")
+
+
+def test_prefix_probe_refutes_on_healthy(healthy: LabHandle) -> None:
+    ctx = ReproContext(endpoint=healthy.url, evict_wait_s=1.0, prefix_hit_rate=0.6)
+    rec = run_experiment("prefix-probe", ctx)
+    assert rec.cause_verdicts["caching-disabled"] == "refuted"
+    assert rec.cause_verdicts["eviction-churn"] == "refuted"
+    assert rec.cause_verdicts["prefix-drift"] == "refuted"
+    assert rec.measured["repeat_hit_tokens"] == rec.expected["repeat_hit_tokens"] > 0
+    assert rec.measured["first_token_changed_hit_tokens"] == 0
+    assert rec.requests_sent == rec.budget["requests"]
+
+
+def test_ttft_split_refutes_on_healthy(healthy: LabHandle) -> None:
+    rec = run_experiment("ttft-split", ReproContext(endpoint=healthy.url))
+    assert rec.verdict == "refuted"
+    assert rec.requests_sent == 4 and rec.measured["probes_ok"] == 4
+
+
+def test_loadgen_budgets_and_exact_lengths(healthy: LabHandle) -> None:
+    spec = LoadSpec(prompt_tokens=200, max_tokens=16, concurrency=3, requests=7)
+    res = run_load_sync(healthy.url, healthy.model, spec)
+    assert res.sent == res.ok == 7 and res.prompt_lengths_exact
+    assert {r.prompt_tokens for r in res.requests} == {200}
+    assert {r.output_tokens for r in res.requests} == {16}
+
+
+def test_prefix_probe_confirms_caching_off() -> None:
+    for handle in _lab("prefix-off"):
+        rec = run_experiment("prefix-probe", ReproContext(endpoint=handle.url, evict_wait_s=0.5))
+        assert rec.cause_verdicts["caching-disabled"] == "confirmed"
+        assert rec.verdict == "confirmed"
+
+
+def test_guard_aborts_when_kv_pool_fills() -> None:
+    # 16 blocks of 128 tokens; 12 concurrent requests growing to 640 tokens fill the pool.
+    for handle in _lab("preemption-storm"):
+        guard = Guard(GuardLimits(max_kv_usage=0.5, interval_s=0.25))
+        spec = LoadSpec(
+            prompt_tokens=128, max_tokens=512, concurrency=12, requests=36, duration_s=120
+        )
+        res = run_load_sync(handle.url, handle.model, spec, guard=guard)
+        assert res.aborted is not None and res.aborted.startswith("guard: KV cache usage")
+        assert res.sent <= 36
+        assert res.guard is not None and res.guard["max_kv_usage"] > 0.5

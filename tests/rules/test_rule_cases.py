@@ -1,0 +1,114 @@
+"""Rule behaviour as data: every case in tests/rules/cases/*.yaml becomes one test.
+
+A case gives a signal set (``signals`` + optional ``series``) or a recorded ``bundle``, optional
+reproducer records, and what must (``expect``) and must not (``absent``) be found. Every case
+also checks the engine's invariants: refuted findings last, and no knob both raised and lowered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _rulecases import CASES_DIR, load_case_files
+
+from kvdoctor.report.model import Finding
+from kvdoctor.rules.engine import evaluate, load_playbooks, overall_verdict
+from kvdoctor.rules.schema import KNOBS
+from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.model import SignalSet
+
+PLAYBOOKS = load_playbooks()
+
+
+def _params() -> list[Any]:
+    out = []
+    for stem, data in load_case_files().items():
+        for case in data["cases"]:
+            out.append(pytest.param(stem, case, id=f"{stem}: {case['name']}"))
+    return out
+
+
+def build_inputs(case: dict[str, Any]) -> tuple[SignalSet, list[dict[str, Any]]]:
+    if "bundle" in case:
+        from kvdoctor.bundle.reader import read_bundle
+        from kvdoctor.signals.compute import compute_signals
+
+        bundle = read_bundle(Path((CASES_DIR / case["bundle"]).resolve()))
+        records = case.get("reproducers", bundle.reproducers or [])
+        return compute_signals(bundle), list(records)
+    signals = SignalSet()
+    for name, value in (case.get("signals") or {}).items():
+        assert name in SIGNALS, f"case uses undeclared signal {name!r}"
+        signals.set(name, value, provenance="test case")
+    for name, values in (case.get("series") or {}).items():
+        signals.series[name] = [(float(i), float(v)) for i, v in enumerate(values)]
+    return signals, list(case.get("reproducers") or [])
+
+
+def _find(findings: list[Finding], symptom: str, cause: str) -> Finding | None:
+    return next((f for f in findings if f.symptom == symptom and f.cause == cause), None)
+
+
+def _check_expectation(findings: list[Finding], exp: dict[str, Any]) -> None:
+    f = _find(findings, exp["symptom"], exp["cause"])
+    listing = [(x.symptom, x.cause, x.status) for x in findings]
+    assert f is not None, f"expected {exp['symptom']}/{exp['cause']}, got {listing}"
+    assert f.status == exp["status"], f"{f.cause}: status {f.status}, want {exp['status']}"
+    if "severity" in exp:
+        assert f.severity == exp["severity"], f"{f.cause}: severity {f.severity}"
+    if "min_confidence" in exp:
+        assert f.confidence >= exp["min_confidence"], f"{f.cause}: confidence {f.confidence}"
+    if "max_confidence" in exp:
+        assert f.confidence <= exp["max_confidence"], f"{f.cause}: confidence {f.confidence}"
+    if "reproducer_verdict" in exp:
+        assert f.reproducer is not None and f.reproducer.verdict == exp["reproducer_verdict"]
+    text = "\n".join(f.remediation)
+    for needle in exp.get("remediation_contains", []):
+        assert needle in text, f"{f.cause}: {needle!r} not in remediation:\n{text}"
+    for needle in exp.get("remediation_excludes", []):
+        assert needle not in text, f"{f.cause}: {needle!r} in remediation:\n{text}"
+    if exp.get("remediation_empty"):
+        assert f.remediation == []
+    for signal, value in (exp.get("evidence") or {}).items():
+        got = {e.signal: e.value for e in f.evidence}
+        assert signal in got, f"{f.cause}: no evidence row for {signal}"
+        assert got[signal] == pytest.approx(value), f"{f.cause}: {signal}={got[signal]}"
+    if "title_contains" in exp:
+        assert exp["title_contains"] in f.title, f.title
+
+
+def check_invariants(findings: list[Finding]) -> None:
+    statuses = [f.status for f in findings]
+    first_refuted = statuses.index("refuted") if "refuted" in statuses else len(statuses)
+    assert all(s == "refuted" for s in statuses[first_refuted:]), f"refuted not last: {statuses}"
+    advice = "\n".join(line for f in findings for line in f.remediation).lower()
+    for flag in KNOBS.values():
+        raised = f"raise {flag}" in advice
+        lowered = f"lower {flag}" in advice
+        assert not (raised and lowered), f"both raise and lower {flag}:\n{advice}"
+    for f in findings:
+        for line in f.remediation:
+            assert "{" not in line and "}" not in line, f"unrendered placeholder: {line}"
+
+
+@pytest.mark.parametrize(("playbook", "case"), _params())
+def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
+    signals, records = build_inputs(case)
+    findings = evaluate(signals, records, PLAYBOOKS)
+    check_invariants(findings)
+    for exp in case.get("expect") or []:
+        _check_expectation(findings, exp)
+    for absent in case.get("absent") or []:
+        f = _find(findings, absent["symptom"], absent["cause"])
+        assert f is None, f"{absent['symptom']}/{absent['cause']} should not be found: {f}"
+    if "primary" in case:
+        assert findings, "no findings"
+        got = (findings[0].symptom, findings[0].cause)
+        assert got == (case["primary"]["symptom"], case["primary"]["cause"])
+    if "verdict" in case:
+        assert overall_verdict(findings, signals) == case["verdict"]
+    if case.get("only"):
+        want = {(e["symptom"], e["cause"]) for e in case.get("expect") or []}
+        assert {(f.symptom, f.cause) for f in findings} == want

@@ -1,0 +1,129 @@
+"""`kvdoctor alerts` output checked by Prometheus' own promtool: syntax and boundary behaviour.
+
+promtool comes from Debian's `prometheus` package (scripts/install-prometheus.sh). Without it
+the tests skip, except in CI (env CI set), where a missing promtool is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kvdoctor.cli import cli
+
+PROMTOOL_DIR = Path(__file__).resolve().parents[1] / "promtool"
+
+
+def _promtool() -> str:
+    path = shutil.which("promtool")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("promtool missing in CI: run scripts/install-prometheus.sh")
+        pytest.skip("promtool not installed (scripts/install-prometheus.sh installs it)")
+    return path
+
+
+def _generate(tmp_path: Path, *args: str) -> Path:
+    out = tmp_path / "kvdoctor-alerts.yaml"
+    result = CliRunner().invoke(
+        cli, ["alerts", "--format", "prometheus", "-o", str(out), *args], standalone_mode=False
+    )
+    assert result.exception is None, result.output
+    assert result.return_value == 0
+    return out
+
+
+@pytest.mark.parametrize("version", [None, "0.10.1", "0.32.0"])
+def test_generated_rules_pass_promtool_check(tmp_path: Path, version: str | None) -> None:
+    promtool = _promtool()
+    args = ["--vllm-version", version] if version else []
+    rules = _generate(tmp_path, *args)
+    proc = subprocess.run(
+        [promtool, "check", "rules", str(rules)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = yaml.safe_load(rules.read_text())
+    alerts = [r for g in doc["groups"] for r in g["rules"]]
+    assert alerts, "no alert generated"
+    for rule in alerts:
+        assert rule["labels"]["severity"] in ("critical", "warning", "info")
+        assert rule["annotations"]["runbook"].startswith("kvdoctor explain ")
+        assert rule["for"]
+
+
+def _fill_expectations(test_doc: dict[str, Any], rules_doc: dict[str, Any]) -> None:
+    """Add each expected alert's rule labels and annotations, taken from the generated rule."""
+    by_name = {r["alert"]: r for g in rules_doc["groups"] for r in g["rules"]}
+    for case in test_doc["tests"]:
+        for check in case.get("alert_rule_test", []):
+            rule = by_name.get(check["alertname"])
+            assert rule is not None, f"no generated alert {check['alertname']}"
+            for exp in check.get("exp_alerts", []):
+                exp["exp_labels"] = {**exp["exp_labels"], **rule["labels"]}
+                exp["exp_annotations"] = dict(rule["annotations"])
+
+
+def test_alerts_fire_and_hold_at_their_boundaries(tmp_path: Path) -> None:
+    promtool = _promtool()
+    rules = _generate(tmp_path)
+    rules_doc = yaml.safe_load(rules.read_text())
+    tested: set[str] = set()
+    for src in sorted(PROMTOOL_DIR.glob("*.yaml")):
+        doc = yaml.safe_load(src.read_text())
+        _fill_expectations(doc, rules_doc)
+        tested |= {c["alertname"] for t in doc["tests"] for c in t.get("alert_rule_test", [])}
+        target = tmp_path / src.name
+        target.write_text(yaml.safe_dump(doc, sort_keys=False))
+        proc = subprocess.run(
+            [promtool, "test", "rules", str(target)], capture_output=True, text=True, timeout=120
+        )
+        assert proc.returncode == 0, f"{src.name}:\n{proc.stdout}{proc.stderr}"
+    assert len(tested) >= 6
+
+
+def test_old_vllm_gets_old_metric_names(tmp_path: Path) -> None:
+    old = _generate(tmp_path, "--vllm-version", "0.10.1").read_text()
+    assert "vllm:gpu_cache_usage_perc" in old
+    assert "vllm:kv_cache_usage_perc" not in old
+    new_dir = tmp_path / "new"
+    new_dir.mkdir()
+    new = _generate(new_dir, "--vllm-version", "0.11.0").read_text()
+    assert "vllm:kv_cache_usage_perc" in new
+    assert "vllm:gpu_cache_usage_perc" not in new
+    # Counters carry _total on the wire; histograms are read through _bucket/_sum/_count.
+    assert "vllm:num_preemptions_total" in new
+    assert "vllm:num_preemptions[" not in new
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--vllm-version", "banana"], "not a version"),
+        (["--window", "soon"], "not a duration"),
+        (["--vllm-version", "0.11.0", "--endpoint", "http://127.0.0.1:1"], "not both"),
+    ],
+)
+def test_alerts_bad_input_is_one_line_error(args: list[str], message: str) -> None:
+    from kvdoctor.errors import KvdoctorError
+
+    with pytest.raises(KvdoctorError, match=message):
+        CliRunner().invoke(cli, ["alerts", *args], standalone_mode=False, catch_exceptions=False)
+
+
+def test_integer_label_regexes_match_exactly_their_side() -> None:
+    import re
+
+    from kvdoctor.alerts.promql import int_ge_regex, int_le_regex
+
+    for n in (0, 1, 9, 10, 63, 64, 100, 128, 999, 1000):
+        ge, le = re.compile(f"^(?:{int_ge_regex(n)})$"), re.compile(f"^(?:{int_le_regex(n)})$")
+        for v in range(0, 2100):
+            assert bool(ge.match(str(v))) == (v >= n), (n, v)
+            assert bool(le.match(str(v))) == (v <= n), (n, v)

@@ -1,0 +1,289 @@
+"""The load generator against an in-process fake OpenAI server (httpx.MockTransport).
+
+The fake tokenizes byte-level (one character, one token, like the lab's model) so prompt
+synthesis can be checked exactly; it can also error, hang, or close streams early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from pydantic import ValidationError
+
+from kvdoctor.reproducers.guard import Guard, GuardLimits
+from kvdoctor.reproducers.loadgen import (
+    PROBE_HEADER,
+    LoadSpec,
+    SSEParser,
+    percentile,
+    run_load,
+)
+
+
+@dataclass
+class FakeServer:
+    mode: str = "ok"  # ok | error500 | early-close | hang | stream-error
+    tokenize: bool = True
+    token_delay_s: float = 0.0
+    kv_usage_per_request: float = 0.0
+    prompts: list[str] = field(default_factory=list)
+    payloads: list[dict[str, object]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def count(self, text: str) -> int:
+        # Byte-level tokenizer with a BOS token, so there is an overhead to calibrate.
+        return 1 + len(text.encode())
+
+    async def handler(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path == "/tokenize":
+            if not self.tokenize:
+                return httpx.Response(404, json={"detail": "Not Found"})
+            body = json.loads(request.content)
+            text = body["prompt"]
+            ids = [1, *list(text.encode())]
+            return httpx.Response(200, json={"count": len(ids), "tokens": ids})
+        if path == "/metrics":
+            usage = min(self.in_flight * self.kv_usage_per_request, 1.0)
+            text = (
+                "# TYPE vllm:kv_cache_usage_perc gauge\n"
+                f'vllm:kv_cache_usage_perc{{engine="0",model_name="m"}} {usage}\n'
+                "# TYPE vllm:num_preemptions counter\n"
+                'vllm:num_preemptions_total{engine="0",model_name="m"} 0.0\n'
+            )
+            return httpx.Response(200, text=text)
+        if path == "/v1/completions":
+            body = json.loads(request.content)
+            self.payloads.append(body)
+            self.headers.append(dict(request.headers))
+            prompt = body["prompt"]
+            if not body.get("stream"):
+                usage = {"prompt_tokens": self.count(prompt), "completion_tokens": 1}
+                return httpx.Response(200, json={"choices": [{"text": "x"}], "usage": usage})
+            self.prompts.append(prompt)
+            if self.mode == "error500":
+                return httpx.Response(500, json={"error": {"message": "engine dead"}})
+            return httpx.Response(200, content=self.stream(prompt, int(body["max_tokens"])))
+        return httpx.Response(404)
+
+    async def stream(self, prompt: str, n: int) -> AsyncIterator[bytes]:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            for i in range(n):
+                if self.mode == "hang" and i == 2:
+                    await asyncio.sleep(3600)
+                if self.mode == "early-close" and i == 3:
+                    return
+                if self.mode == "stream-error" and i == 1:
+                    yield b'data: {"error": {"message": "boom"}}\n\n'
+                    return
+                await asyncio.sleep(self.token_delay_s)
+                yield b'data: {"choices": [{"index": 0, "text": "a"}]}\n\n'
+            usage = {"prompt_tokens": self.count(prompt), "completion_tokens": n}
+            yield b"data: " + json.dumps({"choices": [], "usage": usage}).encode() + b"\n\n"
+            yield b"data: [DONE]\n\n"
+        finally:
+            self.in_flight -= 1
+
+
+def run(fake: FakeServer, spec: LoadSpec, guard: Guard | None = None) -> object:
+    transport = httpx.MockTransport(fake.handler)
+    return asyncio.run(
+        run_load(
+            "http://fake:8000/v1",
+            "m",
+            spec,
+            {"Authorization": "Bearer s"},
+            guard,
+            transport=transport,
+        )
+    )
+
+
+def test_exact_prompt_lengths_and_streaming_timings() -> None:
+    fake = FakeServer(token_delay_s=0.001)
+    spec = LoadSpec(prompt_tokens=100, max_tokens=8, concurrency=3, requests=7, seed=1)
+    res = run(fake, spec)
+    assert res.sent == res.ok == 7 and res.failed == 0 and res.aborted is None
+    assert res.calibration == "tokenize" and res.prompt_lengths_exact
+    assert [fake.count(p) for p in fake.prompts] == [100] * 7
+    assert len(set(fake.prompts)) == 7
+    for r in res.requests:
+        assert r.prompt_tokens == 100 and r.output_tokens == 8
+        assert r.ttft_s is not None and r.ttft_s > 0
+        assert len(r.itl_s) == 7 and all(g >= 0 for g in r.itl_s)
+        assert r.e2e_s is not None and r.e2e_s >= r.ttft_s
+    assert res.output_tokens == 56 and res.output_tok_per_s > 0
+    assert fake.max_in_flight <= 3
+
+
+def test_requests_are_tagged_and_carry_user_headers() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(prompt_tokens=20, max_tokens=2, requests=2, tag="probe-x", seed=3)
+    run(fake, spec)
+    for payload, headers in zip(fake.payloads, fake.headers, strict=True):
+        assert payload["user"] == "probe-x"
+        assert payload["ignore_eos"] is True
+        assert headers[PROBE_HEADER.lower()] == "probe-x"
+        assert headers["authorization"] == "Bearer s"
+
+
+def test_result_keeps_no_prompt_text() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(prompt_tokens=60, max_tokens=2, requests=2, seed=5)
+    res = run(fake, spec)
+    dumped = res.model_dump_json()
+    for prompt in fake.prompts:
+        assert prompt not in dumped
+
+
+def test_shared_prefix_is_shared_and_unique_is_not() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(
+        prompt_tokens=80,
+        max_tokens=1,
+        requests=4,
+        prefix="shared",
+        shared_prefix_tokens=50,
+        seed=9,
+    )
+    run(fake, spec)
+    heads = {p[:49] for p in fake.prompts}  # 49 characters + BOS = 50 tokens
+    assert len(heads) == 1
+    assert len(set(fake.prompts)) == 4
+
+    fake2 = FakeServer()
+    run(fake2, spec.model_copy(update={"prefix": "unique"}))
+    assert len({p[:1] for p in fake2.prompts}) == 4  # differ from the very first token
+
+
+def test_timestamp_first_shares_body_but_not_prefix() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(
+        prompt_tokens=80,
+        max_tokens=1,
+        requests=4,
+        prefix="timestamp-first",
+        shared_prefix_tokens=60,
+        seed=2,
+    )
+    run(fake, spec)
+    assert len({p[:1] for p in fake.prompts}) == 4
+    assert len({p[2:50] for p in fake.prompts}) == 1
+
+
+def test_fallback_calibration_from_usage_without_tokenize() -> None:
+    fake = FakeServer(tokenize=False)
+    spec = LoadSpec(prompt_tokens=64, max_tokens=2, requests=3, seed=4)
+    res = run(fake, spec)
+    assert res.calibration == "usage" and res.prompt_lengths_exact
+    assert [fake.count(p) for p in fake.prompts] == [64] * 3
+
+
+def test_request_budget_is_never_exceeded() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(prompt_tokens=10, max_tokens=1, concurrency=8, requests=5, seed=1)
+    res = run(fake, spec)
+    assert res.sent == 5 and len(fake.prompts) == 5
+
+
+def test_server_errors_are_reported_per_request() -> None:
+    fake = FakeServer(mode="error500")
+    res = run(fake, LoadSpec(prompt_tokens=10, max_tokens=4, requests=3, seed=1))
+    assert res.ok == 0 and res.failed == 3
+    assert res.first_error() == "HTTP 500: engine dead"
+    assert all(r.status == 500 for r in res.requests)
+
+
+def test_early_closed_stream_is_an_error() -> None:
+    fake = FakeServer(mode="early-close")
+    res = run(fake, LoadSpec(prompt_tokens=10, max_tokens=8, requests=2, seed=1))
+    assert res.failed == 2
+    assert res.first_error() == "stream closed early after 3 token event(s)"
+
+
+def test_error_event_inside_stream() -> None:
+    fake = FakeServer(mode="stream-error")
+    res = run(fake, LoadSpec(prompt_tokens=10, max_tokens=8, requests=1, seed=1))
+    assert res.first_error() == "stream error: boom"
+
+
+def test_hung_stream_fails_after_stall_timeout() -> None:
+    fake = FakeServer(mode="hang")
+    spec = LoadSpec(
+        prompt_tokens=10, max_tokens=8, requests=2, concurrency=2, seed=1, stall_timeout_s=0.2
+    )
+    t0 = time.perf_counter()
+    res = run(fake, spec)
+    assert time.perf_counter() - t0 < 5
+    assert res.failed == 2
+    assert res.first_error() == "no data for 0.2 s (server hung)"
+
+
+def test_deadline_bounds_the_run() -> None:
+    fake = FakeServer(mode="hang")
+    spec = LoadSpec(
+        prompt_tokens=10, max_tokens=8, requests=50, concurrency=2, seed=1, duration_s=0.3
+    )
+    t0 = time.perf_counter()
+    res = run(fake, spec)
+    assert time.perf_counter() - t0 < 5
+    assert res.aborted is not None and res.aborted.startswith("deadline of 0.3 s reached")
+    assert res.sent == 2 and res.failed == 2
+    assert all(r.error and r.error.startswith("stopped") for r in res.requests)
+
+
+def test_guard_stops_the_run_when_kv_usage_crosses_limit() -> None:
+    # Each in-flight request "uses" 40 % of the pool: with 4 in flight usage reaches 100 %.
+    fake = FakeServer(token_delay_s=0.05, kv_usage_per_request=0.4)
+    guard = Guard(GuardLimits(max_kv_usage=0.9, interval_s=0.05))
+    spec = LoadSpec(prompt_tokens=10, max_tokens=100, requests=40, concurrency=4, seed=1)
+    res = run(fake, spec, guard)
+    assert res.aborted is not None and res.aborted.startswith("guard: KV cache usage")
+    assert res.sent < 40
+    assert res.guard is not None and res.guard["max_kv_usage"] > 0.9
+
+
+def test_open_loop_respects_concurrency_cap() -> None:
+    fake = FakeServer(token_delay_s=0.01)
+    spec = LoadSpec(
+        prompt_tokens=10, max_tokens=5, requests=12, concurrency=2, rate_per_s=500.0, seed=1
+    )
+    res = run(fake, spec)
+    assert res.ok == 12 and fake.max_in_flight <= 2
+    starts = [r.start_s for r in res.requests]
+    assert starts == sorted(starts)
+
+
+def test_spec_validation() -> None:
+    with pytest.raises(ValidationError):
+        LoadSpec(prompt_tokens=10, max_tokens=1, requests=1, bogus=1)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError):
+        LoadSpec(
+            prompt_tokens=10, max_tokens=1, requests=1, prefix="shared", shared_prefix_tokens=11
+        )
+    with pytest.raises(ValidationError):
+        LoadSpec(prompt_tokens=10, max_tokens=1, requests=0)
+
+
+def test_sse_parser_handles_split_chunks() -> None:
+    p = SSEParser()
+    assert p.feed(b'data: {"a"') == []
+    assert p.feed(b": 1}\n\ndata: [DO") == [b'{"a": 1}']
+    assert p.feed(b"NE]\r\n\r\n: ping\n\n") == [b"[DONE]"]
+
+
+def test_percentile() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([1.0, 2.0], 0.5) == 1.5
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.99) == pytest.approx(4.96)

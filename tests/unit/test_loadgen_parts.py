@@ -1,0 +1,156 @@
+"""Pure parts of the load generator: prompt synthesis, calibration decisions, guard decisions,
+and the /metrics reduction the guard and the experiments read."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kvdoctor.reproducers.guard import GuardLimits, decide
+from kvdoctor.reproducers.metrics import Histogram, parse_snapshot
+from kvdoctor.reproducers.prompts import (
+    LETTERS,
+    VOCAB,
+    calibration_from_counts,
+    fit_words,
+    index_width,
+    request_words,
+    words_for_tokens,
+)
+
+METRICS = """# HELP vllm:kv_cache_usage_perc KV-cache usage.
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.25
+vllm:kv_cache_usage_perc{engine="1",model_name="m"} 0.75
+# TYPE vllm:num_preemptions counter
+vllm:num_preemptions_total{engine="0",model_name="m"} 2.0
+vllm:num_preemptions_total{engine="1",model_name="m"} 3.0
+vllm:num_preemptions_created{engine="0",model_name="m"} 1.7e9
+# TYPE vllm:prefix_cache_hits counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 128.0
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="m"} 1.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="1.0",model_name="m"} 3.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="m"} 4.0
+vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} 4.0
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="m"} 2.5
+# TYPE python_gc_objects_collected counter
+python_gc_objects_collected_total{generation="0"} 12.0
+"""
+
+
+def test_snapshot_reduces_engines() -> None:
+    s = parse_snapshot(METRICS)
+    assert s.get("kv_usage") == 0.75  # fullest pool
+    assert s.get("preemptions") == 5.0  # summed, *_created ignored
+    assert s.get("prefix_hits") == 128.0
+    h = s.histograms["ttft"]
+    assert h.count == 4.0 and h.sum == 2.5
+    assert h.buckets == ((0.1, 1.0), (1.0, 3.0), (float("inf"), 4.0))
+
+
+def test_snapshot_accepts_old_names_and_ray_prefix() -> None:
+    s = parse_snapshot(
+        'ray_vllm:gpu_cache_usage_perc{model_name="m"} 0.5\n'
+        'vllm:gpu_prefix_cache_queries_total{model_name="m"} 10\n'
+    )
+    assert s.get("kv_usage") == 0.5 and s.get("prefix_queries") == 10.0
+
+
+def test_snapshot_of_garbage_is_empty() -> None:
+    assert parse_snapshot('vllm:kv_cache_usage_perc{engine="0" 1\n').values == {}
+
+
+def test_deltas_and_counter_reset() -> None:
+    a = parse_snapshot("vllm:prefix_cache_hits_total 100\n")
+    b = parse_snapshot("vllm:prefix_cache_hits_total 228\n")
+    assert b.delta(a, "prefix_hits") == 128.0
+    assert a.delta(b, "prefix_hits") is None  # reset: no negative deltas
+    assert b.delta(a, "prefix_queries") is None
+
+
+def test_histogram_delta_and_quantile() -> None:
+    old = Histogram(2.0, 1.0, ((0.1, 1.0), (1.0, 2.0), (float("inf"), 2.0)))
+    new = Histogram(6.0, 3.0, ((0.1, 1.0), (1.0, 6.0), (float("inf"), 6.0)))
+    d = new.minus(old)
+    assert d.count == 4.0 and d.mean == 0.5
+    # All four new observations fall in (0.1, 1.0]: the median interpolates to the middle.
+    assert d.quantile(0.5) == pytest.approx(0.55)
+    assert Histogram().quantile(0.5) is None
+
+
+def test_guard_decisions() -> None:
+    lim = GuardLimits(
+        max_kv_usage=0.9, max_new_preemptions=0, max_error_rate=0.5, min_finished_for_error_rate=4
+    )
+    base = parse_snapshot("vllm:kv_cache_usage_perc 0.1\nvllm:num_preemptions_total 7\n")
+    calm = parse_snapshot("vllm:kv_cache_usage_perc 0.9\nvllm:num_preemptions_total 7\n")
+    full = parse_snapshot("vllm:kv_cache_usage_perc 0.91\nvllm:num_preemptions_total 7\n")
+    pre = parse_snapshot("vllm:kv_cache_usage_perc 0.2\nvllm:num_preemptions_total 8\n")
+    assert decide(base, calm, lim, 0, 0) is None  # at the limit is still fine
+    assert decide(base, full, lim, 0, 0) == "KV cache usage 91% above the guard's limit 90%"
+    assert decide(base, pre, lim, 0, 0) == "1 preemption(s) during the run (guard allows 0)"
+    # Preemptions before the run (the baseline's 7) do not count.
+    assert decide(None, pre, lim, 0, 0) is None
+    # Errors: a rate needs enough finished requests.
+    assert decide(base, calm, lim, 3, 3) is None
+    assert decide(base, calm, lim, 4, 2) is None
+    assert decide(base, calm, lim, 4, 3) == (
+        "3 of 4 requests failed (error rate above the guard's 50%)"
+    )
+    # No metrics at all: only the client-side error rate can stop the run.
+    assert decide(None, None, lim, 10, 0) is None
+
+
+def test_calibration_exact_when_one_token_per_unit() -> None:
+    cal = calibration_from_counts(1, VOCAB, " ", 1 + len(VOCAB), None, "usage")
+    assert cal.exact and cal.overhead == 1 and cal.vocab == VOCAB
+    assert words_for_tokens(100, cal) == 99
+
+
+def test_calibration_drops_units_sharing_an_id() -> None:
+    # A word-level tokenizer that maps the first 10 letters to <unk> (id 0).
+    ids = [0] * 10 + list(range(100, 116))
+    cal = calibration_from_counts(0, LETTERS, "", 26, ids, "tokenize")
+    assert cal.exact and cal.vocab == LETTERS[10:]
+    # Too few distinct units left: not exact.
+    ids2 = [0] * 20 + list(range(100, 106))
+    assert not calibration_from_counts(0, LETTERS, "", 26, ids2, "tokenize").exact
+
+
+def test_calibration_estimates_tokens_per_word_when_not_exact() -> None:
+    cal = calibration_from_counts(1, VOCAB, " ", 1 + 3 * len(VOCAB), None, "tokenize")
+    assert not cal.exact and cal.tokens_per_word == pytest.approx(3.0)
+    assert words_for_tokens(31, cal) == 10
+
+
+def test_request_words_modes() -> None:
+    kw = {"shared_words": 30, "seed": 7, "vocab": LETTERS, "width": 2}
+    uniq = [request_words(i, 40, mode="unique", **kw) for i in range(100)]  # type: ignore[arg-type]
+    assert len({tuple(w[:2]) for w in uniq}) == 100
+    assert all(len(w) == 40 for w in uniq)
+    shared = [request_words(i, 40, mode="shared", **kw) for i in range(5)]  # type: ignore[arg-type]
+    assert len({tuple(w[:30]) for w in shared}) == 1 and len({tuple(w) for w in shared}) == 5
+    drift = [request_words(i, 40, mode="timestamp-first", **kw) for i in range(5)]  # type: ignore[arg-type]
+    assert len({tuple(w[:2]) for w in drift}) == 5 and len({tuple(w[2:32]) for w in drift}) == 1
+    # Deterministic in the seed.
+    assert request_words(3, 40, mode="unique", **kw) == uniq[3]  # type: ignore[arg-type]
+
+
+def test_index_width() -> None:
+    assert index_width(1, 26) == 1
+    assert index_width(26, 26) == 1
+    assert index_width(27, 26) == 2
+    assert index_width(26**2 + 1, 26) == 3
+
+
+def test_fit_words_finds_exact_prefix() -> None:
+    # Words of 1 or 2 tokens: the search must find the prefix with exactly the target.
+    words = ["a", "bb", "c", "dd", "e", "ff", "g", "hh"] * 10
+
+    async def count(text: str) -> int:
+        return sum(len(w) for w in text.split())
+
+    k = asyncio.run(fit_words(words, 30, count))
+    assert sum(len(w) for w in words[:k]) == 30

@@ -1,0 +1,177 @@
+"""The Markdown and JSON renderers, on Report objects built by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+import jsonschema
+import pytest
+from _report_factory import context, finding, report
+from markdown_it import MarkdownIt
+
+from kvdoctor.bundle.model import NotChecked
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.report.model import Evidence, Report
+from kvdoctor.report.render import render_json, render_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+MD = MarkdownIt("commonmark").enable("table")
+
+
+def _tables(markdown: str) -> list[list[int]]:
+    """Cells per row of every table (header row included)."""
+    tables: list[list[int]] = []
+    cells = 0
+    for tok in MD.parse(markdown):
+        if tok.type == "table_open":
+            tables.append([])
+        elif tok.type == "tr_open":
+            cells = 0
+        elif tok.type in ("td_open", "th_open"):
+            cells += 1
+        elif tok.type == "tr_close":
+            tables[-1].append(cells)
+    return tables
+
+
+def test_primary_finding_status_and_first_change_are_in_the_first_15_lines() -> None:
+    top = "\n".join(render_markdown(report(), context()).splitlines()[:15])
+    assert "Live KV demand exceeds the pool" in top
+    assert "**confirmed** by reproducer `capacity-ramp`" in top
+    assert "**Change first:** Lower `--max-num-seqs` from 64 to 16" in top
+
+
+def test_suspected_primary_says_it_is_not_confirmed() -> None:
+    r = report(findings=[finding(status="suspected", reproducer=None)])
+    top = "\n".join(render_markdown(r, context(reproducers=[])).splitlines()[:15])
+    assert "**suspected** (not confirmed by a reproducer)" in top
+
+
+def test_locker_full_not_the_card_when_kv_is_full_without_oom() -> None:
+    text = render_markdown(report(), context())
+    assert "The locker is full, not the card: KV cache usage reached 100 %" in text
+    r = report(signals={**report().signals, "gpu_memory_used_fraction": 0.72})
+    assert "while GPU memory stayed at 72 %" in render_markdown(r, context())
+
+
+def test_no_locker_sentence_when_the_card_is_full_or_kv_is_low() -> None:
+    oom = report(signals={**report().signals, "log_oom": True})
+    text = render_markdown(oom, context())
+    assert "not the card" not in text
+    assert "the server log shows an out-of-memory error" in text
+    queueing = report(
+        verdict="degraded",
+        findings=[
+            finding(
+                id="high-ttft",
+                symptom="high-ttft",
+                cause="queueing",
+                severity="warning",
+                title="Requests queue ahead of admission",
+            )
+        ],
+        signals={**report().signals, "kv_usage_max": 0.12},
+    )
+    text = render_markdown(queueing, context())
+    assert "but the locker is not full: KV cache usage peaked at 12 %" in text
+
+
+def test_healthy_report_states_the_numbers() -> None:
+    healthy = report(
+        verdict="healthy",
+        findings=[],
+        signals={
+            **report().signals,
+            "kv_usage_max": 0.41,
+            "preemptions_window": 0,
+            "waiting_max": 0,
+        },
+    )
+    ctx = context(
+        healthy_evidence=[Evidence(signal="kv_usage_max", value=0.41, expected="below 0.90")]
+    )
+    text = render_markdown(healthy, ctx)
+    assert "The locker is fine: KV cache usage peaked at 41 %, 0 preemptions" in text
+    assert "| `kv_usage_max` | 41 % | below 0.90 |" in text
+    assert "**Change first:** nothing to change" in text
+
+
+def test_unknown_verdict_points_at_not_checked() -> None:
+    text = render_markdown(report(verdict="unknown", findings=[]), context())
+    assert "kvdoctor could not judge the KV cache" in text
+
+
+def test_six_signals_have_percentiles_and_sparklines() -> None:
+    text = render_markdown(report(), context())
+    kv_row = next(line for line in text.splitlines() if "| KV cache usage |" in line)
+    assert "█" in kv_row and "▁" in kv_row
+    assert "0 of 512 blocks free at the peak" in kv_row
+    preempt_row = next(line for line in text.splitlines() if "preemptions per second" in line)
+    assert "42 in the window, 100 since start" in preempt_row
+    assert "| time to first token | 123 ms | 1.5 s | 2.5 s |" in text
+
+
+def test_findings_ruled_out_not_checked_and_reproducer_comparison() -> None:
+    text = render_markdown(report(), context())
+    assert "| `kv_usage_max` | 100 % | below 0.90 |" in text
+    assert "| `knee_concurrency` | 8 | 9 |" in text
+    assert "(40 requests sent)" in text
+    ruled = text.split("## Ruled out", 1)[1].split("##", 1)[0]
+    assert "Prefix caching is off" in ruled and "`prefix-probe` refuted" in ruled
+    assert "| GPU memory | no NVIDIA driver |" in text
+
+
+def test_appendix_uses_bundle_times_and_the_path_as_given() -> None:
+    text = render_markdown(report(), context())
+    assert "2023-11-14 22:13:20 UTC to 2023-11-14 22:14:20 UTC (60 s)" in text
+    assert "| bundle | `fixtures/preemption-storm/bundle` |" in text
+    assert "| `--max-num-seqs` | `64` |" in text
+
+
+def test_rendering_is_deterministic_bytes() -> None:
+    a = render_markdown(report(), context())
+    b = render_markdown(Report.model_validate(report().to_json_dict()), context())
+    assert a == b
+    assert a.endswith("\n") and not a.endswith("\n\n")
+
+
+def test_hostile_server_text_cannot_break_tables_or_inject_html() -> None:
+    evil = "m|x\n# owned <img src=x onerror=alert(1)> `tick` [l](javascript:x) **b**"
+    r = report(
+        signals={**report().signals, "served_model": evil, "cache_dtype": evil},
+        findings=[finding(evidence=[Evidence(signal="cache_dtype", value=evil, expected="auto")])],
+        not_checked=[NotChecked(what=evil, why=evil)],
+    )
+    ctx = context(endpoint=evil, source=evil, notes=evil, engine_args={"model": evil, evil: 1})
+    text = render_markdown(r, ctx)
+    tokens = MD.parse(text)
+    assert not [t for t in tokens if t.type in ("html_block", "html_inline")]
+    for t in tokens:
+        assert not [c for c in t.children or [] if c.type in ("html_inline", "link_open")]
+    headings = [t for t in tokens if t.type == "heading_open"]
+    assert all("owned" not in tokens[tokens.index(h) + 1].content for h in headings)
+    for table in _tables(text):
+        assert len(set(table)) == 1, f"a row has a different number of cells: {table}"
+
+
+def test_strict_undefined_catches_template_mistakes(tmp_path: Path) -> None:
+    (tmp_path / "report.md.j2").write_text("{{ no_such_value }}\n")
+    with pytest.raises(jinja2.UndefinedError):
+        render_markdown(report(), context(), template_dir=str(tmp_path))
+
+
+def test_json_follows_the_contract_and_the_published_schema() -> None:
+    text = render_json(report())
+    data = json.loads(text)
+    assert next(iter(data)) == "schema" and data["schema"] == "kvdoctor.report/1"
+    assert [f["status"] for f in data["findings"]] == ["confirmed", "refuted"]
+    schema = json.loads((ROOT / "schema" / "report.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert text == render_json(Report.model_validate(data))
+
+
+def test_json_refuses_non_finite_numbers() -> None:
+    with pytest.raises(KvdoctorError, match="non-finite"):
+        render_json(report(signals={"kv_usage_max": float("nan")}))
