@@ -160,9 +160,7 @@ def demo(scenario: str, output: Path, vllm_python: str | None, window_s: float) 
         click.echo(line, err=True)
 
     try:
-        result = run_demo(
-            scenario, output, vllm_python=vllm_python, window_s=window_s, echo=echo
-        )
+        result = run_demo(scenario, output, vllm_python=vllm_python, window_s=window_s, echo=echo)
     except KvdoctorError as exc:
         _show_start_failure(exc)
         raise

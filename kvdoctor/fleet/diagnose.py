@@ -214,6 +214,13 @@ def _generation(r: ReplicaResult) -> str | None:
     return None
 
 
+def _in_trouble(r: ReplicaResult) -> bool:
+    """A non-refuted warning or critical finding of the replica's own."""
+    return r.report is not None and any(
+        f.status != "refuted" and f.severity != "info" for f in r.report.findings
+    )
+
+
 def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
     live = [r for r in replicas if r.report is not None]
     if len(live) < 2:
@@ -240,11 +247,14 @@ def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
         for key, v in known.items():
             if majority is None or repr(v) != top:
                 outliers.setdefault(key, []).append((name, v, majority, symptom))
+    troubled = {r.key for r in live if _in_trouble(r)}
     for key, diffs in sorted(outliers.items()):
-        r = next(x for x in live if x.key == key)
-        has_trouble = r.report is not None and any(
-            f.status != "refuted" and f.severity != "info" for f in r.report.findings
-        )
+        has_trouble = key in troubled
+        no_majority = all(m is None for _, _, m, _ in diffs)
+        if no_majority and not has_trouble and troubled & set(outliers):
+            # No majority to compare with (e.g. two replicas): the replica in trouble is the
+            # one to name; a calm replica only when none is in trouble.
+            continue
         peers = [x.key for x in live if x.key != key]
         diff_text = ", ".join(
             f"{n}={v!s}" + (f" (peers: {m!s})" if m is not None else "") for n, v, m, _ in diffs

@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+# numpy and tokenizers are imported inside the functions that need them: kvdoctor's own
+# environment (and its unit tests) can read config() and the constants without them.
 
 SEED = 20240607
 NUM_LAYERS = 2
@@ -53,7 +53,9 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tokenizer() -> Tokenizer:
+def build_tokenizer() -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
     byte_chars = pre_tokenizers.ByteLevel.alphabet()
     # Order the 256 byte symbols by their byte value so token ids are stable across versions.
     table = _bytes_to_unicode()
@@ -86,6 +88,8 @@ def _bytes_to_unicode() -> dict[int, str]:
 
 
 def build_weights() -> dict[str, Any]:
+    import numpy as np
+
     rng = np.random.default_rng(SEED)
 
     def normal(shape: tuple[int, ...], std: float) -> Any:
@@ -120,6 +124,8 @@ def build_weights() -> dict[str, Any]:
 
 def to_bf16_bytes(x: Any) -> bytes:
     """float32 -> bf16 with round-to-nearest-even, as raw little-endian bytes."""
+    import numpy as np
+
     u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2")
     return bytes(rounded.tobytes())
@@ -197,8 +203,7 @@ def main(out: Path) -> None:
         json.dumps(tokenizer_config(), indent=2, sort_keys=True) + "\n"
     )
     (out / "special_tokens_map.json").write_text(
-        json.dumps({"bos_token": "<s>", "eos_token": "</s>", "pad_token": "</s>"}, indent=2)
-        + "\n"
+        json.dumps({"bos_token": "<s>", "eos_token": "</s>", "pad_token": "</s>"}, indent=2) + "\n"
     )
     save_bf16_safetensors(build_weights(), out / "model.safetensors")
 

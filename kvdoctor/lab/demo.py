@@ -84,9 +84,7 @@ def run_demo(
     report = diagnosis.report
     write_atomic(output, render_markdown(report, diagnosis.context))
     firing = [f for f in report.findings if f.status != "refuted"]
-    headline = (
-        f"{firing[0].symptom} / {firing[0].cause} ({firing[0].status})" if firing else "none"
-    )
+    headline = f"{firing[0].symptom} / {firing[0].cause} ({firing[0].status})" if firing else "none"
     return DemoResult(
         report_path=output,
         verdict=report.verdict,

@@ -8,8 +8,8 @@ what it demonstrates and where the CPU build of vLLM cannot reproduce the real-G
 Sizes are in tokens. The lab model's KV costs 1,024 B/token and the CPU backend uses 128-token
 blocks, so one block is 128 KiB and ``--num-gpu-blocks-override N`` is a pool of
 ``128 (N - 1)`` usable tokens (vLLM 0.32 keeps one block as its null block: 16 blocks give an
-"estimated maximum model length" of 1,920). ``VLLM_CPU_KVCACHE_SPACE`` (whole GiB) bounds the memory vLLM reserves; the block
-override then trims the pool to the size a scenario needs.
+"estimated maximum model length" of 1,920). ``VLLM_CPU_KVCACHE_SPACE`` (whole GiB) bounds the
+memory vLLM reserves; the block override then trims the pool to the size a scenario needs.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="preemption", cause="kv-pool-too-small"),
+            expected=Expected(symptom="preemption", cause="kv-capacity"),
             cpu_limits=(
                 "On a GPU the pool is sized by --gpu-memory-utilization; on CPU the block "
                 "override stands in for a small gpu_memory_utilization. The GPU-headroom "
@@ -158,25 +158,27 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="prefix-caching-disabled"),
+            expected=Expected(symptom="prefix-miss", cause="caching-disabled"),
         ),
         Scenario(
             name="prefix-short",
             title="Shared prefix shorter than one KV block",
             demonstrates=(
-                "Caching is on, but the shared prefix (100 tokens) is shorter than the 128-token "
-                "block: only full blocks are cached, so requests that share it still miss."
+                "Caching is on, but prompts are short (120 tokens, of which 96 are shared) and the "
+                "CPU backend's block is 128 tokens: only full blocks are cached, so requests "
+                "that share their whole prefix still miss. Zero hits is expected behaviour here, "
+                "not a bug."
             ),
             engine_args=("--max-model-len", "4096"),
             workload=(
                 Phase(
                     _spec(
-                        prompt_tokens=400,
+                        prompt_tokens=120,
                         max_tokens=32,
                         concurrency=4,
-                        requests=24,
+                        requests=32,
                         prefix="shared",
-                        shared_prefix_tokens=100,
+                        shared_prefix_tokens=96,
                         duration_s=90,
                     )
                 ),
@@ -217,9 +219,9 @@ SCENARIOS: dict[str, Scenario] = {
             title="Eviction churn: cached prefixes pushed out before they are reused",
             demonstrates=(
                 "Caching is on and requests share a 512-token prefix, but the pool is small "
-                "(24 blocks, 2,944 usable tokens) and a stream of long unique prompts runs beside them: "
-                "the shared blocks are evicted between uses, so the hit rate stays low although "
-                "the prefix is reused."
+                "(24 blocks, 2,944 usable tokens) and a stream of long unique prompts runs "
+                "beside them: the shared blocks are evicted between uses, so the hit rate stays "
+                "low although the prefix is reused."
             ),
             engine_args=(*_blocks(24), "--max-model-len", "2048", "--max-num-seqs", "8"),
             workload=(
@@ -246,7 +248,7 @@ SCENARIOS: dict[str, Scenario] = {
                     group=0,
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="prefix-eviction"),
+            expected=Expected(symptom="prefix-miss", cause="eviction-churn"),
         ),
         Scenario(
             name="queueing",
@@ -268,7 +270,7 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="high-ttft", cause="admission-limit"),
+            expected=Expected(symptom="high-ttft", cause="queueing"),
         ),
         Scenario(
             name="long-prefill-hol",
@@ -309,7 +311,7 @@ SCENARIOS: dict[str, Scenario] = {
                     group=0,
                 ),
             ),
-            expected=Expected(symptom="high-ttft", cause="long-prefill-blocking"),
+            expected=Expected(symptom="high-ttft", cause="long-prefill-hol"),
             cpu_limits=(
                 "CPU prefill is orders of magnitude slower than on a GPU, so the stalls are "
                 "seconds rather than hundreds of milliseconds; the shape is the same."

@@ -417,9 +417,7 @@ def lab_server(
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
 ) -> Iterator[LabHandle]:
     """``with lab_server("healthy") as lab: ...``: the server is stopped on any exit."""
-    handle = start_lab(
-        scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s
-    )
+    handle = start_lab(scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s)
     try:
         yield handle
     finally:

@@ -9,16 +9,16 @@ and stops it promptly on request: in-flight streams are cancelled, nothing keeps
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from kvdoctor.lab.scenarios import Phase, Scenario
 from kvdoctor.reproducers.loadgen import LoadResult, run_load
 
 
-async def run_groups(
-    url: str, model: str, groups: Sequence[Sequence[Phase]]
-) -> list[LoadResult]:
+async def run_groups(url: str, model: str, groups: Sequence[Sequence[Phase]]) -> list[LoadResult]:
     """Run each group's phases concurrently, the groups in order; return every phase's result."""
     results: list[LoadResult] = []
     for group in groups:
@@ -43,10 +43,12 @@ class WorkloadRunner:
         self.results: list[LoadResult] = []
         self.error: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[Any] | None = None
         self._stopping = threading.Event()
         self._started = threading.Event()
-        self._thread = threading.Thread(target=self._main, name="kvdoctor-lab-workload", daemon=True)
+        self._thread = threading.Thread(
+            target=self._main, name="kvdoctor-lab-workload", daemon=True
+        )
 
     def start(self) -> WorkloadRunner:
         self._thread.start()
@@ -63,7 +65,7 @@ class WorkloadRunner:
 
     async def _run(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()  # type: ignore[assignment]
+        self._task = asyncio.current_task()
         self._started.set()
         groups = self.scenario.phases_by_group()
         if not groups:
@@ -86,10 +88,9 @@ class WorkloadRunner:
         self._stopping.set()
         loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
-            try:
+            # RuntimeError: the loop finished between the check and the call.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:
-                pass  # the loop finished between the check and the call
         self._thread.join(timeout=timeout_s)
         return self.results
 

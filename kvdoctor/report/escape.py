@@ -16,8 +16,10 @@ from markupsafe import Markup
 # Markdown punctuation that can open a construct in the middle of a line. Line-start constructs
 # (#, -, +, 1.) cannot happen: escaped values never contain a newline and never start a line.
 # "<", ">" and "&" are backslash-escaped too (CommonMark allows it for all ASCII punctuation):
-# no HTML tag or entity can form, and the raw text stays readable, unlike "&lt;".
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}()|~!#<>&])")
+# no HTML tag or entity can form, and the raw text stays readable, unlike "&lt;". Parentheses,
+# "!" and "#" stay as they are: without "[" they open no link or image, and "#" is only a
+# heading at the start of a line, where an escaped value never is.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~<>&])")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 # C0/C1 controls other than tab break terminals and some renderers; they carry no meaning here.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

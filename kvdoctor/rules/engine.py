@@ -152,8 +152,8 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems += _template_problems(ev.expected, f"{at}.evidence.{ei}.expected")
         for ri, rem in enumerate(cause.remediation):
             problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text")
-            if rem.fallback is not None:
-                problems += _template_problems(rem.fallback, f"{at}.remediation.{ri}.fallback")
+            for fi, fb in enumerate(rem.fallbacks):
+                problems += _template_problems(fb, f"{at}.remediation.{ri}.fallback.{fi}")
             for key in ("when", "unless"):
                 clause = getattr(rem, key)
                 if clause is not None:
@@ -343,7 +343,7 @@ def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
             continue
         if item.unless is not None and eval_clause(item.unless, ctx) is True:
             continue
-        text = render_or(item.text, item.fallback, ctx.view.value)
+        text = render_or(item.text, item.fallbacks, ctx.view.value)
         knob = (item.knob, item.direction) if item.knob and item.direction else None
         out.append((text, knob))
     return out
@@ -373,7 +373,7 @@ def _build(
         Evidence(
             signal=ev.signal,
             value=_evidence_value(view.value(ev.signal)),
-            expected=render_or(ev.expected, None, view.value),
+            expected=render_or(ev.expected, [], view.value),
         )
         for ev in cause.evidence
     ]
@@ -389,7 +389,7 @@ def _build(
         status=status,
         severity=severity,
         confidence=confidence,
-        title=render_or(cause.title, None, view.value),
+        title=render_or(cause.title, [], view.value),
         evidence=evidence,
         remediation=[text for text, _ in lines],
         reproducer=outcome,

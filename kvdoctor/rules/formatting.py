@@ -89,17 +89,14 @@ def render(text: str, lookup: Callable[[str], Scalar]) -> str:
     return "".join(out)
 
 
-def render_or(text: str, fallback: str | None, lookup: Callable[[str], Scalar]) -> str:
-    """``text`` rendered, else ``fallback`` rendered, else ``text`` with 'unknown' for gaps."""
-    try:
-        return render(text, lookup)
-    except MissingValue:
-        pass
-    if fallback is not None:
+def render_or(text: str, fallbacks: list[str], lookup: Callable[[str], Scalar]) -> str:
+    """The first of ``text`` and ``fallbacks`` whose values are all known, rendered; else
+    ``text`` with 'unknown' for the gaps."""
+    for candidate in (text, *fallbacks):
         try:
-            return render(fallback, lookup)
+            return render(candidate, lookup)
         except MissingValue:
-            pass
+            continue
 
     def _unknown(name: str) -> Scalar:
         v = lookup(name)

@@ -191,8 +191,15 @@ class Remediation(_Strict):
     # unless it is already below what the pool holds); unknown keeps the default.
     when: Clause | None = None
     unless: Clause | None = None
-    # Rendered instead of ``text`` when one of its placeholders has no value.
-    fallback: str | None = None
+    # Rendered instead of ``text`` when one of its placeholders has no value: one text, or
+    # several tried in order (from the most specific to one without numbers).
+    fallback: str | list[str] | None = None
+
+    @property
+    def fallbacks(self) -> list[str]:
+        if self.fallback is None:
+            return []
+        return [self.fallback] if isinstance(self.fallback, str) else list(self.fallback)
 
     @model_validator(mode="after")
     def _knob(self) -> Remediation:
@@ -202,9 +209,8 @@ class Remediation(_Strict):
             return self
         if self.knob not in KNOBS:
             raise ValueError(f"unknown knob {self.knob!r} (known: {', '.join(sorted(KNOBS))})")
-        for label, text in (("text", self.text), ("fallback", self.fallback)):
-            if text is None:
-                continue
+        texts = [("text", self.text)] + [(f"fallback.{i}", t) for i, t in enumerate(self.fallbacks)]
+        for label, text in texts:
             flag = KNOBS[self.knob]
             if flag not in text:
                 raise ValueError(f"{label} must name the flag {flag}")

@@ -1,7 +1,8 @@
 """Rule behaviour as data: every case in tests/rules/cases/*.yaml becomes one test.
 
-A case gives a signal set (``signals`` + optional ``series``) or a recorded ``bundle``, optional
-reproducer records, and what must (``expect``) and must not (``absent``) be found. Every case
+A case gives a signal set (``signals`` + optional ``series``), a recorded ``bundle``, or ``real``
+payloads captured from a real vLLM 0.32 (tests/data/vllm-0.32: scrapes in time order and a
+log), optional reproducer records, and what must (``expect``) and must not (``absent``) be found. Every case
 also checks the engine's invariants: refuted findings last, and no knob both raised and lowered.
 """
 
@@ -30,7 +31,37 @@ def _params() -> list[Any]:
     return out
 
 
+REAL_DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-0.32"
+
+
+def real_bundle(spec: dict[str, Any]) -> Any:
+    from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+
+    interval = float(spec.get("interval_s", 5.0))
+    t0 = 1_700_000_000.0
+    scrapes = [
+        Scrape(t=t0 + i * interval, status=200, text=(REAL_DATA / name).read_text("utf-8"))
+        for i, name in enumerate(spec.get("scrapes", []))
+    ]
+    logs = spec.get("logs")
+    return Bundle(
+        manifest=Manifest(
+            created_by="tests/rules",
+            endpoint="lab",
+            started_at=t0,
+            ended_at=t0 + interval * max(0, len(scrapes) - 1),
+            interval_s=interval,
+        ),
+        scrapes=scrapes,
+        logs=(REAL_DATA / logs).read_text("utf-8") if logs else None,
+    )
+
+
 def build_inputs(case: dict[str, Any]) -> tuple[SignalSet, list[dict[str, Any]]]:
+    if "real" in case:
+        from kvdoctor.signals.compute import compute_signals
+
+        return compute_signals(real_bundle(case["real"])), list(case.get("reproducers") or [])
     if "bundle" in case:
         from kvdoctor.bundle.reader import read_bundle
         from kvdoctor.signals.compute import compute_signals

@@ -62,7 +62,9 @@ def _handler(fake: FakeVllm) -> type[BaseHTTPRequestHandler]:
                 self._send(200, fake.version.encode(), "application/json")
                 return
             if self.path == "/v1/models":
-                self._send(200, (fake.models or payload("models.json")).encode(), "application/json")
+                self._send(
+                    200, (fake.models or payload("models.json")).encode(), "application/json"
+                )
                 return
             if self.path == "/health":
                 self._send(200, b"")

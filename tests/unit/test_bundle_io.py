@@ -86,7 +86,10 @@ def test_round_trip(tmp_path: Path, dest_name: str) -> None:
 def test_failed_scrape_is_written_as_t_and_error_only(tmp_path: Path) -> None:
     dest = write_bundle(_bundle(), tmp_path / "b")
     lines = (dest / "metrics.jsonl").read_text().splitlines()
-    assert json.loads(lines[1]) == {"t": 102.0, "error": "connection refused (nothing listens there)"}
+    assert json.loads(lines[1]) == {
+        "t": 102.0,
+        "error": "connection refused (nothing listens there)",
+    }
     manifest = json.loads((dest / "manifest.json").read_text())
     assert manifest["schema"] == "kvdoctor.bundle/1"
 
@@ -138,11 +141,11 @@ def test_missing_required_parts(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="not found"):
         read_bundle(tmp_path / "nope")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(BundleError, match="no manifest.json"):
+    with pytest.raises(BundleError, match=r"no manifest\.json"):
         read_bundle(tmp_path / "empty")
     dest = write_bundle(_bundle(full=False), tmp_path / "b")
     (dest / "metrics.jsonl").unlink()
-    with pytest.raises(BundleError, match="no metrics.jsonl"):
+    with pytest.raises(BundleError, match=r"no metrics\.jsonl"):
         read_bundle(dest)
 
 
@@ -153,14 +156,14 @@ def test_corrupt_jsonl_line_is_refused_but_a_cut_last_line_is_dropped(tmp_path: 
     path.write_text(good + '{"t": 106.0, "status": 200, "te')  # a write cut short by a kill
     assert len(read_bundle(dest).scrapes) == 3
     path.write_text('{"t": 1, oops}\n' + good)
-    with pytest.raises(BundleError, match="metrics.jsonl line 1"):
+    with pytest.raises(BundleError, match=r"metrics\.jsonl line 1"):
         read_bundle(dest)
 
 
 def test_records_of_the_wrong_shape_are_one_line_errors(tmp_path: Path) -> None:
     dest = write_bundle(_bundle(full=False), tmp_path / "b")
     (dest / "metrics.jsonl").write_text('{"status": 200}\n')
-    with pytest.raises(BundleError, match="metrics.jsonl record 1: t"):
+    with pytest.raises(BundleError, match=r"metrics\.jsonl record 1: t"):
         read_bundle(dest)
 
 
@@ -201,8 +204,16 @@ def _file(name: str, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
 
 
 def _good_members() -> list[tuple[tarfile.TarInfo, bytes | None]]:
-    m = json.dumps({"schema": "kvdoctor.bundle/1", "created_by": "x", "endpoint": "e",
-                    "started_at": 0, "ended_at": 1, "interval_s": 1}).encode()
+    m = json.dumps(
+        {
+            "schema": "kvdoctor.bundle/1",
+            "created_by": "x",
+            "endpoint": "e",
+            "started_at": 0,
+            "ended_at": 1,
+            "interval_s": 1,
+        }
+    ).encode()
     return [_file("b/manifest.json", m), _file("b/metrics.jsonl", b'{"t": 0, "error": "x"}\n')]
 
 

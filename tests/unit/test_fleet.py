@@ -293,3 +293,10 @@ def test_queries_combine_selector_and_vllm_names() -> None:
     )
     assert up_query("") == "up"
     assert up_query('{job="vllm"}') == 'up{job="vllm"}'
+
+
+def test_two_replicas_without_majority_name_the_one_in_trouble() -> None:
+    prom = FakePrometheus({"a:8000": _scrapes("healthy"), "c:8000": _scrapes("small-pool")})
+    fd = _diagnose(prom)
+    drifted = [f.evidence[0].value for f in fd.report.findings if f.id == "fleet-config-drift"]
+    assert drifted == ["c:8000"]

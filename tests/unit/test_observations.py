@@ -69,19 +69,32 @@ def relabel_engine(text: str, engine: str, model: str | None = None) -> str:
 
 KEY = 'engine="0",model_name="kvdoctor-tiny-llama"'
 BUSY = set_value(
-    set_value(set_value(HITS, f"vllm:kv_cache_usage_perc{{{KEY}}}", 0.75),
-              f"vllm:num_requests_running{{{KEY}}}", 3.0),
-    f"vllm:num_preemptions_total{{{KEY}}}", 5.0,
-)  # fmt: skip
+    set_value(
+        set_value(HITS, f"vllm:kv_cache_usage_perc{{{KEY}}}", 0.75),
+        f"vllm:num_requests_running{{{KEY}}}",
+        3.0,
+    ),
+    f"vllm:num_preemptions_total{{{KEY}}}",
+    5.0,
+)
 
 
 def _core(b: Bundle) -> dict[str, object]:
     s = compute_signals(b)
     names = [
-        "kv_usage_max", "running_max", "prefix_hit_rate_window", "prefix_hit_rate_lifetime",
-        "itl_p50", "itl_p95", "itl_mean", "ttft_p95", "preemptions_window",
-        "requests_finished_window", "prompt_tokens_per_s", "mean_prompt_len",
-    ]  # fmt: skip
+        "kv_usage_max",
+        "running_max",
+        "prefix_hit_rate_window",
+        "prefix_hit_rate_lifetime",
+        "itl_p50",
+        "itl_p95",
+        "itl_mean",
+        "ttft_p95",
+        "preemptions_window",
+        "requests_finished_window",
+        "prompt_tokens_per_s",
+        "mean_prompt_len",
+    ]
     return {n: s.get(n) for n in names}
 
 

@@ -144,10 +144,23 @@ def test_server_probe_down_is_not_checked_not_raised() -> None:
 
 def test_parse_argv_of_both_entry_points() -> None:
     a = parse_argv(
-        ["/usr/bin/python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "/m",
-         "--port", "18123", "--gpu-memory-utilization=0.85", "--enforce-eager",
-         "--no-enable-prefix-caching", "--api-key", "sk-secret", "--max-num-seqs", "64"]
-    )  # fmt: skip
+        [
+            "/usr/bin/python3",
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            "/m",
+            "--port",
+            "18123",
+            "--gpu-memory-utilization=0.85",
+            "--enforce-eager",
+            "--no-enable-prefix-caching",
+            "--api-key",
+            "sk-secret",
+            "--max-num-seqs",
+            "64",
+        ]
+    )
     assert a == {
         "model": "/m",
         "port": 18123,
@@ -162,11 +175,26 @@ def test_parse_argv_of_both_entry_points() -> None:
 
 
 def test_secrets_are_scrubbed_from_argv() -> None:
-    argv = ["vllm", "serve", "m", "--api-key", "sk-1", "--hf-token=hf_abc", "--max-num-batched-tokens", "8"]
+    argv = [
+        "vllm",
+        "serve",
+        "m",
+        "--api-key",
+        "sk-1",
+        "--hf-token=hf_abc",
+        "--max-num-batched-tokens",
+        "8",
+    ]
     assert scrub_argv(argv) == [
-        "vllm", "serve", "m", "--api-key", "<redacted>", "--hf-token=<redacted>",
-        "--max-num-batched-tokens", "8",
-    ]  # fmt: skip
+        "vllm",
+        "serve",
+        "m",
+        "--api-key",
+        "<redacted>",
+        "--hf-token=<redacted>",
+        "--max-num-batched-tokens",
+        "8",
+    ]
 
 
 def test_user_flags() -> None:
@@ -236,7 +264,11 @@ def test_gpu_sampler_names_server_processes() -> None:
     s = sampler.sample(5.0)
     assert s is not None
     d = s.devices[0]
-    assert (d.name, d.memory_total, d.memory_used) == ("NVIDIA H100 80GB HBM3", 80 * 2**30, 75 * 2**30)
+    assert (d.name, d.memory_total, d.memory_used) == (
+        "NVIDIA H100 80GB HBM3",
+        80 * 2**30,
+        75 * 2**30,
+    )
     assert [(p.pid, p.name) for p in d.processes] == [(100, "vllm (python3)"), (200, "python3")]
 
 
@@ -281,8 +313,11 @@ def test_capture_with_a_fake_clock(tmp_path: Path) -> None:
     with serve(fake) as url:
         b = capture(
             _opts(url + "/metrics", model_config_path=str(cfg), engine_args={"max-num-seqs": 16}),
-            progress=False, sink=tmp_path / "b.tar.gz", clock=clock.time, sleep=clock.sleep,
-        )  # fmt: skip
+            progress=False,
+            sink=tmp_path / "b.tar.gz",
+            clock=clock.time,
+            sleep=clock.sleep,
+        )
     assert [s.t - b.manifest.started_at for s in b.scrapes] == [0.0, 2.0, 4.0]
     assert b.manifest.endpoint == url  # the pasted /metrics suffix is dropped
     assert b.model_config_raw == {"num_hidden_layers": 2}
@@ -298,7 +333,7 @@ def test_capture_with_a_fake_clock(tmp_path: Path) -> None:
 
 
 def test_capture_refused_everywhere_raises_probe_error(tmp_path: Path) -> None:
-    with pytest.raises(ProbeError, match="nothing collected from .*connection refused"):
+    with pytest.raises(ProbeError, match=r"nothing collected from .*connection refused"):
         capture(_opts(f"http://127.0.0.1:{free_port()}"), progress=False, sink=tmp_path / "b")
     assert list(tmp_path.iterdir()) == []  # no half bundle left behind
 
@@ -321,8 +356,11 @@ def test_headers_are_sent_but_never_stored(tmp_path: Path) -> None:
     with serve(fake) as url:
         capture(
             _opts(url, headers={"Authorization": f"Bearer {token}"}, logs=str(logs)),
-            progress=False, sink=tmp_path / "b", clock=clock.time, sleep=clock.sleep,
-        )  # fmt: skip
+            progress=False,
+            sink=tmp_path / "b",
+            clock=clock.time,
+            sleep=clock.sleep,
+        )
     assert all(h.get("authorization") == f"Bearer {token}" for _, h in fake.requests)
     for f in (tmp_path / "b").iterdir():
         assert token not in f.read_text(), f.name
@@ -341,8 +379,11 @@ def test_ctrl_c_keeps_what_was_captured(tmp_path: Path) -> None:
     with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
         b = capture(
             CaptureOptions(endpoint=url, window_s=60, interval_s=2, timeout=2),
-            progress=False, sink=tmp_path / "b", clock=clock.time, sleep=sleep,
-        )  # fmt: skip
+            progress=False,
+            sink=tmp_path / "b",
+            clock=clock.time,
+            sleep=sleep,
+        )
     assert was_interrupted(b)
     assert len(b.scrapes) == 2
     back = read_bundle(tmp_path / "b")
@@ -356,8 +397,11 @@ def test_redact_replaces_hosts_ips_and_paths(tmp_path: Path) -> None:
     with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
         b = capture(
             _opts(url, redact=True, logs=str(logs)),
-            progress=False, sink=tmp_path / "b", clock=clock.time, sleep=clock.sleep,
-        )  # fmt: skip
+            progress=False,
+            sink=tmp_path / "b",
+            clock=clock.time,
+            sleep=clock.sleep,
+        )
     assert b.logs is not None
     assert re.fullmatch(r"INFO model='<path-\d+>' peer ip-1 ok\n", b.logs)
     assert b.server is not None
@@ -378,12 +422,15 @@ def test_capture_options_validation() -> None:
 def test_stdin_logs_during_capture(tmp_path: Path) -> None:
     clock = FakeClock()
     r, w = _pipe()
-    w.write("(EngineCore) INFO CPU KV cache size: 2,048 tokens, Maximum concurrency for "
-            "2,048 tokens per request: 1.00x\n")  # fmt: skip
+    w.write(
+        "(EngineCore) INFO CPU KV cache size: 2,048 tokens, Maximum concurrency for "
+        "2,048 tokens per request: 1.00x\n"
+    )
     w.close()
     with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
-        b = capture(_opts(url, logs="-"), progress=False, clock=clock.time, sleep=clock.sleep,
-                    stdin=r)  # fmt: skip
+        b = capture(
+            _opts(url, logs="-"), progress=False, clock=clock.time, sleep=clock.sleep, stdin=r
+        )
     s = compute_signals(b)
     assert s.get("log_kv_cache_tokens") == 2048
     assert s.get("log_max_concurrency") == 1.0

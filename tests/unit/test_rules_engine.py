@@ -138,8 +138,9 @@ def test_render_specs_and_missing_values() -> None:
     assert render("{a} / {a:plain} / {b:.0%} / {s:>5}", values.get) == "8,192 / 8192 / 30% / fp8"
     with pytest.raises(MissingValue):
         render("x {c}", values.get)
-    assert render_or("x {c}", "fallback {a:plain}", values.get) == "fallback 8192"
-    assert render_or("x {c}", None, values.get) == "x unknown"
+    assert render_or("x {c}", ["fallback {a:plain}"], values.get) == "fallback 8192"
+    assert render_or("x {c}", ["y {c}", "z {b}"], values.get) == "z 0.3"
+    assert render_or("x {c}", [], values.get) == "x unknown"
     assert render("{{literal}}", values.get) == "{literal}"
     assert placeholders_as_names("from {a:plain} to {b}") == "from {a} to {b}"
 

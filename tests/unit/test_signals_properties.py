@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from hypothesis import given, settings
@@ -18,7 +19,9 @@ bounds_st = st.lists(
 @st.composite
 def histograms(draw: st.DrawFn) -> list[tuple[float, float]]:
     bounds = draw(bounds_st)
-    counts = draw(st.lists(st.integers(0, 1000), min_size=len(bounds) + 1, max_size=len(bounds) + 1))
+    counts = draw(
+        st.lists(st.integers(0, 1000), min_size=len(bounds) + 1, max_size=len(bounds) + 1)
+    )
     cum = 0
     out = []
     for le, c in zip([*bounds, math.inf], counts, strict=True):
@@ -35,7 +38,7 @@ def test_quantiles_are_monotone_in_q(hist: list[tuple[float, float]], qs: list[f
         return
     finite = [v for v in values if v is not None]
     assert len(finite) == len(values)
-    assert all(a <= b + 1e-9 * max(1.0, abs(b)) for a, b in zip(finite, finite[1:], strict=False))
+    assert all(a <= b + 1e-9 * max(1.0, abs(b)) for a, b in itertools.pairwise(finite))
 
 
 @given(histograms(), st.floats(0.0, 1.0))
@@ -48,14 +51,14 @@ def test_quantile_lies_inside_its_bucket(hist: list[tuple[float, float]], q: flo
     assert v is not None
     rank = q * total
     # The bucket holding the rank: first one whose cumulative count reaches it (and is > 0).
-    prev_le, prev_c = 0.0, 0.0
+    prev_le, _prev_c = 0.0, 0.0
     for le, c in hist:
         if c >= rank and c > 0:
             lower = prev_le
             upper = le if math.isfinite(le) else prev_le
             assert lower - 1e-9 <= v <= upper + 1e-9 * max(1.0, upper)
             break
-        prev_le, prev_c = le, c
+        prev_le, _prev_c = le, c
 
 
 @given(st.integers(1, 50), st.sampled_from([0.5, 0.9, 0.95, 0.99]))
@@ -149,4 +152,4 @@ def test_bundle_level_resets_match(run: tuple[list[float], float, int]) -> None:
     assert obs.counter_increase("vllm:num_preemptions") == traffic
     series = obs.counter_series("vllm:num_preemptions")
     assert series[-1][1] == traffic
-    assert all(b2 >= a2 for (_, a2), (_, b2) in zip(series, series[1:], strict=False))
+    assert all(b2 >= a2 for (_, a2), (_, b2) in itertools.pairwise(series))

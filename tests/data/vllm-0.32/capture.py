@@ -100,18 +100,27 @@ def capture_healthy() -> None:
         write("log-startup-healthy.txt", lab.log_path.read_text())
 
 
+def _busy(text: str) -> float:
+    """running + waiting requests in one exposition (0 when absent)."""
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(("vllm:num_requests_running{", "vllm:num_requests_waiting{")):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
 def capture_preemption() -> None:
     with lab_server("preemption-storm") as lab:
         url = lab.url
-        t = load(url, [prompt(i, 128) for i in range(24)], 512, 12)
+        t = load(url, [prompt(i, 128) for i in range(48)], 768, 12)
         samples = []
         while t.is_alive():
-            time.sleep(2.0)
+            time.sleep(0.5)
             samples.append(metrics(url))
         t.join()
-        # The busiest sample: the one with the most running+waiting requests mid-load.
-        mid = samples[len(samples) // 2] if samples else metrics(url)
-        write("metrics-preemption-load.txt", mid)
+        # The busiest mid-load scrape: most running + waiting requests.
+        busiest = max(samples, key=_busy) if samples else metrics(url)
+        write("metrics-preemption-load.txt", busiest)
         write("metrics-preemption-after.txt", metrics(url))
         time.sleep(6)
         write("log-preemption.txt", lab.log_path.read_text())

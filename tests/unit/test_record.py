@@ -1,0 +1,171 @@
+"""``kvdoctor record`` end to end (a real subprocess) against a local fake vLLM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _vllm_fake import FakeVllm, free_port, payload, serve, wait_until
+
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.commands._capture_opts import parse_duration, parse_header, to_capture_options
+from kvdoctor.errors import KvdoctorError
+
+IDLE = payload("metrics-idle.txt")
+HITS = payload("metrics-prefix-hits.txt")
+
+
+def kvdoctor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kvdoctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_record_writes_a_bundle(tmp_path: Path) -> None:
+    with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
+        r = kvdoctor(
+            "record",
+            "--endpoint",
+            url,
+            "-o",
+            str(tmp_path / "b.tar.gz"),
+            "--window",
+            "600ms",
+            "--interval",
+            "300ms",
+            "--engine-arg",
+            "max-num-seqs=16",
+        )
+    assert r.returncode == 0, r.stderr
+    b = read_bundle(tmp_path / "b.tar.gz")
+    assert len(b.scrapes) == 3 and all(s.ok for s in b.scrapes)
+    assert b.engine_args is not None and b.engine_args.args["max-num-seqs"] == 16
+    assert "wrote" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_nothing_collected_exits_2_with_one_line(tmp_path: Path) -> None:
+    r = kvdoctor(
+        "record",
+        "--endpoint",
+        f"http://127.0.0.1:{free_port()}",
+        "-o",
+        str(tmp_path / "b"),
+        "--window",
+        "1s",
+        "--interval",
+        "500ms",
+    )
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert "connection refused" in r.stderr
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--window", "soon"], "invalid duration"),
+        (["--header", "no-colon-here"], "--header must look like"),
+        (["--interval", "2m", "--window", "1m"], "longer than --window"),
+        (["--engine-arg", "=1"], "KEY=VALUE"),
+    ],
+)
+def test_bad_flags_exit_2(tmp_path: Path, args: list[str], fragment: str) -> None:
+    r = kvdoctor("record", "--endpoint", "http://127.0.0.1:1", "-o", str(tmp_path / "b"), *args)
+    assert r.returncode == 2
+    assert fragment in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_leaves_a_valid_bundle(tmp_path: Path) -> None:
+    dest = tmp_path / "b"
+    with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kvdoctor",
+                "record",
+                "--endpoint",
+                url,
+                "-o",
+                str(dest),
+                "--window",
+                "60s",
+                "--interval",
+                "200ms",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        try:
+            # Wait until a few scrapes are on disk in the staging directory, then press Ctrl-C.
+            def scraped() -> bool:
+                for staging in tmp_path.glob(".b.partial-*"):
+                    m = staging / "metrics.jsonl"
+                    if m.is_file() and m.read_text().count("\n") >= 3:
+                        return True
+                return False
+
+            assert wait_until(scraped, timeout=30)
+            os.kill(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 130, err
+    b = read_bundle(dest)
+    assert len(b.scrapes) >= 3
+    assert "interrupted" in b.manifest.notes
+    assert not list(tmp_path.glob(".b.partial-*"))
+
+
+def test_durations_and_headers() -> None:
+    assert parse_duration("60s") == 60.0
+    assert parse_duration("2m") == 120.0
+    assert parse_duration("500ms") == 0.5
+    assert parse_duration("1h") == 3600.0
+    assert parse_duration("2.5") == 2.5
+    for bad in ("0s", "-1", "5 minutes", ""):
+        with pytest.raises(KvdoctorError):
+            parse_duration(bad)
+    assert parse_header("Authorization: Bearer abc") == ("Authorization", "Bearer abc")
+    with pytest.raises(KvdoctorError) as err:
+        parse_header("Bad Name: secret-value")
+    assert "secret-value" not in str(err.value)
+
+
+def test_to_capture_options() -> None:
+    opts = to_capture_options(
+        {
+            "endpoint": "https://vllm.example:8443/",
+            "window": 30.0,
+            "interval": 1.0,
+            "headers": ("X-Api-Key: k1",),
+            "insecure": True,
+            "model_config": "m",
+            "logs": "-",
+            "engine_args": ("max-num-seqs=4",),
+            "redact": True,
+            "timeout": 3.0,
+        },
+        notes="n",
+    )
+    assert opts.endpoint == "https://vllm.example:8443"
+    assert opts.headers == {"X-Api-Key": "k1"}
+    assert opts.engine_args == {"max-num-seqs": 4}
+    assert (opts.insecure, opts.redact, opts.logs, opts.model_config_path) == (True, True, "-", "m")
+    with pytest.raises(KvdoctorError, match="--endpoint URL is required"):
+        to_capture_options({})
+    with pytest.raises(KvdoctorError, match="http:// or https://"):
+        to_capture_options({"endpoint": "vllm:8000"})

@@ -1,0 +1,320 @@
+"""Signals from real vLLM 0.32 payloads and logs: catalog coverage, provenance, sources."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kvdoctor.bundle.model import (
+    Bundle,
+    EngineArgs,
+    GpuDevice,
+    GpuProcess,
+    GpuSample,
+    Manifest,
+    NotChecked,
+    Scrape,
+    ServerInfo,
+)
+from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.compute import compute_signals
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-0.32"
+
+
+def text(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+def bundle(*payloads: str, **parts: Any) -> Bundle:
+    scrapes = [Scrape(t=50.0 + 5 * i, status=200, text=p) for i, p in enumerate(payloads)]
+    manifest = Manifest(
+        created_by="test", endpoint="e", started_at=50.0, ended_at=scrapes[-1].t, interval_s=5.0
+    )
+    return Bundle(manifest=manifest, scrapes=scrapes, **parts)
+
+
+def healthy(**parts: Any) -> Bundle:
+    server = ServerInfo(
+        version=json.loads(text("version.json")), models=json.loads(text("models.json")), health=200
+    )
+    parts.setdefault("server", server)
+    return bundle(text("metrics-idle.txt"), text("metrics-prefix-hits.txt"), **parts)
+
+
+def test_every_catalog_signal_is_present_with_provenance_or_reason() -> None:
+    for b in (healthy(), healthy(logs=text("log-startup-healthy.txt")), bundle("vllm:x 1\n")):
+        s = compute_signals(b)
+        assert set(s.values) == set(SIGNALS)
+        for name, v in s.values.items():
+            if v.value is None:
+                assert v.reason, name
+            else:
+                assert v.provenance, name
+
+
+def test_window_and_lifetime_hit_rates_differ_and_say_so() -> None:
+    # A window that starts after some traffic: the lifetime rate includes what came before.
+    hits = text("metrics-prefix-hits.txt")
+    key = 'engine="0",model_name="kvdoctor-tiny-llama"'
+    later = hits.replace(
+        f"vllm:prefix_cache_queries_total{{{key}}} 8400.0",
+        f"vllm:prefix_cache_queries_total{{{key}}} 9400.0",
+    )
+    assert later != hits
+    s = compute_signals(bundle(hits, later))
+    assert s.get("prefix_hit_rate_window") == 0.0  # 1,000 queries, no new hit
+    assert s.get("prefix_hit_rate_lifetime") == pytest.approx(5632 / 9400)
+    assert "over the window only" in s.values["prefix_hit_rate_window"].provenance
+    assert "last values" in s.values["prefix_hit_rate_lifetime"].provenance
+
+
+def test_engine_config_from_cache_config_info() -> None:
+    s = compute_signals(healthy())
+    assert s.get("block_size") == 128
+    assert s.get("num_gpu_blocks") == 8192
+    assert s.get("kv_capacity_tokens") == 1_048_576
+    assert s.get("cache_dtype") == "auto"
+    assert s.get("prefix_caching") is True
+    assert s.get("gpu_memory_utilization") == 0.92
+    assert s.get("kv_cache_memory_bytes") == 1 << 30
+    assert s.get("max_model_len") == 4096
+    assert s.values["block_size"].provenance.startswith("metrics: vllm:cache_config_info")
+    assert s.get("served_model") == "kvdoctor-tiny-llama"
+    assert s.get("vllm_version") == "0.32.0"
+
+
+def _value(payload: str, series: str) -> float:
+    m = re.search(rf"^{re.escape(series)} (\S+)$", payload, re.MULTILINE)
+    assert m is not None, series
+    return float(m.group(1))
+
+
+def test_preemption_storm_from_the_real_pair() -> None:
+    # Expected numbers are read from the capture itself, so a re-capture keeps the test honest.
+    load, after = text("metrics-preemption-load.txt"), text("metrics-preemption-after.txt")
+    key = '{engine="0",model_name="kvdoctor-tiny-llama"}'
+    s = compute_signals(bundle(load, after))
+    assert s.get("num_gpu_blocks") == 17
+    assert s.get("kv_capacity_tokens") == 17 * 128
+    first, last = (_value(p, f"vllm:num_preemptions_total{key}") for p in (load, after))
+    assert last > first > 0
+    assert s.get("preemptions_lifetime") == last
+    assert s.get("preemptions_window") == last - first
+    assert s.get("preemptions_per_s") == (last - first) / 5.0
+    assert s.series["preemptions"] == [(50.0, 0.0), (55.0, last - first)]
+    assert s.get("kv_usage_max") == _value(load, f"vllm:kv_cache_usage_perc{key}") > 0.5
+    assert s.get("running_max") == _value(load, f"vllm:num_requests_running{key}")
+    assert s.get("waiting_max") == _value(load, f"vllm:num_requests_waiting{key}")
+    assert s.fraction_of_window("kv_usage", ">=", 0.5) == 0.5
+
+
+def test_engine_args_fill_what_metrics_lack_and_name_their_source() -> None:
+    args = EngineArgs(
+        argv=[
+            "python",
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--max-num-seqs",
+            "16",
+            "--block-size",
+            "16",
+        ],
+        args={"max-num-seqs": 16, "block-size": 16, "max-num-batched-tokens": 2048},
+    )
+    s = compute_signals(healthy(engine_args=args))
+    assert s.get("max_num_seqs") == 16
+    assert s.values["max_num_seqs"].provenance == "engine_args: --max-num-seqs (process argv)"
+    assert s.get("max_num_batched_tokens") == 2048
+    assert "user-supplied flag" in s.values["max_num_batched_tokens"].provenance
+    # cache_config_info (what the engine actually runs with) beats a flag.
+    assert s.get("block_size") == 128
+
+
+def test_engine_args_alone_when_metrics_lack_cache_config_info() -> None:
+    no_info = (
+        "\n".join(
+            line
+            for line in text("metrics-idle.txt").splitlines()
+            if "cache_config_info" not in line
+        )
+        + "\n"
+    )
+    args = EngineArgs(
+        argv=None,
+        args={
+            "block-size": 16,
+            "num-gpu-blocks-override": 100,
+            "no-enable-prefix-caching": True,
+            "kv-cache-dtype": "fp8",
+        },
+    )
+    s = compute_signals(bundle(no_info, no_info, engine_args=args))
+    assert s.get("block_size") == 16
+    assert s.get("kv_capacity_tokens") == 1600
+    assert s.get("prefix_caching") is False
+    assert s.get("cache_dtype") == "fp8"
+    assert s.get("max_num_seqs") is None
+    assert "server default unknown" in (s.values["max_num_seqs"].reason or "")
+
+
+def test_log_signals_from_real_logs() -> None:
+    s = compute_signals(healthy(logs=text("log-startup-healthy.txt")))
+    assert s.get("log_kv_cache_tokens") == 1_048_576
+    assert s.get("log_max_concurrency") == 256.0
+    assert s.get("log_oom") is False
+    assert s.get("log_no_cache_memory") is False
+    assert s.get("log_max_model_len_exceeds_kv") is False
+    assert s.get("log_fp8_kv_cache") is False
+
+    s = compute_signals(healthy(logs=text("log-startup-kv-too-small.txt")))
+    assert s.get("log_max_model_len_exceeds_kv") is True
+    assert s.get("log_estimated_max_model_len") == 1920
+
+    s = compute_signals(healthy(logs=text("log-preemption.txt")))
+    assert s.get("log_kv_cache_tokens") == 2176
+    assert s.get("log_max_concurrency") == 1.06
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "value"),
+    [
+        # Message texts as vLLM 0.32's source writes them (config/cache.py, kv_cache_utils.py,
+        # v1/metrics/loggers.py) and the V0 scheduler's preemption warning.
+        (
+            "INFO [cache.py:361] Using fp8 data type to store kv cache. It reduces the GPU memory",
+            "log_fp8_kv_cache",
+            True,
+        ),
+        (
+            "ERROR ValueError: No available memory for the cache blocks. Try increasing "
+            "`gpu_memory_utilization` when initializing the engine",
+            "log_no_cache_memory",
+            True,
+        ),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "log_oom", True),
+        (
+            "INFO Engine 000: Avg prompt throughput: 1.0 tokens/s, Running: 3 reqs, "
+            "Waiting: 9 reqs, GPU KV cache usage: 99.1%, Preemptions: 7",
+            "log_preemption_warnings",
+            7,
+        ),
+        (
+            "WARNING Sequence group 5 is preempted by PreemptionMode.RECOMPUTE mode because "
+            "there is not enough KV cache space.",
+            "log_preemption_warnings",
+            1,
+        ),
+    ],
+)
+def test_log_lines(line: str, signal: str, value: object) -> None:
+    s = compute_signals(healthy(logs=line + "\n"))
+    assert s.get(signal) == value
+
+
+def test_missing_parts_report_the_probe_reason() -> None:
+    b = healthy(server=None)
+    b = b.model_copy(
+        update={
+            "manifest": b.manifest.model_copy(
+                update={
+                    "not_checked": [
+                        NotChecked(what="gpu", why="NVML unavailable (no NVIDIA driver?)")
+                    ]
+                }
+            )
+        }
+    )
+    s = compute_signals(b)
+    assert (
+        s.values["gpu_memory_used_bytes"].reason
+        == "gpu not checked: NVML unavailable (no NVIDIA driver?)"
+    )
+    assert "no logs" in (s.values["log_oom"].reason or "")
+
+
+# Recorded NVML view in gpu.jsonl form: two H100s; device 1 carries the vLLM workers and a
+# notebook kernel someone left running; device 0 is nearly idle.
+GPU = [
+    GpuSample(
+        t=50.0 + 5 * i,
+        devices=[
+            GpuDevice(
+                index=0,
+                name="NVIDIA H100 80GB HBM3",
+                memory_total=85_520_809_984,
+                memory_used=600_000_000,
+                processes=[],
+            ),
+            GpuDevice(
+                index=1,
+                name="NVIDIA H100 80GB HBM3",
+                memory_total=85_520_809_984,
+                memory_used=80_000_000_000 + i * 1_000_000,
+                processes=[
+                    GpuProcess(pid=4242, name="vllm (VLLM::EngineCor)", used_memory=70_000_000_000),
+                    GpuProcess(pid=999, name="python3", used_memory=9_000_000_000 + i),
+                ],
+            ),
+        ],
+    )
+    for i in range(2)
+]
+
+
+def test_gpu_signals_from_recorded_samples() -> None:
+    s = compute_signals(healthy(gpu=GPU))
+    assert s.get("gpu_memory_used_bytes") == 80_001_000_000
+    assert s.get("gpu_memory_total_bytes") == 85_520_809_984
+    assert s.get("gpu_memory_used_fraction") == pytest.approx(80_001_000_000 / 85_520_809_984)
+    assert s.get("gpu_other_process_bytes") == 9_000_000_001
+    assert "device 1" in s.values["gpu_memory_used_bytes"].provenance
+
+
+def test_locker_math_with_the_lab_model_config() -> None:
+    # The lab's tiny Llama: 2 layers, 2 KV heads, head_dim 64, bf16 -> 1,024 B/token.
+    cfg = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "torch_dtype": "bfloat16",
+        "vocab_size": 256,
+        "max_position_embeddings": 4096,
+        "intermediate_size": 256,
+    }
+    s = compute_signals(healthy(model_config_raw=cfg))
+    assert s.get("kv_bytes_per_token") == 1024
+    # 1 GiB pool / (1,024 B × 1,048,576 tokens) = 1: the reported pool and the math agree.
+    assert s.get("kv_config_mismatch") == 1.0
+    assert s.get("max_model_len_over_capacity") == 4096 / 1_048_576
+
+
+def test_garbage_model_config_is_a_reason_not_a_crash() -> None:
+    s = compute_signals(healthy(model_config_raw={"nonsense": True}))
+    assert s.get("kv_bytes_per_token") is None
+    assert (s.values["kv_bytes_per_token"].reason or "").startswith("model config not understood")
+
+
+def test_output_is_deterministic() -> None:
+    a = compute_signals(healthy(logs=text("log-startup-healthy.txt"), gpu=GPU))
+    b = compute_signals(healthy(logs=text("log-startup-healthy.txt"), gpu=GPU))
+    assert a.flat() == b.flat()
+    assert list(a.values) == sorted(a.values)
+
+
+def test_fp8_server_from_real_payload_and_log() -> None:
+    idle = text("metrics-fp8-idle.txt")
+    s = compute_signals(bundle(idle, idle, logs=text("log-startup-fp8.txt")))
+    assert s.get("cache_dtype") == "fp8"
+    assert s.get("log_fp8_kv_cache") is True
+    # Same 1 GiB pool, one byte per element: twice the tokens of the bf16 server.
+    assert s.get("log_kv_cache_tokens") == 2 * 1_048_576
+    assert s.get("kv_capacity_tokens") == 2 * 1_048_576
