@@ -6,13 +6,13 @@ outcomes attach to findings) and the renderers (pure functions of a :class:`Repo
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor.bundle.model import NotChecked
 
-REPORT_SCHEMA = "kvdoctor.report/1"
+REPORT_SCHEMA: Final = "kvdoctor.report/1"
 
 Symptom = Literal["preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"]
 SYMPTOMS: tuple[str, ...] = (

@@ -5,11 +5,11 @@ A replay re-renders a report from these records without sending any traffic.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPRODUCER_SCHEMA = "kvdoctor.reproducer/1"
+REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
 
 ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]
 
