@@ -2,8 +2,9 @@
 
 A case gives a signal set (``signals`` + optional ``series``), a recorded ``bundle``, or ``real``
 payloads captured from a real vLLM 0.32 (tests/data/vllm-0.32: scrapes in time order and a
-log), optional reproducer records, and what must (``expect``) and must not (``absent``) be found. Every case
-also checks the engine's invariants: refuted findings last, and no knob both raised and lowered.
+log), optional reproducer records, and what must (``expect``) and must not (``absent``) be
+found. Every case also checks the engine's invariants: refuted findings last, and no knob both
+raised and lowered.
 """
 
 from __future__ import annotations
