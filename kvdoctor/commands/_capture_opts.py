@@ -38,6 +38,8 @@ def parse_duration(text: str | float | int) -> float:
     return seconds
 
 
+# Recent click makes ParamType generic; subscripting it would break older releases that
+# pyproject still allows (click>=8.1), so the type argument is left to the ignore.
 class Duration(click.ParamType):  # type: ignore[type-arg]
     name = "duration"
 

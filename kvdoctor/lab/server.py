@@ -260,7 +260,7 @@ def _wait_ready(handle: LabHandle, proc: subprocess.Popen[bytes], timeout_s: flo
                     handle.log_path,
                     tail(handle.log_path),
                 )
-            time.sleep(0.5)
+            time.sleep(0.25)
 
 
 def start_lab(

@@ -78,20 +78,26 @@ class LogSource:
         self.spec = spec
         self.limit = limit
         self._buf = _Capped(limit)
+        # The pump thread may still be adding (a `-f` pipe) while the capture takes the text.
+        self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._error: str | None = None
-        self._stdin = stdin if stdin is not None else sys.stdin
-        if spec == "-":
+        self._stdin: TextIO | None = stdin if stdin is not None else sys.stdin
+        if spec == "-" and self._stdin is None:
+            self._error = "no standard input to read logs from"
+        elif spec == "-":
             self._thread = threading.Thread(target=self._pump, name="kvdoctor-logs", daemon=True)
             self._thread.start()
 
     def _pump(self) -> None:
+        assert self._stdin is not None
         try:
             while True:
                 chunk = self._stdin.read(1 << 16)
                 if not chunk:
                     return
-                self._buf.add(chunk)
+                with self._lock:
+                    self._buf.add(chunk)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             self._error = f"reading stdin failed: {exc}"
 
@@ -99,12 +105,13 @@ class LogSource:
         if self.spec is None:
             return None, NotChecked(what="logs", why="no --logs given")
         if self.spec == "-":
-            assert self._thread is not None
             # A finished pipe ends the thread at once; a `-f` pipe keeps going: take what came.
-            self._thread.join(timeout=wait_s)
+            if self._thread is not None:
+                self._thread.join(timeout=wait_s)
             if self._error:
                 return None, NotChecked(what="logs", why=self._error)
-            return self._buf.text(), None
+            with self._lock:
+                return self._buf.text(), None
         path = Path(self.spec).expanduser()
         try:
             with path.open("r", encoding="utf-8", errors="replace") as fh:

@@ -61,7 +61,9 @@ def fake_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _child_pids(log: Path) -> list[int]:
-    return [int(line.split()[1]) for line in log.read_text().splitlines() if line.startswith("child")]
+    return [
+        int(line.split()[1]) for line in log.read_text().splitlines() if line.startswith("child")
+    ]
 
 
 def _gone(pid: int) -> bool:
@@ -112,7 +114,7 @@ def test_start_timeout_stops_the_whole_group(
 ) -> None:
     monkeypatch.setenv("FAKE_VLLM_MODE", "hang")
     started = time.monotonic()
-    with pytest.raises(server.LabStartError, match="not ready after 1.5 s") as info:
+    with pytest.raises(server.LabStartError, match=r"not ready after 1\.5 s") as info:
         server.start_lab("healthy", vllm_python=fake_python, start_timeout_s=1.5)
     assert time.monotonic() - started < 20
     children = _child_pids(info.value.log_path)
@@ -134,9 +136,10 @@ def test_reference_scenario_starts_two_servers_and_down_stops_both(fake_python: 
 
 def test_lab_server_context_manager_stops_on_error(fake_python: str) -> None:
     pid = None
-    with pytest.raises(RuntimeError, match="boom"), server.lab_server(
-        "queueing", vllm_python=fake_python, start_timeout_s=30
-    ) as lab:
+    with (
+        pytest.raises(RuntimeError, match="boom"),
+        server.lab_server("queueing", vllm_python=fake_python, start_timeout_s=30) as lab,
+    ):
         pid = lab.pid
         raise RuntimeError("boom")
     assert pid is not None and _gone(pid)
@@ -166,7 +169,8 @@ def test_cli_up_of_a_scenario_meant_to_fail_reports_its_log(
 
     monkeypatch.setenv("FAKE_VLLM_MODE", "fail")
     result = CliRunner().invoke(
-        lab, ["up", "--scenario", "kv-too-small", "--vllm-python", fake_python],
+        lab,
+        ["up", "--scenario", "kv-too-small", "--vllm-python", fake_python],
         standalone_mode=False,
     )
     assert result.exception is None
@@ -176,7 +180,7 @@ def test_cli_up_of_a_scenario_meant_to_fail_reports_its_log(
 
 def test_resolve_vllm_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KVDOCTOR_VLLM_VENV", str(tmp_path / "nope"))
-    with pytest.raises(KvdoctorError, match="scripts/setup-lab.sh"):
+    with pytest.raises(KvdoctorError, match=r"scripts/setup-lab\.sh"):
         server.resolve_vllm_python()
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)

@@ -169,3 +169,24 @@ def test_to_capture_options() -> None:
         to_capture_options({})
     with pytest.raises(KvdoctorError, match="http:// or https://"):
         to_capture_options({"endpoint": "vllm:8000"})
+
+
+HEAVY = ("pydantic", "httpx", "rich", "jinja2", "yaml", "psutil", "pynvml", "prometheus_client")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["record", "--help"]])
+def test_help_imports_no_heavy_module(argv: list[str]) -> None:
+    # Cold-start time is measured in benchmarks/bench_cli_start.py; here only laziness.
+    code = (
+        "import sys\n"
+        "from kvdoctor.cli import cli\n"
+        "try:\n"
+        f"    cli.main({argv!r}, standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print('HEAVY:', *[m for m in {HEAVY!r} if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("HEAVY:"))
+    assert line == "HEAVY:", out.stdout
+    assert "--endpoint" in out.stdout or argv == ["--help"]
