@@ -281,7 +281,9 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     from kvdoctor.rules import engine as rules
     from kvdoctor.signals.compute import compute_signals
 
-    if not any(s.ok for s in bundle.scrapes):
+    # A server that refused to start has no metrics but its log still names the cause
+    # (e.g. "No available memory for the cache blocks"): diagnose what is there.
+    if not any(s.ok for s in bundle.scrapes) and not bundle.logs and not bundle.gpu:
         raise KvdoctorError(
             f"nothing to diagnose: none of the {len(bundle.scrapes)} scrapes in the bundle "
             f"succeeded ({_first_failure(bundle)})"

@@ -8,8 +8,14 @@ from typing import Any
 
 import click
 
-from kvdoctor.commands._capture_opts import capture_options, pop_capture_params, to_capture_options
+from kvdoctor.commands._capture_opts import (
+    capture_options,
+    parse_header,
+    pop_capture_params,
+    to_capture_options,
+)
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet import fleet_options
 
 _SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
@@ -53,6 +59,7 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     help="Diagnose a saved bundle offline instead of a live --endpoint.",
 )
 @capture_options
+@fleet_options
 @click.option(
     "--reproduce/--no-reproduce",
     default=True,
@@ -110,6 +117,10 @@ def diagnose(
     fmt: str,
     fail_on: str | None,
     progress: bool | None,
+    prometheus: str | None,
+    selector: str,
+    since: str,
+    step: str,
     **params: Any,
 ) -> int:
     """Diagnose a live endpoint (--endpoint URL) or a saved bundle (--bundle PATH).
@@ -120,15 +131,31 @@ def diagnose(
     """
     from kvdoctor.pipeline import diagnose as diagnose_offline
     from kvdoctor.pipeline import run_live
-    from kvdoctor.report.output import write_atomic
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
     endpoint = capture_params.get("endpoint")
-    if bundle_path is not None and endpoint:
-        raise KvdoctorError("give either --endpoint (live) or --bundle (offline), not both")
-    if bundle_path is None and not endpoint:
-        raise KvdoctorError("nothing to diagnose: give --endpoint URL or --bundle DIR|FILE.tar.gz")
+    sources = [s for s in (endpoint, bundle_path, prometheus) if s]
+    if len(sources) > 1:
+        raise KvdoctorError("give one of --endpoint (live), --prometheus (fleet) or --bundle")
+    if not sources:
+        raise KvdoctorError(
+            "nothing to diagnose: give --endpoint URL, --prometheus URL or --bundle DIR|FILE.tar.gz"
+        )
+
+    if prometheus is not None or (bundle_path is not None and _is_fleet(bundle_path)):
+        return _diagnose_fleet(
+            prometheus,
+            selector,
+            since,
+            step,
+            capture_params,
+            bundle_path,
+            save_bundle,
+            output,
+            fmt,
+            fail_on,
+        )
 
     if bundle_path is not None:
         if save_bundle is not None:
@@ -155,15 +182,57 @@ def diagnose(
 
     report = diagnosis.report
     text = render_json(report) if fmt == "json" else render_markdown(report, diagnosis.context)
+    return _emit(report, text, output, fail_on)
+
+
+def _emit(report: Any, text: str, output: Path | None, fail_on: str | None) -> int:
+    """Write the rendered report (atomically with -o) and turn the report into an exit code."""
+    from kvdoctor.report.output import write_atomic
+
     if output is not None:
         write_atomic(output, text)
         click.echo(f"kvdoctor: wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
-
     code = exit_code_for(report, fail_on)
     if report.verdict == "unknown" and code == 0:
         why = report.not_checked[0].why if report.not_checked else "no usable signal"
         click.echo(f"kvdoctor: nothing could be diagnosed: {why}", err=True)
         return 2
     return code
+
+
+def _is_fleet(path: Path) -> bool:
+    from kvdoctor.fleet import is_fleet_bundle
+
+    return is_fleet_bundle(path)
+
+
+def _diagnose_fleet(
+    prometheus: str | None,
+    selector: str,
+    since: str,
+    step: str,
+    capture_params: dict[str, Any],
+    bundle_path: Path | None,
+    save_bundle: Path | None,
+    output: Path | None,
+    fmt: str,
+    fail_on: str | None,
+) -> int:
+    """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
+    from kvdoctor.fleet import diagnose_fleet, diagnose_fleet_bundle, render_fleet_markdown
+    from kvdoctor.report.render import render_json
+
+    if prometheus is not None:
+        headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
+        fleet = diagnose_fleet(
+            prometheus, selector, since, step, headers=headers, save_bundle=save_bundle
+        )
+    else:
+        assert bundle_path is not None
+        if save_bundle is not None:
+            raise KvdoctorError("--save-bundle applies to a live run only")
+        fleet = diagnose_fleet_bundle(bundle_path)
+    text = render_json(fleet.report) if fmt == "json" else render_fleet_markdown(fleet)
+    return _emit(fleet.report, text, output, fail_on)

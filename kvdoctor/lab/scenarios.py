@@ -5,6 +5,10 @@ workload that drives it (phases of :class:`~kvdoctor.reproducers.loadgen.LoadSpe
 the reproducers' load generator), the diagnosis kvdoctor is expected to reach, and its docs:
 what it demonstrates and where the CPU build of vLLM cannot reproduce the real-GPU situation.
 
+Each phase's request budget is large and its deadline long: a workload keeps the server busy
+for as long as the capture needs and is stopped by its runner (the load generator spends a few
+seconds calibrating at the start of every run, so short runs would leave idle gaps).
+
 Sizes are in tokens. The lab model's KV costs 1,024 B/token and the CPU backend uses 128-token
 blocks, so one block is 128 KiB and ``--num-gpu-blocks-override N`` is a pool of
 ``128 (N - 1)`` usable tokens (vLLM 0.32 keeps one block as its null block: 16 blocks give an
@@ -58,6 +62,11 @@ class Scenario:
     # True when vLLM is expected to refuse to start (the log is the evidence).
     fails_at_startup: bool = False
     cpu_limits: str = ""
+    # Keep the workload running while ``diagnose`` runs its reproducers (as production traffic
+    # would). Needed where the experiment measures the live pressure (queueing, head-of-line,
+    # eviction); off where the experiment needs a quiet server to measure its own requests
+    # (capacity-ramp counts preemptions, prefix-probe counts cache hits).
+    load_during_reproducers: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
 
     def engine_env(self) -> dict[str, str]:
@@ -97,10 +106,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=512,
                         max_tokens=64,
                         concurrency=2,
-                        requests=12,
+                        requests=200,
                         prefix="shared",
                         shared_prefix_tokens=384,
-                        duration_s=60,
+                        duration_s=180,
                     )
                 ),
             ),
@@ -123,8 +132,8 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=128,
                         max_tokens=512,
                         concurrency=12,
-                        requests=36,
-                        duration_s=90,
+                        requests=360,
+                        duration_s=180,
                     )
                 ),
             ),
@@ -151,10 +160,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=1024,
                         max_tokens=32,
                         concurrency=4,
-                        requests=24,
+                        requests=240,
                         prefix="shared",
                         shared_prefix_tokens=768,
-                        duration_s=90,
+                        duration_s=180,
                     )
                 ),
             ),
@@ -176,10 +185,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=120,
                         max_tokens=32,
                         concurrency=4,
-                        requests=32,
+                        requests=320,
                         prefix="shared",
                         shared_prefix_tokens=96,
-                        duration_s=90,
+                        duration_s=180,
                     )
                 ),
             ),
@@ -205,10 +214,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=1024,
                         max_tokens=32,
                         concurrency=4,
-                        requests=24,
+                        requests=240,
                         prefix="timestamp-first",
                         shared_prefix_tokens=768,
-                        duration_s=90,
+                        duration_s=180,
                     )
                 ),
             ),
@@ -230,10 +239,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=640,
                         max_tokens=16,
                         concurrency=1,
-                        requests=16,
+                        requests=200,
                         prefix="shared",
                         shared_prefix_tokens=512,
-                        duration_s=90,
+                        duration_s=180,
                     ),
                     group=0,
                 ),
@@ -242,13 +251,14 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=1400,
                         max_tokens=16,
                         concurrency=3,
-                        requests=36,
-                        duration_s=90,
+                        requests=360,
+                        duration_s=180,
                     ),
                     group=0,
                 ),
             ),
             expected=Expected(symptom="prefix-miss", cause="eviction-churn"),
+            load_during_reproducers=True,
         ),
         Scenario(
             name="queueing",
@@ -265,12 +275,13 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=128,
                         max_tokens=128,
                         concurrency=16,
-                        requests=48,
-                        duration_s=90,
+                        requests=480,
+                        duration_s=180,
                     )
                 ),
             ),
             expected=Expected(symptom="high-ttft", cause="queueing"),
+            load_during_reproducers=True,
         ),
         Scenario(
             name="long-prefill-hol",
@@ -295,8 +306,8 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=6000,
                         max_tokens=8,
                         concurrency=1,
-                        requests=6,
-                        duration_s=90,
+                        requests=200,
+                        duration_s=180,
                     ),
                     group=0,
                 ),
@@ -305,13 +316,14 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=64,
                         max_tokens=64,
                         concurrency=4,
-                        requests=40,
-                        duration_s=90,
+                        requests=400,
+                        duration_s=180,
                     ),
                     group=0,
                 ),
             ),
             expected=Expected(symptom="high-ttft", cause="long-prefill-hol"),
+            load_during_reproducers=True,
             cpu_limits=(
                 "CPU prefill is orders of magnitude slower than on a GPU, so the stalls are "
                 "seconds rather than hundreds of milliseconds; the shape is the same."
@@ -333,8 +345,8 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=512,
                         max_tokens=64,
                         concurrency=2,
-                        requests=8,
-                        duration_s=60,
+                        requests=200,
+                        duration_s=180,
                     )
                 ),
             ),

@@ -3,8 +3,10 @@
 Used by the integration tier (tests/lab) and by scripts/record-fixtures.sh: start the scenario's
 server, drive its workload in the background, run the real CLI
 (``kvdoctor diagnose --endpoint URL --reproduce --allow-load --format json``) in a subprocess,
-stop the workload, stop the server. The workload keeps running while the reproducers work, as
-production traffic would: the eviction and queueing experiments need the pressure to persist.
+stop the workload, stop the server. Where the scenario says so
+(``load_during_reproducers``) the workload keeps running while the reproducers work, as
+production traffic would; otherwise it stops when the capture window ends, so that experiments
+that count their own requests' effects see a quiet server.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +27,8 @@ from kvdoctor.lab.server import LabHandle, LabStartError, lab_server, start_lab
 from kvdoctor.lab.workload import WorkloadRunner
 
 WARMUP_S = 4.0
+# The CLI needs about a second to import before its capture starts.
+CLI_START_S = 1.5
 DIAGNOSE_TIMEOUT_S = 600.0
 
 
@@ -134,13 +139,20 @@ def _diagnose_running(
 ) -> ScenarioRun:
     sc = get_scenario(lab.scenario)
     runner = WorkloadRunner(lab.url, lab.model, sc, repeat=True).start()
+    timer: threading.Timer | None = None
     try:
         time.sleep(WARMUP_S)
         argv = diagnose_command(
             lab, window_s=window_s, interval_s=interval_s, save_bundle=save_bundle
         )
+        if not sc.load_during_reproducers:
+            timer = threading.Timer(window_s + CLI_START_S, runner.stop)
+            timer.daemon = True
+            timer.start()
         code, report, stderr = _run_cli(argv)
     finally:
+        if timer is not None:
+            timer.cancel()
         runner.stop()
     if runner.error is not None:
         raise KvdoctorError(f"the {lab.scenario} workload failed: {runner.error}")

@@ -75,8 +75,11 @@ def test_fail_on_gates_by_severity(tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "give --endpoint URL or --bundle"),
-        (["--bundle", "B", "--endpoint", "http://127.0.0.1:1"], "not both"),
+        ([], "give --endpoint URL, --prometheus URL or --bundle"),
+        (
+            ["--bundle", "B", "--endpoint", "http://127.0.0.1:1"],
+            "give one of --endpoint (live), --prometheus (fleet) or --bundle",
+        ),
         (["--bundle", "B", "--save-bundle", "x"], "--save-bundle applies to a live"),
         (["--bundle", "/no/such/bundle"], "bundle not found"),
     ],
