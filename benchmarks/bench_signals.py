@@ -91,7 +91,7 @@ def main() -> int:
     ratio = ref / ours
     print(
         f"payload: {PAYLOAD.name}, {len(texts[0])} bytes, "
-        f"{n // (args.scrapes * args.repeat)} samples/scrape, "
+        f"{n // args.scrapes} samples/scrape, "
         f"{args.scrapes} scrapes"
     )
     print(f"prometheus_client parse only: {ref:.3f} s")

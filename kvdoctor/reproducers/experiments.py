@@ -1101,6 +1101,9 @@ def canary_verdict(
     b_agree, r_agree = mean(baseline, "agreement"), mean(vs_ref, "agreement")
     b_dlp, r_dlp = mean(baseline, "mean_abs_dlogprob"), mean(vs_ref, "mean_abs_dlogprob")
     summary_nums = {
+        # The quant-quality playbook reads ``token_agreement``: the target against the
+        # reference (<= 0.1 means a kernel or dtype bug, not ordinary precision loss).
+        "token_agreement": _r(r_agree),
         "baseline_agreement": _r(b_agree),
         "reference_agreement": _r(r_agree),
         "baseline_mean_abs_dlogprob": _r(b_dlp),
@@ -1191,7 +1194,7 @@ async def quant_canary(ctx: ReproContext) -> ReproducerRecord:
             started,
             probe,
             verdict,
-            {},
+            {"fp8-kv-cache": verdict},
             summary,
             expected={"agreement_at_least": "the target's agreement with itself"},
             measured=nums,

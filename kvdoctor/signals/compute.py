@@ -468,9 +468,12 @@ def _engine_config(out: _Out, obs: Observations, bundle: Bundle) -> dict[str, st
                 out.set(name, value, f"engine_args: --{flags[0]} ({got[1]})")
                 sources[name] = "engine_args"
                 continue
-        why = "not in vllm:cache_config_info"
         if label is None:
             why = "not exposed in /metrics"
+        elif label in labels:
+            why = f"vllm:cache_config_info reports {label}={labels[label]!r}"
+        else:
+            why = "not in vllm:cache_config_info"
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
