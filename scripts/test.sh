@@ -8,6 +8,8 @@ bash scripts/setup.sh
 if [ "${KVDOCTOR_SKIP_LAB:-0}" != "1" ]; then
   bash scripts/setup-lab.sh
 fi
+# A real Prometheus and promtool for the fleet and alert-rule tests (Debian's package).
+bash scripts/install-prometheus.sh
 echo "== ruff"; .venv/bin/ruff check kvdoctor tests benchmarks
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"
