@@ -123,6 +123,27 @@ def status(as_json: bool) -> int:
     return 0
 
 
+@lab.command("scenarios")
+@click.option("--verbose", "-v", is_flag=True, help="Also print what each one demonstrates.")
+def scenarios(verbose: bool) -> int:
+    """List the scenarios: engine flags, expected diagnosis, CPU-build limits."""
+    for name in sorted(SCENARIOS):
+        sc = SCENARIOS[name]
+        want = f"{sc.expected.symptom}/{sc.expected.cause}" if sc.expected.symptom else "nothing"
+        click.echo(f"{name}: {sc.title}")
+        click.echo(f"  expected: {want}")
+        click.echo(
+            f"  flags: {' '.join(sc.engine_args)} (VLLM_CPU_KVCACHE_SPACE={sc.kv_cache_space_gib})"
+        )
+        if sc.reference_args is not None:
+            click.echo(f"  reference server: {' '.join(sc.reference_args)}")
+        if verbose:
+            click.echo(f"  demonstrates: {sc.demonstrates}")
+            if sc.cpu_limits:
+                click.echo(f"  CPU build: {sc.cpu_limits}")
+    return 0
+
+
 @click.command("demo")
 @click.option(
     "--scenario",

@@ -15,6 +15,7 @@ import random
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -39,10 +40,14 @@ PORT_RANGE = (18000, 29999)
 class LabStartError(KvdoctorError):
     """vLLM did not become ready; ``log_tail`` holds the end of its log for the user."""
 
-    def __init__(self, message: str, log_path: Path, log_tail: str) -> None:
+    def __init__(
+        self, message: str, log_path: Path, log_tail: str, handle: LabHandle | None = None
+    ) -> None:
         super().__init__(message)
         self.log_path = log_path
         self.log_tail = log_tail
+        # The server that failed (argv, port, log), for callers that diagnose the failure.
+        self.handle = handle
 
 
 @dataclass
@@ -127,6 +132,28 @@ def free_port() -> int:
 
 
 # ---------------------------------------------------------------- start
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While a lab runs, SIGTERM raises KeyboardInterrupt like Ctrl-C does.
+
+    Python's default SIGTERM ends the process without running ``finally`` blocks, which would
+    orphan the server (it lives in its own session, so it does not get the signal itself). Only
+    the main thread can install handlers; elsewhere this is a no-op.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def build_command(
@@ -247,6 +274,7 @@ def _wait_ready(handle: LabHandle, proc: subprocess.Popen[bytes], timeout_s: flo
                     f"{code} during start-up; log: {handle.log_path}",
                     handle.log_path,
                     tail(handle.log_path),
+                    handle,
                 )
             try:
                 if client.get(handle.url + "/health").status_code == 200:
@@ -259,6 +287,7 @@ def _wait_ready(handle: LabHandle, proc: subprocess.Popen[bytes], timeout_s: flo
                     f"{timeout_s:g} s; log: {handle.log_path}",
                     handle.log_path,
                     tail(handle.log_path),
+                    handle,
                 )
             time.sleep(0.25)
 
@@ -279,6 +308,17 @@ def start_lab(
     it started. A scenario that is *meant* to fail at start-up (``kv-too-small``) raises the
     same error: its log is the evidence.
     """
+    with terminate_as_interrupt():
+        return _start(scenario, port, vllm_python, extra_args, start_timeout_s)
+
+
+def _start(
+    scenario: str,
+    port: int | None,
+    vllm_python: str | None,
+    extra_args: list[str] | None,
+    start_timeout_s: float,
+) -> LabHandle:
     sc = get_scenario(scenario)
     python = resolve_vllm_python(vllm_python)
     port = port or free_port()
@@ -417,8 +457,9 @@ def lab_server(
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
 ) -> Iterator[LabHandle]:
     """``with lab_server("healthy") as lab: ...``: the server is stopped on any exit."""
-    handle = start_lab(scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s)
-    try:
-        yield handle
-    finally:
-        stop_lab(handle)
+    with terminate_as_interrupt():
+        handle = start_lab(scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s)
+        try:
+            yield handle
+        finally:
+            stop_lab(handle)

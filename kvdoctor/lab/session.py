@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kvdoctor.bundle.model import Bundle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.model import model_dir
 from kvdoctor.lab.scenarios import get_scenario
@@ -27,8 +30,6 @@ from kvdoctor.lab.server import LabHandle, LabStartError, lab_server, start_lab
 from kvdoctor.lab.workload import WorkloadRunner
 
 WARMUP_S = 4.0
-# The CLI needs about a second to import before its capture starts.
-CLI_START_S = 1.5
 DIAGNOSE_TIMEOUT_S = 600.0
 
 
@@ -82,17 +83,50 @@ def diagnose_command(
     return argv
 
 
-def _run_cli(argv: list[str]) -> tuple[int, dict[str, Any] | None, str]:
-    proc = subprocess.run(
-        argv, capture_output=True, text=True, timeout=DIAGNOSE_TIMEOUT_S, check=False
+def _run_cli(
+    argv: list[str], on_reproducers: Callable[[], None] | None = None
+) -> tuple[int, dict[str, Any] | None, str]:
+    """Run the CLI; call ``on_reproducers`` once when it starts its first reproducer.
+
+    The CLI announces each reproducer on stderr ("kvdoctor: reproducer NAME ..."), which marks
+    the end of its capture: the moment to stop a workload that must not disturb experiments.
+    """
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    err_lines: list[str] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        fired = False
+        for line in proc.stderr:
+            err_lines.append(line)
+            if not fired and on_reproducers and line.startswith("kvdoctor: reproducer"):
+                fired = True
+                on_reproducers()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    killer = threading.Timer(DIAGNOSE_TIMEOUT_S, proc.kill)
+    killer.daemon = True
+    killer.start()
+    try:
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        code = proc.wait()
+    finally:
+        killer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reader.join(timeout=10)
     report: dict[str, Any] | None = None
-    if proc.stdout.strip():
+    if out.strip():
         try:
-            report = json.loads(proc.stdout)
+            report = json.loads(out)
         except ValueError:
             report = None
-    return proc.returncode, report, proc.stderr
+    return code, report, "".join(err_lines)
 
 
 def _summaries(runner: WorkloadRunner) -> list[dict[str, Any]]:
@@ -123,11 +157,12 @@ def diagnose_scenario(
     """Diagnose scenario ``name`` end to end (or on an already running ``lab``).
 
     A scenario that refuses to start (``kv-too-small``) is diagnosed the way an operator would
-    meet it: its endpoint is down, and the start-up log is all there is (``--logs``).
+    meet it: the endpoint is down and the start-up log is all there is, so the CLI diagnoses a
+    bundle of that log (:func:`failed_start_bundle`) with ``diagnose --bundle``.
     """
     sc = get_scenario(name)
     if sc.fails_at_startup:
-        return _diagnose_failed_start(name, window_s, interval_s, save_bundle, vllm_python)
+        return _diagnose_failed_start(name, save_bundle, vllm_python)
     if lab is None:
         with lab_server(name, vllm_python=vllm_python) as started:
             return _diagnose_running(started, window_s, interval_s, save_bundle)
@@ -139,56 +174,75 @@ def _diagnose_running(
 ) -> ScenarioRun:
     sc = get_scenario(lab.scenario)
     runner = WorkloadRunner(lab.url, lab.model, sc, repeat=True).start()
-    timer: threading.Timer | None = None
     try:
         time.sleep(WARMUP_S)
         argv = diagnose_command(
             lab, window_s=window_s, interval_s=interval_s, save_bundle=save_bundle
         )
-        if not sc.load_during_reproducers:
-            timer = threading.Timer(window_s + CLI_START_S, runner.stop)
-            timer.daemon = True
-            timer.start()
-        code, report, stderr = _run_cli(argv)
+
+        def stop_load() -> None:
+            # In its own thread: stopping waits for in-flight streams to be cancelled, and the
+            # CLI's stderr must keep being read meanwhile.
+            threading.Thread(target=runner.stop, daemon=True).start()
+
+        code, report, stderr = _run_cli(argv, None if sc.load_during_reproducers else stop_load)
     finally:
-        if timer is not None:
-            timer.cancel()
         runner.stop()
     if runner.error is not None:
         raise KvdoctorError(f"the {lab.scenario} workload failed: {runner.error}")
     return ScenarioRun(lab.scenario, code, report, stderr, lab.log_path, _summaries(runner))
 
 
+def failed_start_bundle(handle: LabHandle) -> Bundle:
+    """The bundle of a server that refused to start: what an operator has is its log.
+
+    The endpoint refuses connections (one failed scrape says so); the engine flags come from
+    the command line the lab ran and the model config from the generated model. The times are
+    the log file's, so a re-diagnosis of the bundle is stable.
+    """
+    from kvdoctor import __version__
+    from kvdoctor.bundle.model import EngineArgs, Manifest, Scrape
+    from kvdoctor.probes.engine import parse_argv, scrub_argv
+
+    log = handle.log_path.read_text(encoding="utf-8", errors="replace")
+    at = handle.log_path.stat().st_mtime
+    config = json.loads((model_dir() / "config.json").read_text())
+    return Bundle(
+        manifest=Manifest(
+            created_by=f"kvdoctor {__version__} (lab)",
+            endpoint=handle.url,
+            started_at=at,
+            ended_at=at,
+            interval_s=1.0,
+            notes=f"lab scenario {handle.scenario}: vLLM exited during start-up; "
+            "the start-up log is the evidence",
+        ),
+        scrapes=[Scrape(t=at, error="connection refused: vLLM exited during start-up")],
+        engine_args=EngineArgs(argv=scrub_argv(handle.argv), args=parse_argv(handle.argv)),
+        model_config_raw=config,
+        logs=log,
+    )
+
+
 def _diagnose_failed_start(
     name: str,
-    window_s: float,
-    interval_s: float,
     save_bundle: Path | None,
     vllm_python: str | None,
 ) -> ScenarioRun:
+    from kvdoctor.bundle.writer import write_bundle
+    from kvdoctor.lab.server import stop_lab
+
     try:
         handle = start_lab(name, vllm_python=vllm_python)
     except LabStartError as exc:
-        port = int(exc.log_path.stem.rsplit("-", 1)[1])
-        dead = LabHandle(
-            url=f"http://127.0.0.1:{port}",
-            port=port,
-            pid=0,
-            model="",
-            log_path=exc.log_path,
-            scenario=name,
-        )
-        # Short window: nothing answers; the log carries the diagnosis.
-        argv = diagnose_command(
-            dead,
-            window_s=min(window_s, 4.0),
-            interval_s=min(interval_s, 1.0),
-            save_bundle=save_bundle,
-            reproduce=False,
-        )
-        code, report, stderr = _run_cli(argv)
+        if exc.handle is None:
+            raise
+        bundle = failed_start_bundle(exc.handle)
+        with tempfile.TemporaryDirectory(prefix="kvdoctor-lab-") as tmp:
+            path = save_bundle or Path(tmp) / "bundle"
+            write_bundle(bundle, path)
+            argv = [sys.executable, "-m", "kvdoctor", "diagnose", "--bundle", str(path)]
+            code, report, stderr = _run_cli([*argv, "--format", "json"])
         return ScenarioRun(name, code, report, stderr, exc.log_path)
-    from kvdoctor.lab.server import stop_lab
-
     stop_lab(handle)
     raise KvdoctorError(f"scenario {name} was expected to fail at start-up but vLLM started")

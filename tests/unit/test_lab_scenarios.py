@@ -87,3 +87,17 @@ def test_phases_group_in_order() -> None:
 def test_unknown_scenario_is_a_one_line_error() -> None:
     with pytest.raises(KvdoctorError, match="unknown lab scenario 'nope'; known: "):
         get_scenario("nope")
+
+
+def test_cli_lists_every_scenario_with_its_expected_diagnosis() -> None:
+    from click.testing import CliRunner
+
+    from kvdoctor.commands.lab import lab
+
+    result = CliRunner().invoke(lab, ["scenarios", "-v"], standalone_mode=False)
+    assert result.exception is None
+    for name, sc in SCENARIOS.items():
+        assert f"{name}: {sc.title}" in result.output
+        if sc.expected.cause:
+            assert f"expected: {sc.expected.symptom}/{sc.expected.cause}" in result.output
+    assert "CPU build: " in result.output

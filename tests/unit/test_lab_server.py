@@ -220,3 +220,34 @@ def test_stale_state_is_not_running_and_down_clears_it(
     server.stop_lab()
     assert server.list_labs() == []
     assert psutil.pid_exists(os.getpid())
+
+
+def test_sigterm_during_start_stops_the_server_group(
+    fake_python: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+    import threading
+
+    monkeypatch.setenv("FAKE_VLLM_MODE", "hang")
+    lab_dir = Path(os.environ["KVDOCTOR_LAB_DIR"])
+
+    def terminate_when_started() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            logs = list(lab_dir.glob("*.log"))
+            if logs and _child_pids(logs[0]):
+                break
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    killer = threading.Thread(target=terminate_when_started)
+    killer.start()
+    with pytest.raises(KeyboardInterrupt):
+        server.start_lab("healthy", vllm_python=fake_python, start_timeout_s=30)
+    killer.join()
+    (log,) = lab_dir.glob("*.log")
+    children = _child_pids(log)
+    assert children and all(_gone(p) for p in children)
+    assert server.list_labs() == []
+    # The default SIGTERM disposition is back once the lab call returned.
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
