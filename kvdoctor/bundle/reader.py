@@ -202,6 +202,12 @@ def _model(factory: Callable[[Any], T], data: Any, what: str) -> T:
         raise BundleError(f"{what}: {loc or 'value'}: {err.get('msg', 'invalid')}") from None
 
 
+def bundle_from_files(files: dict[str, bytes], source: str) -> Bundle:
+    """A bundle from its files already in memory (name -> bytes), e.g. a fleet archive's
+    nested replica bundles; the same checks as :func:`read_bundle`."""
+    return _assemble({k: v for k, v in files.items() if k in _KNOWN}, source)
+
+
 def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     if MANIFEST not in files:
         raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {source}")

@@ -7,7 +7,7 @@ Kept free of heavy imports: pydantic loads only when the options are built, so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -69,7 +69,14 @@ def parse_header(text: str) -> tuple[str, str]:
 def capture_options(f: F) -> F:
     """Add the shared capture flags to a click command."""
     options = [
-        click.option("--endpoint", metavar="URL", help="vLLM server root, e.g. http://host:8000."),
+        click.option(
+            "--endpoint",
+            "endpoint",
+            multiple=True,
+            metavar="URL",
+            help="vLLM server root, e.g. http://host:8000 (diagnose: repeat it to diagnose "
+            "several replicas as a fleet).",
+        ),
         click.option(
             "--window",
             type=DURATION,
@@ -137,6 +144,26 @@ CAPTURE_KEYS = (
 )
 
 
+def endpoints_of(value: str | Sequence[str] | None) -> list[str]:
+    """The ``--endpoint`` values (repeatable) as a list; a plain string is one endpoint."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value else []
+    return [v for v in value if v]
+
+
+def single_endpoint(value: str | Sequence[str] | None, command: str = "this command") -> str | None:
+    """The one ``--endpoint`` of a single-server command; repeating it is a usage error."""
+    urls = endpoints_of(value)
+    if len(urls) > 1:
+        raise KvdoctorError(
+            f"{command} takes one --endpoint, got {len(urls)} "
+            "(kvdoctor diagnose accepts several and compares them as a fleet)"
+        )
+    return urls[0] if urls else None
+
+
 def pop_capture_params(params: dict[str, Any]) -> dict[str, Any]:
     """Remove the capture flags from a command's keyword arguments and return them."""
     return {k: params.pop(k) for k in CAPTURE_KEYS if k in params}
@@ -149,7 +176,7 @@ def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOpt
     from kvdoctor.capture import CaptureOptions
     from kvdoctor.probes.engine import parse_user_flags
 
-    endpoint = params.get("endpoint")
+    endpoint = single_endpoint(params.get("endpoint"))
     if not endpoint:
         raise KvdoctorError("--endpoint URL is required")
     headers: dict[str, str] = {}

@@ -10,6 +10,7 @@ import click
 
 from kvdoctor.commands._capture_opts import (
     capture_options,
+    endpoints_of,
     parse_header,
     pop_capture_params,
     to_capture_options,
@@ -128,19 +129,36 @@ def diagnose(
     Live: capture /metrics over --window, find what hurts, run the experiments that confirm
     or refute it, and print the report. Offline: the same report from a bundle, byte for byte
     the report of the live run that saved it.
+
+    Fleets: repeat --endpoint to scrape several replicas at the same time, or give
+    --prometheus URL to read them from an existing Prometheus; the report adds a per-replica
+    table and findings that compare replicas (routing imbalance, config drift, stale targets).
     """
     from kvdoctor.pipeline import diagnose as diagnose_offline
     from kvdoctor.pipeline import run_live
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
-    endpoint = capture_params.get("endpoint")
-    sources = [s for s in (endpoint, bundle_path, prometheus) if s]
+    endpoints = endpoints_of(capture_params.get("endpoint"))
+    capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
+    sources = [s for s in (endpoints, bundle_path, prometheus) if s]
     if len(sources) > 1:
         raise KvdoctorError("give one of --endpoint (live), --prometheus (fleet) or --bundle")
     if not sources:
         raise KvdoctorError(
             "nothing to diagnose: give --endpoint URL, --prometheus URL or --bundle DIR|FILE.tar.gz"
+        )
+    if len(endpoints) > 1:
+        return _diagnose_endpoints(
+            endpoints,
+            capture_params,
+            reproduce=reproduce,
+            allow_load=allow_load,
+            reference_endpoint=reference_endpoint,
+            save_bundle=save_bundle,
+            output=output,
+            fmt=fmt,
+            fail_on=fail_on,
         )
 
     if prometheus is not None or (bundle_path is not None and _is_fleet(bundle_path)):
@@ -234,5 +252,49 @@ def _diagnose_fleet(
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live run only")
         fleet = diagnose_fleet_bundle(bundle_path)
+    text = render_json(fleet.report) if fmt == "json" else render_fleet_markdown(fleet)
+    return _emit(fleet.report, text, output, fail_on)
+
+
+def _diagnose_endpoints(
+    endpoints: list[str],
+    capture_params: dict[str, Any],
+    *,
+    reproduce: bool,
+    allow_load: bool,
+    reference_endpoint: str | None,
+    save_bundle: Path | None,
+    output: Path | None,
+    fmt: str,
+    fail_on: str | None,
+) -> int:
+    """Several replicas scraped directly at the same time: the fleet report, no Prometheus."""
+    from kvdoctor.fleet import render_fleet_markdown
+    from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
+    from kvdoctor.report.render import render_json
+
+    # Both describe one server: a log stream or a flag list cannot be told apart per replica.
+    if capture_params.get("logs"):
+        raise KvdoctorError("--logs describes one server; with several --endpoint leave it out")
+    if capture_params.get("engine_args"):
+        raise KvdoctorError(
+            "--engine-arg describes one server; with several --endpoint leave it out "
+            "(kvdoctor compares the replicas' own settings)"
+        )
+    names = endpoint_names(endpoints, bool(capture_params.get("redact")))
+    opts_list = [to_capture_options({**capture_params, "endpoint": url}) for url in endpoints]
+
+    def echo(line: str) -> None:
+        click.echo(line, err=True)
+
+    fleet = diagnose_endpoints(
+        opts_list,
+        names,
+        reproduce=reproduce,
+        allow_load=allow_load,
+        reference_endpoint=reference_endpoint,
+        save_bundle=save_bundle,
+        echo=echo,
+    )
     text = render_json(fleet.report) if fmt == "json" else render_fleet_markdown(fleet)
     return _emit(fleet.report, text, output, fail_on)

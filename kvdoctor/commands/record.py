@@ -8,7 +8,12 @@ from typing import Any
 
 import click
 
-from kvdoctor.commands._capture_opts import capture_options, pop_capture_params, to_capture_options
+from kvdoctor.commands._capture_opts import (
+    capture_options,
+    pop_capture_params,
+    single_endpoint,
+    to_capture_options,
+)
 
 
 @click.command()
@@ -35,7 +40,9 @@ def record(output: Path, notes: str, progress: bool | None, **params: Any) -> in
     """
     from kvdoctor.capture import capture, was_interrupted
 
-    opts = to_capture_options(pop_capture_params(params), notes=notes)
+    capture_params = pop_capture_params(params)
+    capture_params["endpoint"] = single_endpoint(capture_params.get("endpoint"), "record")
+    opts = to_capture_options(capture_params, notes=notes)
     show = sys.stderr.isatty() if progress is None else progress
     bundle = capture(opts, progress=show, sink=output)
     ok = sum(1 for s in bundle.scrapes if s.ok)

@@ -5,7 +5,10 @@ Public entry points (the ``diagnose`` command wires them in):
 * :func:`fleet_options` — click decorator adding ``--prometheus``, ``--selector``, ``--since``,
   ``--step`` to a command;
 * :func:`diagnose_fleet` — live: query Prometheus, optionally save a fleet bundle, diagnose;
-* :func:`is_fleet_bundle` / :func:`diagnose_fleet_bundle` — offline replay of a saved one;
+* :func:`diagnose_endpoints` (in :mod:`kvdoctor.fleet.endpoints`) — several endpoints scraped
+  directly (repeated ``--endpoint``), the same fleet report without a Prometheus;
+* :func:`is_fleet_bundle` / :func:`diagnose_fleet_bundle` — offline replay of a saved one (either
+  layout);
 * :func:`render_fleet_markdown` — the incident report with the per-replica table.
 """
 
@@ -17,7 +20,12 @@ from typing import Any, TypeVar
 
 import click
 
-from kvdoctor.fleet.bundle import is_fleet_bundle, read_fleet_capture, write_fleet_bundle
+from kvdoctor.fleet.bundle import (
+    fleet_bundle_kind,
+    is_fleet_bundle,
+    read_fleet_capture,
+    write_fleet_bundle,
+)
 from kvdoctor.fleet.capture import FleetOptions, capture_fleet
 from kvdoctor.fleet.diagnose import FleetDiagnosis, diagnose_data
 from kvdoctor.fleet.promapi import PromClient, parse_duration
@@ -92,7 +100,11 @@ def diagnose_fleet(
 
 
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
-    """Replay a fleet bundle offline (pure: same answers, same diagnosis)."""
+    """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
     from kvdoctor.fleet.build import build_fleet
 
+    if fleet_bundle_kind(path) == "endpoints":
+        from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle
+
+        return diagnose_endpoints_bundle(path)
     return diagnose_data(build_fleet(read_fleet_capture(path)))

@@ -52,7 +52,7 @@ class ReplicaData:
     key: str
     job: str
     bundle: Bundle
-    series: ReplicaSeries
+    series: ReplicaSeries | None  # None for a replica scraped directly (no Prometheus)
     health: TargetHealth | None
     last_metric_t: float | None
     metric_names: frozenset[str] = field(default_factory=frozenset)

@@ -1,6 +1,6 @@
-"""Fleet bundles: a ``kvdoctor.bundle/1`` bundle plus the raw Prometheus answers.
+"""Fleet bundles on disk: two layouts, both valid ``kvdoctor.bundle/1`` bundles at the top.
 
-Layout (a directory, or the same packed as ``.tar.gz``)::
+Through Prometheus (a directory, or the same packed as ``.tar.gz``)::
 
     manifest.json, metrics.jsonl     the fleet view (valid for any bundle/1 reader)
     prometheus/query.json            URL (no credentials), selector, window, step
@@ -8,8 +8,16 @@ Layout (a directory, or the same packed as ``.tar.gz``)::
     prometheus/up.json               raw query_range answer for up{selector}
     prometheus/metadata.json         raw /api/v1/metadata answer (when the server has it)
 
+From several endpoints scraped directly (``diagnose --endpoint A --endpoint B``)::
+
+    manifest.json, metrics.jsonl     the fleet view
+    fleet.json                       {"schema": "kvdoctor.fleet-endpoints/1", "replicas":
+                                      [{"name": "host:port", "path": "replicas/0"}, ...]}
+    replicas/<i>/...                 each replica's own bundle/1 (server.json, logs.txt, ...)
+
 Extra files are allowed by the bundle contract. A fleet replay rebuilds everything from the
-``prometheus/`` answers, so the report is the same byte for byte as the live run.
+``prometheus/`` answers or the replica bundles, never from the top-level view, so the report
+is the same byte for byte as the live run's. docs/bundle-fleet.md describes both layouts.
 """
 
 from __future__ import annotations
@@ -20,8 +28,9 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
-from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES
+from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
 from kvdoctor.bundle.writer import bundle_files, is_archive
 from kvdoctor.errors import BundleError
 from kvdoctor.fleet.build import FleetData
@@ -33,12 +42,22 @@ from kvdoctor.fleet.capture import (
     capture_from_files,
 )
 
+ENDPOINTS_FILE = "fleet.json"
+REPLICAS_DIR = "replicas"
+# A fleet archive holds one bundle per replica: more members than a single bundle's cap.
+FLEET_MAX_MEMBERS = 4096
+
 
 def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
     """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
-    dest = Path(dest)
     files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(data.fleet).items()}
     files.update(capture_files(data.capture))
+    return write_files(files, dest, int(data.capture.end))
+
+
+def write_files(files: dict[str, bytes], dest: str | Path, mtime: int) -> Path:
+    """Write relative path → bytes under ``dest`` atomically: a directory, or a ``.tar.gz``."""
+    dest = Path(dest)
     archive = is_archive(dest)
     if not archive and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BundleError(f"refusing to write the bundle into non-empty {dest}")
@@ -53,7 +72,7 @@ def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(blob)
         if archive:
-            _pack(files, dest, int(data.capture.end))
+            _pack(files, dest, mtime)
             shutil.rmtree(staging, ignore_errors=True)
         else:
             if dest.exists():
@@ -91,22 +110,52 @@ def _pack(files: dict[str, bytes], dest: Path, mtime: int) -> None:
         raise
 
 
-def _prom_files_dir(root: Path) -> dict[str, bytes]:
+def _wanted(parts: list[str]) -> str | None:
+    """The fleet-specific relative path of an archive member or file (``None``: not ours).
+
+    Members sit at the archive root or under one top-level folder (as the bundle reader
+    accepts): ``prometheus/<file>``, ``fleet.json`` and ``replicas/<i>/<file>``.
+    """
+    for rel in (parts[1:], parts):
+        if len(rel) == 2 and rel[0] == PROM_DIR:
+            return "/".join(rel)
+        if len(rel) == 1 and rel[0] == ENDPOINTS_FILE:
+            return rel[0]
+        if len(rel) == 3 and rel[0] == REPLICAS_DIR:
+            return "/".join(rel)
+    return None
+
+
+def _files_dir(root: Path) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
-    folder = root / PROM_DIR
-    if not folder.is_dir():
-        return out
-    for f in sorted(folder.iterdir()):
-        if f.is_file() and not f.is_symlink():
-            size = f.stat().st_size
-            if size > MAX_MEMBER_BYTES:
-                raise BundleError(f"{PROM_DIR}/{f.name} is larger than the size cap")
-            out[f"{PROM_DIR}/{f.name}"] = f.read_bytes()
+    total = 0
+    candidates = [root / ENDPOINTS_FILE]
+    for sub in (PROM_DIR, REPLICAS_DIR):
+        folder = root / sub
+        if folder.is_dir() and not folder.is_symlink():
+            if sub == PROM_DIR:
+                candidates += sorted(folder.iterdir())
+            else:
+                for rep in sorted(folder.iterdir()):
+                    if rep.is_dir() and not rep.is_symlink():
+                        candidates += sorted(rep.iterdir())
+    for f in candidates:
+        if not f.is_file() or f.is_symlink():
+            continue
+        rel = f.relative_to(root).as_posix()
+        size = f.stat().st_size
+        total += size
+        if size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+            raise BundleError(f"{rel} is larger than the size cap")
+        try:
+            out[rel] = f.read_bytes()
+        except OSError as exc:
+            raise BundleError(f"cannot read {f}: {exc.strerror or exc}") from None
     return out
 
 
-def _prom_files_tar(path: Path) -> dict[str, bytes]:
-    """``prometheus/*`` members of an untrusted archive, under the reader's caps."""
+def _files_tar(path: Path) -> dict[str, bytes]:
+    """The fleet members of an untrusted archive, under the reader's caps (never extracted)."""
     out: dict[str, bytes] = {}
     total = 0
     try:
@@ -115,13 +164,18 @@ def _prom_files_tar(path: Path) -> dict[str, bytes]:
             member = tar.next()
             while member is not None:
                 count += 1
-                if count > MAX_MEMBERS:
-                    raise BundleError(f"archive {path.name} has more than {MAX_MEMBERS} members")
+                if count > FLEET_MAX_MEMBERS:
+                    raise BundleError(
+                        f"archive {path.name} has more than {FLEET_MAX_MEMBERS} members"
+                    )
                 pure = PurePosixPath(member.name)
                 if pure.is_absolute() or ".." in pure.parts or "\\" in member.name:
                     raise BundleError(f"archive member escaping the bundle: {member.name!r}")
+                if member.issym() or member.islnk():
+                    raise BundleError(f"archive member that is a link refused: {member.name!r}")
                 parts = [p for p in pure.parts if p not in ("", ".")]
-                if member.isfile() and len(parts) in (2, 3) and parts[-2] == PROM_DIR:
+                rel = _wanted(parts) if member.isfile() else None
+                if rel is not None:
                     if member.size > MAX_MEMBER_BYTES:
                         raise BundleError(f"archive member {member.name!r} is over the size cap")
                     total += member.size
@@ -129,33 +183,49 @@ def _prom_files_tar(path: Path) -> dict[str, bytes]:
                         raise BundleError(f"archive {path.name} is larger than the size cap")
                     fh = tar.extractfile(member)
                     if fh is not None:
-                        out[f"{PROM_DIR}/{parts[-1]}"] = fh.read(MAX_MEMBER_BYTES + 1)
+                        out[rel] = fh.read(MAX_MEMBER_BYTES + 1)
                 member = tar.next()
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise BundleError(f"corrupt bundle archive {path.name}: {exc}") from None
     return out
 
 
-def prometheus_files(path: str | Path) -> dict[str, bytes]:
+def fleet_files(path: str | Path) -> dict[str, bytes]:
+    """The fleet parts of the bundle at ``path``: ``prometheus/*``, ``fleet.json``,
+    ``replicas/<i>/*`` (relative path → bytes)."""
     p = Path(path)
     if p.is_dir():
-        return _prom_files_dir(p)
+        return _files_dir(p)
     if p.is_file():
-        return _prom_files_tar(p)
+        return _files_tar(p)
     raise BundleError(f"bundle not found: {p}")
 
 
-def is_fleet_bundle(path: str | Path) -> bool:
-    """True when the bundle at ``path`` carries recorded Prometheus answers."""
+def prometheus_files(path: str | Path) -> dict[str, bytes]:
+    return {k: v for k, v in fleet_files(path).items() if k.startswith(f"{PROM_DIR}/")}
+
+
+def fleet_bundle_kind(path: str | Path) -> Literal["prometheus", "endpoints"] | None:
+    """Which fleet layout the bundle at ``path`` has (``None``: a single-server bundle)."""
     p = Path(path)
     if p.is_dir():
-        return (p / PROM_DIR / QUERY_FILE).is_file()
+        if (p / PROM_DIR / QUERY_FILE).is_file():
+            return "prometheus"
+        return "endpoints" if (p / ENDPOINTS_FILE).is_file() else None
     if p.is_file():
         try:
-            return f"{PROM_DIR}/{QUERY_FILE}" in _prom_files_tar(p)
+            names = set(_files_tar(p))
         except BundleError:
-            return False
-    return False
+            return None
+        if f"{PROM_DIR}/{QUERY_FILE}" in names:
+            return "prometheus"
+        return "endpoints" if ENDPOINTS_FILE in names else None
+    return None
+
+
+def is_fleet_bundle(path: str | Path) -> bool:
+    """True when the bundle at ``path`` is a fleet bundle (either layout)."""
+    return fleet_bundle_kind(path) is not None
 
 
 def read_fleet_capture(path: str | Path) -> FleetCapture:

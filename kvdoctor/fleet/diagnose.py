@@ -14,6 +14,10 @@ unchanged. On top of those, three fleet findings only a comparison of replicas c
 The result is a ``kvdoctor.report/1`` :class:`Report` (the JSON contract) whose findings name
 the replicas they apply to (in the title and as a ``replicas`` evidence entry), plus the
 per-replica table the Markdown report shows.
+
+Two sources feed the same code: replicas rebuilt from Prometheus range queries
+(:func:`diagnose_data`) and bundles captured directly from several endpoints
+(:mod:`kvdoctor.fleet.endpoints`); both end in :func:`diagnose_replicas`.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from kvdoctor.bundle.model import NotChecked
+from kvdoctor.bundle.model import Bundle, NotChecked
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
 from kvdoctor.fleet.capture import FleetCapture
@@ -90,9 +94,21 @@ class ReplicaResult:
     status: str  # "up", "down", "stale"
 
 
+@dataclass(frozen=True)
+class FleetOrigin:
+    """Where the replicas' data came from (the Markdown report's fleet header)."""
+
+    source: Literal["prometheus", "endpoints"]
+    where: str  # the Prometheus URL (no credentials); "" for direct endpoints
+    selector: str
+    start: float
+    end: float
+    step_s: float  # range-query step, or the scrape interval of direct endpoints
+
+
 @dataclass
 class FleetDiagnosis:
-    data: FleetData
+    origin: FleetOrigin
     replicas: list[ReplicaResult]
     fleet_findings: list[Finding]
     report: Report  # kvdoctor.report/1 for the whole fleet
@@ -293,7 +309,9 @@ def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
 
 
 def stale_finding(
-    replicas: Sequence[ReplicaResult], silent: Sequence[TargetHealth]
+    replicas: Sequence[ReplicaResult],
+    silent: Sequence[TargetHealth],
+    via_prometheus: bool = True,
 ) -> Finding | None:
     bad = [r for r in replicas if r.status != "up"]
     if not bad and not silent:
@@ -303,14 +321,29 @@ def stale_finding(
     parts += [f"{h.key} exposes no vllm: metrics" for h in silent]
     evidence = [_replicas_evidence(keys, "every target up and exposing vLLM metrics")]
     for r in bad:
-        h = r.data.health
-        evidence.append(
-            Evidence(
-                signal=f"up[{r.key}]",
-                value=None if h is None or h.last_up is None else h.last_up,
-                expected="1 at the end of the window",
+        if via_prometheus:
+            h = r.data.health
+            evidence.append(
+                Evidence(
+                    signal=f"up[{r.key}]",
+                    value=None if h is None or h.last_up is None else h.last_up,
+                    expected="1 at the end of the window",
+                )
             )
-        )
+        else:
+            scrapes = r.data.bundle.scrapes
+            evidence.append(
+                Evidence(
+                    signal=f"scrapes_ok[{r.key}]",
+                    value=f"{sum(1 for s in scrapes if s.ok)} of {len(scrapes)}",
+                    expected="every scrape of the window answered, the last ones included",
+                )
+            )
+    where = (
+        "(Prometheus targets page, pod status)"
+        if via_prometheus
+        else "(process or pod status, the network path from here to its /metrics)"
+    )
     return Finding(
         id="fleet-stale-targets",
         symptom="high-ttft",
@@ -321,8 +354,8 @@ def stale_finding(
         title=f"Stale or missing targets: {'; '.join(parts)} (their load lands on the others)",
         evidence=evidence,
         remediation=[
-            f"Check that {_names(keys)} run and are scraped (Prometheus targets page, pod "
-            "status); a replica out of rotation shifts its traffic onto its peers",
+            f"Check that {_names(keys)} run and are scraped {where}; a replica out of "
+            "rotation shifts its traffic onto its peers",
         ],
     )
 
@@ -377,39 +410,89 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
     return worst
 
 
+def replica_status(rep: ReplicaData, capture: FleetCapture) -> str:
+    """"down" (its target's last ``up`` is 0), "stale" (series stopped early) or "up"."""
+    if rep.health is not None and rep.health.last_up == 0.0:
+        return "down"
+    if is_stale(rep, capture):
+        return "stale"
+    return "up"
+
+
 def diagnose_data(data: FleetData) -> FleetDiagnosis:
-    """Pure: the fleet diagnosis of already-built fleet data."""
+    """Pure: the fleet diagnosis of already-built fleet data (the Prometheus path)."""
+    cap = data.capture
+    origin = FleetOrigin("prometheus", cap.prometheus, cap.selector, cap.start, cap.end, cap.step_s)
+    return diagnose_replicas(
+        [(rep, replica_status(rep, cap)) for rep in data.replicas.values()],
+        data.fleet,
+        origin,
+        silent=data.silent_targets,
+    )
+
+
+def merge_not_checked(results: Sequence[ReplicaResult]) -> list[NotChecked]:
+    """Each replica's "not checked" entries once, naming the replicas they apply to."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        for nc in r.report.not_checked if r.report else []:
+            keys = where.setdefault((nc.what, nc.why), [])
+            if r.key not in keys:
+                keys.append(r.key)
+    every = len([r for r in results if r.report is not None])
+    out: list[NotChecked] = []
+    for (what, why), keys in where.items():
+        scope = "every replica" if len(keys) == every and every > 1 else _names(keys)
+        out.append(NotChecked(what=f"{what} ({scope})", why=why))
+    return out
+
+
+def diagnose_replicas(
+    replicas: Sequence[tuple[ReplicaData, str]],
+    fleet_view: Bundle,
+    origin: FleetOrigin,
+    *,
+    silent: Sequence[TargetHealth] = (),
+    per_replica_not_checked: bool = False,
+) -> FleetDiagnosis:
+    """Pure: per-replica diagnoses of (replica, target status) pairs, plus fleet findings.
+
+    ``fleet_view`` is one bundle holding every replica side by side (engine label =
+    replica/engine): the report's fleet-wide signals and series come from it. With
+    ``per_replica_not_checked`` the report lists what each replica could not check (direct
+    endpoints, whose own bundles carry server info, engine flags and logs) instead of what the
+    fleet view lacks (Prometheus, where every replica lacks the same things).
+    """
     from kvdoctor.pipeline import diagnose
 
     results: list[ReplicaResult] = []
-    for key, rep in data.replicas.items():
-        status = "up"
-        if rep.health is not None and rep.health.last_up == 0.0:
-            status = "down"
-        elif is_stale(rep, data.capture):
-            status = "stale"
+    for rep, status in replicas:
         try:
             d = diagnose(rep.bundle)
             signals = d.report.signals
-            results.append(ReplicaResult(key, rep.job, rep, d.report, signals, None, status))
+            results.append(ReplicaResult(rep.key, rep.job, rep, d.report, signals, None, status))
         except KvdoctorError as exc:
-            results.append(ReplicaResult(key, rep.job, rep, None, {}, str(exc), status))
+            results.append(ReplicaResult(rep.key, rep.job, rep, None, {}, str(exc), status))
     if not any(r.report is not None for r in results):
         reasons = "; ".join(f"{r.key}: {r.error}" for r in results)
-        raise KvdoctorError(f"no replica could be diagnosed from Prometheus data ({reasons})")
+        source = "Prometheus data" if origin.source == "prometheus" else "the endpoints"
+        raise KvdoctorError(f"no replica could be diagnosed from {source} ({reasons})")
 
     fleet_findings: list[Finding] = []
     imbalance = imbalance_finding(results)
     if imbalance is not None:
         fleet_findings.append(imbalance)
     fleet_findings.extend(drift_findings(results))
-    stale = stale_finding(results, data.silent_targets)
+    stale = stale_finding(results, silent, via_prometheus=origin.source == "prometheus")
     if stale is not None:
         fleet_findings.append(stale)
 
     findings = rank(fleet_findings + merge_replica_findings(results))
-    fleet_diag = diagnose(data.fleet)
-    not_checked = list(fleet_diag.report.not_checked)
+    fleet_diag = diagnose(fleet_view)
+    if per_replica_not_checked:
+        not_checked = merge_not_checked(results)
+    else:
+        not_checked = list(fleet_diag.report.not_checked)
     for r in results:
         if r.error is not None:
             not_checked.append(NotChecked(what=f"replica {r.key}", why=r.error))
@@ -420,7 +503,7 @@ def diagnose_data(data: FleetData) -> FleetDiagnosis:
         kv=fleet_diag.report.kv,
         not_checked=not_checked,
     )
-    return FleetDiagnosis(data, results, fleet_findings, report, fleet_diag.context)
+    return FleetDiagnosis(origin, results, fleet_findings, report, fleet_diag.context)
 
 
 def diagnose_capture(capture: FleetCapture) -> FleetDiagnosis:

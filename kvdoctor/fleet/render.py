@@ -29,13 +29,19 @@ _FORMAT = {
 def fleet_table_markdown(fd: FleetDiagnosis) -> str:
     from kvdoctor.fleet.diagnose import TABLE_COLUMNS
 
-    cap = fd.data.capture
+    o = fd.origin
+    window = f"window {fmt.utc(o.start)} to {fmt.utc(o.end)}"
+    if o.source == "prometheus":
+        where = (
+            f"Prometheus {escape_md(o.where)}, selector `{o.selector or '-'}`, "
+            f"{window}, step {fmt.num(o.step_s)} s"
+        )
+    else:
+        where = f"Endpoints scraped directly, {window}, every {fmt.num(o.step_s)} s"
     lines = [
         "## Fleet",
         "",
-        f"Prometheus {escape_md(cap.prometheus)}, selector `{cap.selector or '-'}`, "
-        f"window {fmt.utc(cap.start)} to {fmt.utc(cap.end)}, step {fmt.num(cap.step_s)} s, "
-        f"{len(fd.replicas)} replica(s).",
+        f"{where}, {len(fd.replicas)} replica(s).",
         "",
         "| " + " | ".join(title for _, title in TABLE_COLUMNS) + " |",
         "|" + "|".join("---" for _ in TABLE_COLUMNS) + "|",

@@ -248,8 +248,8 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
                 Phase(
                     _spec(
-                        prompt_tokens=1400,
-                        max_tokens=16,
+                        prompt_tokens=1200,
+                        max_tokens=200,
                         concurrency=3,
                         requests=360,
                         duration_s=180,
@@ -351,6 +351,10 @@ SCENARIOS: dict[str, Scenario] = {
                         prompt_tokens=512,
                         max_tokens=64,
                         concurrency=2,
+                        # A shared system prompt, as chat traffic has: the cache hits, so no
+                        # prefix-miss finding competes with the quantization one.
+                        prefix="shared",
+                        shared_prefix_tokens=384,
                         requests=200,
                         duration_s=180,
                     )

@@ -7,6 +7,7 @@ documentation is deterministic and a test can tell when docs/rules.md is stale.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from kvdoctor.errors import KvdoctorError
@@ -85,7 +86,8 @@ def find(playbooks: list[Playbook], ident: str) -> tuple[Playbook, Cause | None]
 # ---------------------------------------------------------------------------- rules listing
 
 
-def rules_text(playbooks: list[Playbook]) -> str:
+def rules_text(playbooks: list[Playbook], extra: Sequence[str] = ()) -> str:
+    """The listing; ``extra`` lines (the fleet findings) go after the playbooks."""
     lines: list[str] = []
     for pb in playbooks:
         lines.append(f"{pb.id}  {pb.title}")
@@ -93,6 +95,7 @@ def rules_text(playbooks: list[Playbook]) -> str:
         for c in pb.causes:
             title = placeholders_as_names(c.title)
             lines.append(f"  {c.id:<{width}}  {c.severity:<8}  {c.reproducer:<15}  {title}")
+    lines.extend(extra)
     lines.append("")
     lines.append("`kvdoctor explain ID` prints a runbook (ID: a playbook, or playbook/cause).")
     return "\n".join(lines) + "\n"

@@ -37,8 +37,24 @@ def test_rules_json(capsys: pytest.CaptureFixture[str]) -> None:
         "prefix-miss",
         "gpu-oom",
         "quant-quality",
+        "fleet",
+        "fleet",
+        "fleet",
     ]
     assert {c["id"] for c in data[4]["causes"]} >= {"kv-pool-too-small", "activation-peak"}
+    assert [p["id"] for p in data[6:]] == [
+        "fleet-imbalance",
+        "fleet-config-drift",
+        "fleet-stale-targets",
+    ]
+    assert data[6]["causes"] == [
+        {
+            "id": "routing-imbalance",
+            "title": "Busy replicas get clearly more traffic than idle ones: routing, not capacity",
+            "severity": "warning",
+            "reproducer": None,
+        }
+    ]
 
 
 def test_rules_md_matches_committed_docs(capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,6 +86,7 @@ def test_explain_unknown_id_is_one_line_exit_2(capsys: pytest.CaptureFixture[str
     assert out == ""
     assert err.strip().count("\n") == 0
     assert "no playbook or cause 'flux-capacitor'" in err
+    assert "fleet findings: fleet-imbalance, fleet-config-drift, fleet-stale-targets" in err
 
 
 def test_broken_playbook_dir_is_one_line_exit_2(
