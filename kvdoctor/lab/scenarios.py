@@ -248,8 +248,11 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
                 Phase(
                     _spec(
-                        prompt_tokens=1200,
-                        max_tokens=200,
+                        # 8 blocks at admission, 11 by the end: two of them plus a shared-prefix
+                        # request outgrow the 23 usable blocks, so the pool stays full and
+                        # running sequences reclaim the cached prefix blocks (and preempt).
+                        prompt_tokens=1000,
+                        max_tokens=400,
                         concurrency=3,
                         requests=360,
                         duration_s=180,

@@ -318,3 +318,23 @@ def test_corrupt_replica_bundle_names_the_replica(tmp_path: Path) -> None:
     (saved / "replicas" / "1" / "manifest.json").write_text("{not json")
     with pytest.raises(BundleError, match=r"replica 'b:2' \(replicas/1/\)"):
         diagnose_fleet_bundle(saved)
+
+
+def test_replica_status_from_its_own_scrapes() -> None:
+    from kvdoctor.bundle.model import Scrape
+    from kvdoctor.fleet.endpoints import replica_status
+
+    def status(pattern: str) -> str:
+        b = _bundle([IDLE] * len(pattern), 1_800_000_000.0)
+        scrapes = [
+            s if ok == "+" else Scrape(t=s.t, error="timed out")
+            for s, ok in zip(b.scrapes, pattern, strict=True)
+        ]
+        return replica_status(b.model_copy(update={"scrapes": scrapes}))
+
+    # Interval 5 s: more than two intervals of failed scrapes at the end is stale.
+    assert status("+++++") == "up"
+    assert status("+++--") == "up"
+    assert status("++---") == "stale"
+    assert status("-----") == "down"
+    assert status("--+++") == "up"

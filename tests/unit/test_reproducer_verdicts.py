@@ -146,9 +146,12 @@ def test_capacity_ramp_prediction_and_levels() -> None:
     ctx = ReproContext(endpoint="x", block_size=128, num_gpu_blocks=16)
     # 256 + 512 tokens = 6 blocks per sequence: 16 blocks hold 2.67 sequences.
     assert predicted_knee(ctx, 768) == pytest.approx(16 / 6)
-    assert ramp_levels(ctx, 768) == [1, 2, 4, 6]
+    # The ramp goes up to 3x the predicted knee (rounds never start all at once).
+    assert ramp_levels(ctx, 768) == [1, 2, 4, 8]
     assert ramp_levels(ReproContext(endpoint="x"), 768, cap=32) == [1, 2, 4, 8, 16, 32]
     assert ramp_verdict(4, 16 / 6, 6)[0] == "confirmed"
+    assert ramp_verdict(8, 16 / 6, 8)[0] == "confirmed"
+    assert ramp_verdict(12, 16 / 6, 12)[0] == "inconclusive"
     assert ramp_verdict(None, 1000.0, 32)[0] == "refuted"
     assert ramp_verdict(None, 4.0, 8)[0] == "inconclusive"
     assert ramp_verdict(32, 2.0, 32)[0] == "inconclusive"
