@@ -248,11 +248,11 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
                 Phase(
                     _spec(
-                        # 8 blocks at admission, 11 by the end: two of them plus a shared-prefix
-                        # request outgrow the 23 usable blocks, so the pool stays full and
-                        # running sequences reclaim the cached prefix blocks (and preempt).
-                        prompt_tokens=1000,
-                        max_tokens=400,
+                        # 11 blocks at admission, 12 after 8 output tokens: two of them admitted
+                        # together (22 of 23 usable blocks) outgrow the pool, so it stays full,
+                        # running sequences reclaim the cached prefix blocks and one is preempted.
+                        prompt_tokens=1400,
+                        max_tokens=24,
                         concurrency=3,
                         requests=360,
                         duration_s=180,

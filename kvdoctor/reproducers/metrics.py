@@ -15,23 +15,25 @@ import httpx
 
 from kvdoctor import expfmt
 from kvdoctor.expfmt import ExpositionError
+from kvdoctor.observations import ALIASES, canonical, histogram_quantile
 
-# canonical name -> names seen on the wire (without the ``_total`` suffix of counters).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "kv_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-    "running": ("vllm:num_requests_running",),
-    "waiting": ("vllm:num_requests_waiting",),
-    "preemptions": ("vllm:num_preemptions",),
-    "prefix_queries": ("vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"),
-    "prefix_hits": ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"),
-    "prompt_tokens": ("vllm:prompt_tokens",),
-    "generation_tokens": ("vllm:generation_tokens",),
-    "ttft": ("vllm:time_to_first_token_seconds",),
-    "queue_time": ("vllm:request_queue_time_seconds",),
-    "prefill_time": ("vllm:request_prefill_time_seconds",),
-    "decode_time": ("vllm:request_decode_time_seconds",),
-    "itl": ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),
-    "request_success": ("vllm:request_success",),
+# vLLM family (after kvdoctor.observations' one alias table: old names, ``ray_vllm:``, ``_total``)
+# -> the short key reproducers use.
+FAMILIES: dict[str, str] = {
+    "vllm:kv_cache_usage_perc": "kv_usage",
+    "vllm:num_requests_running": "running",
+    "vllm:num_requests_waiting": "waiting",
+    "vllm:num_preemptions": "preemptions",
+    "vllm:prefix_cache_queries": "prefix_queries",
+    "vllm:prefix_cache_hits": "prefix_hits",
+    "vllm:prompt_tokens": "prompt_tokens",
+    "vllm:generation_tokens": "generation_tokens",
+    "vllm:time_to_first_token_seconds": "ttft",
+    "vllm:request_queue_time_seconds": "queue_time",
+    "vllm:request_prefill_time_seconds": "prefill_time",
+    "vllm:request_decode_time_seconds": "decode_time",
+    "vllm:inter_token_latency_seconds": "itl",
+    "vllm:request_success": "request_success",
 }
 _GAUGES_MAX = frozenset({"kv_usage"})
 
@@ -56,20 +58,10 @@ class Histogram:
         return self.sum / self.count if self.count > 0 else None
 
     def quantile(self, q: float) -> float | None:
-        """Prometheus-style ``histogram_quantile`` (linear within the bucket)."""
-        if self.count <= 0 or not self.buckets:
+        """Prometheus-style ``histogram_quantile`` (the capture path's implementation)."""
+        if self.count <= 0:
             return None
-        rank = q * self.count
-        prev_le, prev_c = 0.0, 0.0
-        for le, c in self.buckets:
-            if c >= rank:
-                if math.isinf(le):
-                    return prev_le
-                if c == prev_c:
-                    return le
-                return prev_le + (le - prev_le) * (rank - prev_c) / (c - prev_c)
-            prev_le, prev_c = le, c
-        return prev_le
+        return histogram_quantile(q, list(self.buckets))
 
 
 @dataclass
@@ -96,22 +88,11 @@ class Snapshot:
         return a if b is None else a.minus(b)
 
 
-def _wire_to_canonical() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for canon, names in ALIASES.items():
-        for n in names:
-            out[n] = canon
-    return out
-
-
-_WIRE = _wire_to_canonical()
-# Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics).
-_PREFIXES = tuple(
-    sorted(
-        {n for names in ALIASES.values() for n in names}
-        | {"ray_" + n for names in ALIASES.values() for n in names}
-    )
-)
+# Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics): the
+# canonical names, their old aliases, each also under the ``ray_`` prefix.
+_WIRE_NAMES = set(FAMILIES) | {old for old, new in ALIASES.items() if new in FAMILIES}
+_PREFIXES = tuple(sorted(_WIRE_NAMES | {"ray_" + n for n in _WIRE_NAMES}))
+_HIST_PARTS = (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum"))
 
 
 def parse_snapshot(text: str) -> Snapshot:
@@ -131,20 +112,16 @@ def parse_snapshot(text: str) -> Snapshot:
     except ExpositionError:
         return Snapshot()
     for sample in samples:
-        name, value = sample.name, sample.value
-        if name.startswith("ray_vllm:"):
-            name = name[4:]
-        if math.isnan(value):
+        value = sample.value
+        canon_name = canonical(sample.name)
+        if canon_name is None or math.isnan(value):
             continue
-        base, kind = name, "value"
-        for suffix, k in (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum")):
-            if name.endswith(suffix) and name[: -len(suffix)] in _WIRE:
-                base, kind = name[: -len(suffix)], k
+        name, kind = canon_name.name, "value"
+        for suffix, part in _HIST_PARTS:
+            if name.endswith(suffix) and name[: -len(suffix)] in FAMILIES:
+                name, kind = name[: -len(suffix)], part
                 break
-        else:
-            if name.endswith("_total") and name[:-6] in _WIRE:
-                base = name[:-6]
-        canon = _WIRE.get(base)
+        canon = FAMILIES.get(name)
         if canon is None:
             continue
         if kind == "value":
