@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kvdoctor.bundle.model import Bundle, NotChecked
@@ -65,7 +65,16 @@ NEW_NAMES = frozenset(
 HOT_WAITING_MEAN = 1.0
 COOL_KV_USAGE_MAX = 0.5
 LOAD_SKEW = 1.5
-LOAD_SIGNALS: tuple[str, ...] = ("prompt_tokens_per_s", "running_mean", "requests_finished_window")
+# Traffic measures, best first; the first one known on every replica decides alone.
+# ARRIVALS: requests that reached the replica in the window, by conservation: finished in the
+# window plus the growth of running + waiting. Unlike the others it does not depend on how fast
+# the replica works through them. Prompt tokens are counted at a request's first prefill, so
+# a slow replica that admits late shows more of them in a window opened mid-load; finished
+# requests undercount a slow replica. Running requests are left out altogether: by Little's law
+# a slower replica holds more of them under the *same* traffic, which is the mis-tuned-replica
+# case, not a routing one.
+ARRIVALS = "requests_arrived_per_s"
+LOAD_SIGNALS: tuple[str, ...] = (ARRIVALS, "prompt_tokens_per_s", "requests_finished_window")
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("replica", "replica"),
@@ -92,6 +101,8 @@ class ReplicaResult:
     signals: dict[str, Scalar]
     error: str | None  # why this replica could not be diagnosed
     status: str  # "up", "down", "stale"
+    # The replica's gauge series over the window (running, waiting, ...), as in SignalSet.
+    series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -146,6 +157,25 @@ def _replicas_evidence(keys: Sequence[str], expected: str) -> Evidence:
 # --------------------------------------------------------------------------- fleet findings
 
 
+def arrivals_per_s(r: ReplicaResult) -> float | None:
+    """Requests that arrived per second: (finished + Δ(running + waiting)) / window span."""
+    finished = _num(r.signals.get("requests_finished_window"))
+    running, waiting = r.series.get("running") or [], r.series.get("waiting") or []
+    if finished is None or len(running) < 2 or len(waiting) < 2:
+        return None
+    if (running[0][0], running[-1][0]) != (waiting[0][0], waiting[-1][0]):
+        return None
+    span = running[-1][0] - running[0][0]
+    if span <= 0:
+        return None
+    grown = (running[-1][1] + waiting[-1][1]) - (running[0][1] + waiting[0][1])
+    return max(0.0, finished + grown) / span
+
+
+def _load(r: ReplicaResult, name: str) -> float | None:
+    return arrivals_per_s(r) if name == ARRIVALS else _num(r.signals.get(name))
+
+
 def imbalance_finding(replicas: Sequence[ReplicaResult]) -> Finding | None:
     live = [r for r in replicas if r.report is not None]
     hot: list[ReplicaResult] = []
@@ -163,17 +193,18 @@ def imbalance_finding(replicas: Sequence[ReplicaResult]) -> Finding | None:
         return None
     skew_signal, skew = None, 0.0
     for name in LOAD_SIGNALS:
-        hot_load = [_num(r.signals.get(name)) for r in hot]
-        cool_load = [_num(r.signals.get(name)) for r in cool]
+        hot_load = [_load(r, name) for r in hot]
+        cool_load = [_load(r, name) for r in cool]
         if any(v is None for v in hot_load + cool_load):
             continue
         cool_med = statistics.median([v for v in cool_load if v is not None])
         hot_min = min(v for v in hot_load if v is not None)
         ratio = hot_min / cool_med if cool_med > 0 else (float("inf") if hot_min > 0 else 0.0)
-        if ratio >= LOAD_SKEW:
-            skew_signal, skew = name, ratio
-            break
-    if skew_signal is None:
+        # The first measure known everywhere decides: trying the next ones until one shows a
+        # skew would find one by chance (or by slowness) under equal traffic.
+        skew_signal, skew = name, ratio
+        break
+    if skew_signal is None or skew < LOAD_SKEW:
         return None
     preempting = any((_num(r.signals.get("preemptions_window")) or 0) > 0 for r in hot)
     hot_keys = [r.key for r in hot]
@@ -470,7 +501,11 @@ def diagnose_replicas(
         try:
             d = diagnose(rep.bundle)
             signals = d.report.signals
-            results.append(ReplicaResult(rep.key, rep.job, rep, d.report, signals, None, status))
+            results.append(
+                ReplicaResult(
+                    rep.key, rep.job, rep, d.report, signals, None, status, dict(d.context.series)
+                )
+            )
         except KvdoctorError as exc:
             results.append(ReplicaResult(rep.key, rep.job, rep, None, {}, str(exc), status))
     if not any(r.report is not None for r in results):

@@ -228,9 +228,11 @@ SCENARIOS: dict[str, Scenario] = {
             title="Eviction churn: cached prefixes pushed out before they are reused",
             demonstrates=(
                 "Caching is on and requests share a 512-token prefix, but the pool is small "
-                "(24 blocks, 2,944 usable tokens) and a stream of long unique prompts runs "
-                "beside them: the shared blocks are evicted between uses, so the hit rate stays "
-                "low although the prefix is reused."
+                "(24 blocks, 2,944 usable tokens) and a stream of long unique prompts (1,400 "
+                "tokens, three at a time) runs beside them: the pool stays full, the shared "
+                "blocks are evicted between uses, so the hit rate stays low although the prefix "
+                "is reused. The same pressure preempts sequences, so a preemption/kv-capacity "
+                "finding appears beside it (ranked below while its reproducer is inconclusive)."
             ),
             engine_args=(*_blocks(24), "--max-model-len", "2048", "--max-num-seqs", "8"),
             workload=(

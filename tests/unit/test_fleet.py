@@ -43,6 +43,11 @@ def _scrapes(kind: str) -> list[tuple[float, str]]:
         elif kind == "hot":
             text = exposition(kv=0.97, running=8, waiting=3, preemptions=4 * i, finished=8 * i,
                               prefix_queries=400 * i, prefix_hits=100 * i, ttft=2.0, queue=1.5)
+        elif kind == "slow":
+            # Same traffic as "healthy" (finished requests, prompt tokens), but it holds more
+            # requests at once (slower) and preempts: the replica's problem, not routing.
+            text = exposition(kv=0.97, running=8, waiting=3, preemptions=4 * i, finished=2 * i,
+                              prefix_queries=100 * i, prefix_hits=60 * i, ttft=2.0, queue=1.5)
         elif kind == "small-pool":
             text = exposition(kv=0.98, running=2, waiting=2, preemptions=3 * i, finished=2 * i,
                               prefix_queries=100 * i, prefix_hits=60 * i, ttft=1.5, queue=1.0,
@@ -300,3 +305,50 @@ def test_two_replicas_without_majority_name_the_one_in_trouble() -> None:
     fd = _diagnose(prom)
     drifted = [f.evidence[0].value for f in fd.report.findings if f.id == "fleet-config-drift"]
     assert drifted == ["c:8000"]
+
+
+def test_equal_traffic_is_not_routing_even_when_one_replica_holds_more_requests() -> None:
+    """Running requests grow with slowness (Little's law): equal prompt tokens decide."""
+    fd = _diagnose(FakePrometheus({"a:8000": _scrapes("healthy"), "b:8000": _scrapes("slow")}))
+    rows = {r["replica"]: r for r in fd.table()}
+    assert rows["a:8000"]["prompt_tokens_per_s"] == rows["b:8000"]["prompt_tokens_per_s"]
+    running_a, running_b = rows["a:8000"]["running_mean"], rows["b:8000"]["running_mean"]
+    assert isinstance(running_a, float) and isinstance(running_b, float)
+    assert running_b >= 4 * running_a
+    assert not any(f.id == "fleet-imbalance" for f in fd.report.findings)
+
+
+def _result(key: str, signals: dict[str, Any], running: list[float], waiting: list[float]) -> Any:
+    """A replica result with only what the imbalance finding reads (pure logic)."""
+    from kvdoctor.fleet.diagnose import ReplicaResult
+    from kvdoctor.report.model import Report
+
+    times = [T0 + 10.0 * i for i in range(len(running))]
+    return ReplicaResult(
+        key, "vllm", None, Report(verdict="healthy"), signals, None, "up",  # type: ignore[arg-type]
+        {"running": list(zip(times, running, strict=True)),
+         "waiting": list(zip(times, waiting, strict=True))},
+    )
+
+
+def test_arrivals_not_admissions_measure_traffic() -> None:
+    """A window opened mid-load: the slow replica admits its queue inside the window, so its
+    prompt tokens double, but as many requests arrived at both replicas: no routing blame."""
+    from kvdoctor.fleet.diagnose import arrivals_per_s, imbalance_finding
+
+    idle = _result("idle:1", {"requests_finished_window": 16, "prompt_tokens_per_s": 50.0,
+                              "kv_usage_max": 0.3, "waiting_max": 0, "waiting_mean": 0.0},
+                   running=[8, 0, 0, 0], waiting=[0, 0, 0, 0])
+    slow = _result("slow:1", {"requests_finished_window": 6, "prompt_tokens_per_s": 100.0,
+                              "kv_usage_max": 0.97, "waiting_max": 8, "waiting_mean": 4.0,
+                              "preemptions_window": 40},
+                   running=[3, 4, 4, 3], waiting=[5, 4, 2, 3])
+    assert arrivals_per_s(idle) == pytest.approx(8 / 30)
+    assert arrivals_per_s(slow) == pytest.approx(4 / 30)  # 6 finished, 2 fewer in flight
+    assert imbalance_finding([idle, slow]) is None
+    busy = _result("busy:1", {**slow.signals, "requests_finished_window": 30},
+                   running=[3, 4, 4, 3], waiting=[5, 4, 2, 3])
+    found = imbalance_finding([idle, busy])
+    assert found is not None and found.evidence[0].value == "busy:1"
+    assert found.evidence[2].signal == "requests_arrived_per_s"
+    assert found.evidence[2].value == pytest.approx(3.5)  # 28 arrived vs 8
