@@ -18,7 +18,7 @@ from kvdoctor.lab.server import lab_server
 from kvdoctor.lab.workload import WorkloadRunner
 
 # Seconds of workload before the capture starts, so the window sees a loaded server.
-WARMUP_S = 3.0
+WARMUP_S = 5.0
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,22 @@ from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
 pytestmark = pytest.mark.lab
 
 # As in test_fleet_lab.py: 8 sequences growing to ~384 tokens need ~3,000 tokens of KV, above
-# the storm server's 2,048-token pool and far below the healthy server's.
-SPEC = LoadSpec(prompt_tokens=128, max_tokens=256, concurrency=8, requests=16, duration_s=50)
-WINDOW_S = 36
+# the storm server's 2,048-token pool and far below the healthy server's. 16 such requests take
+# about 5 s on one 2-core machine alone; two servers side by side are slower, and the storm
+# slower still (it recomputes): 32 keep both busy for most of the window. A request the
+# deadline cuts off is not a failure of the test, only less traffic on the slow replica.
+SPEC = LoadSpec(prompt_tokens=128, max_tokens=256, concurrency=8, requests=32, duration_s=30)
+# The load starts once the window is open and ends before it closes: the whole of both
+# replicas' traffic is inside the window, the same number of requests on each.
+LOAD_DELAY_S = 4
+WINDOW_S = 40
 INTERVAL_S = 2
+
+
+def _load_later(url: str, model: str, errors: list[str]) -> None:
+    time.sleep(LOAD_DELAY_S)
+    result = run_load_sync(url, model, SPEC)
+    errors.extend(f"{url}: {r.error}" for r in result.requests if r.error is not None)
 
 
 def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> None:
@@ -43,13 +55,13 @@ def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> Non
         healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
         storm = stack.enter_context(lab_server("preemption-storm", vllm_python=python))
         urls = [healthy.url, storm.url]
+        errors: list[str] = []
         threads = [
-            threading.Thread(target=run_load_sync, args=(lab.url, lab.model, SPEC))
+            threading.Thread(target=_load_later, args=(lab.url, lab.model, errors))
             for lab in (healthy, storm)
         ]
         for t in threads:
             t.start()
-        time.sleep(2)  # the first requests are admitted before the window opens
         opts = [
             to_capture_options({"endpoint": u, "window": WINDOW_S, "interval": INTERVAL_S})
             for u in urls
@@ -62,9 +74,12 @@ def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> Non
 
     healthy_key, storm_key = (u.split("//", 1)[1] for u in urls)
     titles = [f"{f.id}/{f.cause} {f.status}: {f.title}" for f in fd.report.findings]
+    titles += sorted(set(errors))[:3]
     rows = {r["replica"]: r for r in fd.table()}
     assert list(rows) == [healthy_key, storm_key]
     assert {r["status"] for r in rows.values()} == {"up"}
+    for r in fd.replicas:
+        assert r.signals.get("requests_finished_window"), (r.key, titles)
     assert rows[storm_key]["preemptions_window"], rows
     assert not rows[healthy_key]["preemptions_window"], rows
     primary = fd.report.findings[0]

@@ -24,7 +24,7 @@ def test_demo_writes_a_report_and_leaves_no_server(vllm_python: str, tmp_path: P
             "--vllm-python",
             vllm_python,
             "--window",
-            "12",
+            "20",
             "-o",
             str(report),
         ],
