@@ -103,6 +103,20 @@ class Guard:
             self.reason = decide(self.baseline, snap, self.limits, finished, failed)
         return self.reason
 
+    async def close(
+        self, client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None
+    ) -> None:
+        """Take the closing scrape after the last request ended.
+
+        Preemptions late in a round happen between two polls; without this reading a short
+        round ends before the guard ever sees them (capacity-ramp then misses its knee).
+        It only records numbers: a run that already finished is not "stopped" by it.
+        """
+        snap = await scrape(client, base_url, headers)
+        self._count(snap)
+        if snap is not None:
+            self.last = snap
+
     async def watch(
         self,
         client: httpx.AsyncClient,

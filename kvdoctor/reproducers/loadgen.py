@@ -598,6 +598,8 @@ async def _drive(
             t.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
     duration = time.perf_counter() - t0
+    if guard is not None:
+        await guard.close(c.http, c.base, c.user_headers)
     results = []
     for r in reqs:
         if r.error is None and r.e2e is None:

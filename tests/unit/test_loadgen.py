@@ -37,6 +37,9 @@ class FakeServer:
     headers: list[dict[str, str]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    # Preemptions the fake "engine" counts when a stream finishes (late in a round).
+    preemptions_per_finished_request: float = 0.0
+    preemptions: float = 0.0
 
     def count(self, text: str) -> int:
         # Byte-level tokenizer with a BOS token, so there is an overhead to calibrate.
@@ -57,7 +60,7 @@ class FakeServer:
                 "# TYPE vllm:kv_cache_usage_perc gauge\n"
                 f'vllm:kv_cache_usage_perc{{engine="0",model_name="m"}} {usage}\n'
                 "# TYPE vllm:num_preemptions counter\n"
-                'vllm:num_preemptions_total{engine="0",model_name="m"} 0.0\n'
+                f'vllm:num_preemptions_total{{engine="0",model_name="m"}} {self.preemptions}\n'
             )
             return httpx.Response(200, text=text)
         if path == "/v1/completions":
@@ -91,6 +94,7 @@ class FakeServer:
             usage = {"prompt_tokens": self.count(prompt), "completion_tokens": n}
             yield b"data: " + json.dumps({"choices": [], "usage": usage}).encode() + b"\n\n"
             yield b"data: [DONE]\n\n"
+            self.preemptions += self.preemptions_per_finished_request
         finally:
             self.in_flight -= 1
 
@@ -251,6 +255,18 @@ def test_guard_stops_the_run_when_kv_usage_crosses_limit() -> None:
     assert res.aborted is not None and res.aborted.startswith("guard: KV cache usage")
     assert res.sent < 40
     assert res.guard is not None and res.guard["max_kv_usage"] > 0.9
+
+
+def test_guard_closing_scrape_sees_preemptions_after_its_last_poll() -> None:
+    # The round ends before the guard's first poll (interval 60 s): only the closing scrape
+    # can see the preemptions counted as the streams finished.
+    fake = FakeServer(token_delay_s=0.0, preemptions_per_finished_request=1.0)
+    guard = Guard(GuardLimits(max_kv_usage=1.01, max_new_preemptions=0, interval_s=60.0))
+    spec = LoadSpec(prompt_tokens=10, max_tokens=5, requests=3, concurrency=3, seed=1)
+    res = run(fake, spec, guard)
+    assert res.aborted is None and res.ok == 3
+    assert guard.new_preemptions == 3.0
+    assert res.guard is not None and res.guard["new_preemptions"] == 3.0
 
 
 def test_open_loop_respects_concurrency_cap() -> None:
