@@ -84,6 +84,10 @@ class Diagnosis:
 # --------------------------------------------------------------------------- pure part
 
 
+# Printed on stderr before each reproducer of a live run: a harness that drives load beside
+# a `diagnose` subprocess (the lab) watches for it to stop its load first.
+REPRODUCER_ANNOUNCE = "kvdoctor: reproducer"
+
 def reproducer_records(bundle: Bundle) -> tuple[list[ReproducerRecord], list[NotChecked]]:
     """Parse ``reproducers.jsonl``; an unreadable record is skipped and reported, not fatal."""
     records: list[ReproducerRecord] = []
@@ -363,12 +367,12 @@ def run_reproducers(
     )
     records: list[ReproducerRecord] = []
     for name in names:
-        echo(f"kvdoctor: reproducer {name} ...")
+        echo(f"{REPRODUCER_ANNOUNCE} {name} ...")
         try:
             record = run_experiment(name, ctx)
         except KvdoctorError as exc:
             record = _not_run_record(name, str(exc), clock())
-        echo(f"kvdoctor: reproducer {name}: {record.verdict}")
+        echo(f"{REPRODUCER_ANNOUNCE} {name}: {record.verdict}")
         records.append(record)
     return records
 

@@ -28,6 +28,7 @@ from kvdoctor.lab.model import model_dir
 from kvdoctor.lab.scenarios import get_scenario
 from kvdoctor.lab.server import LabHandle, LabStartError, lab_server, start_lab
 from kvdoctor.lab.workload import WorkloadRunner
+from kvdoctor.pipeline import REPRODUCER_ANNOUNCE
 
 WARMUP_S = 4.0
 DIAGNOSE_TIMEOUT_S = 600.0
@@ -101,7 +102,7 @@ def _run_cli(
         fired = False
         for line in proc.stderr:
             err_lines.append(line)
-            if not fired and on_reproducers and line.startswith("kvdoctor: reproducer"):
+            if not fired and on_reproducers and line.startswith(REPRODUCER_ANNOUNCE):
                 fired = True
                 on_reproducers()
 
