@@ -103,13 +103,23 @@ def capture_endpoints(
     """Capture every endpoint at the same time (one thread each), in the order given.
 
     A replica that cannot be reached at all becomes a bundle of one failed scrape instead of
-    ending the run: a dead replica is a finding about the fleet, not a usage error.
+    ending the run: a dead replica is a finding about the fleet, not a usage error. Ctrl-C
+    ends every replica's window early and keeps what was captured, as for one endpoint.
     """
+    import threading
     import time
 
     from kvdoctor.capture import capture
 
-    run = capture_fn or (lambda o: capture(o, progress=False))
+    stop = threading.Event()
+
+    def pause(seconds: float) -> None:
+        # Ctrl-C reaches only the main thread; the captures see it as an interrupted wait,
+        # which the capture loop turns into an early end of its window.
+        if stop.wait(max(0.0, seconds)):
+            raise KeyboardInterrupt
+
+    run = capture_fn or (lambda o: capture(o, progress=False, sleep=pause))
     now = clock or time.time
 
     def one(opts: CaptureOptions) -> Bundle:
@@ -119,7 +129,12 @@ def capture_endpoints(
             return _down_bundle(opts, str(exc), now())
 
     with ThreadPoolExecutor(max_workers=len(opts_list), thread_name_prefix="capture") as pool:
-        return list(pool.map(one, opts_list))
+        futures = [pool.submit(one, opts) for opts in opts_list]
+        try:
+            return [f.result() for f in futures]
+        except KeyboardInterrupt:
+            stop.set()
+            return [f.result() for f in futures]
 
 
 def diagnose_endpoints(

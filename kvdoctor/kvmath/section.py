@@ -90,7 +90,7 @@ def kv_section(
         "kv_cache_memory_bytes": kv_cache_memory_bytes,
         "demand_tokens": demand_tokens,
         "demand_ratio": demand_ratio,
-        "cross_check": _cross_check(
+        "cross_check": cross_check(
             model, bpt, block_size, num_gpu_blocks, kv_cache_memory_bytes, num_gpu_blocks_override
         ),
         "model": model.summary() if model else None,
@@ -98,7 +98,7 @@ def kv_section(
     }
 
 
-def _cross_check(
+def cross_check(
     model: KvModel | None,
     bpt: int | None,
     block_size: int | None,

@@ -700,19 +700,40 @@ def _locker_math(out: _Out, bundle: Bundle) -> None:
         return
     dtype_note = dtype if isinstance(dtype, str) else "auto"
     out.set("kv_bytes_per_token", bpt, f"kvmath: model_config.json, cache dtype {dtype_note}")
+    # The same cross-check as the report's KV math (kvdoctor.kvmath.section), so the signal
+    # and the report never disagree (e.g. a --num-gpu-blocks-override pool is not comparable).
+    from kvdoctor.kvmath.section import cross_check
+
     reported = ss.get("kv_cache_memory_bytes")
-    if isinstance(reported, int) and isinstance(cap, int) and cap > 0 and bpt > 0:
+    block_size, blocks = ss.get("block_size"), ss.get("num_gpu_blocks")
+    check = cross_check(
+        model,
+        bpt,
+        block_size if isinstance(block_size, int) else None,
+        blocks if isinstance(blocks, int) else None,
+        reported if isinstance(reported, int) else None,
+        _blocks_override(bundle),
+    )
+    if check["ratio"] is not None:
         out.set(
             "kv_config_mismatch",
-            reported / (bpt * cap),
-            "kv_cache_memory_bytes / (kv_bytes_per_token × kv_capacity_tokens)",
+            check["ratio"],
+            "kvmath cross-check: kv_cache_memory_bytes / (bytes per token × block_size × blocks)",
         )
     else:
-        out.set(
-            "kv_config_mismatch",
-            None,
-            reason="needs the reported KV pool bytes and the KV capacity in tokens",
-        )
+        out.set("kv_config_mismatch", None, reason=f"{check['status']}: {check['detail']}")
+
+
+def _blocks_override(bundle: Bundle) -> int | None:
+    """--num-gpu-blocks-override from the engine args (argv values arrive as strings)."""
+    args = bundle.engine_args.args if bundle.engine_args else {}
+    raw = args.get("num-gpu-blocks-override", args.get("num_gpu_blocks_override"))
+    if isinstance(raw, bool) or raw is None:
+        return None
+    try:
+        return int(str(raw))
+    except ValueError:
+        return None
 
 
 # ------------------------------------------------------------------------------ per engine

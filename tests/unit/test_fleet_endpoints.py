@@ -38,6 +38,7 @@ from kvdoctor.signals.compute import compute_signals
 IDLE = payload("metrics-idle.txt")
 LOAD = payload("metrics-preemption-load.txt")
 AFTER = payload("metrics-preemption-after.txt")
+REAL_CAPTURE = kvdoctor.capture.capture
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -338,3 +339,28 @@ def test_replica_status_from_its_own_scrapes() -> None:
     assert status("++---") == "stale"
     assert status("-----") == "down"
     assert status("--+++") == "up"
+
+
+def test_ctrl_c_ends_every_window_early_and_keeps_what_was_captured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import _thread
+    import threading
+    import time
+
+    from kvdoctor.commands._capture_opts import to_capture_options
+    from kvdoctor.fleet.endpoints import capture_endpoints
+
+    monkeypatch.setattr(kvdoctor.capture, "capture", REAL_CAPTURE)  # real time for this one
+    with ExitStack() as stack:
+        urls = [stack.enter_context(serve(FakeVllm(metrics=[IDLE]))) for _ in range(2)]
+        opts = [to_capture_options({"endpoint": u, "window": 60, "interval": 0.2}) for u in urls]
+        timer = threading.Timer(0.8, _thread.interrupt_main)
+        timer.start()
+        started = time.monotonic()
+        bundles = capture_endpoints(opts)
+        timer.cancel()
+    assert time.monotonic() - started < 10  # not the 60 s window
+    for b in bundles:
+        assert 1 <= len(b.scrapes) < 50 and all(s.ok for s in b.scrapes)
+        assert kvdoctor.capture.was_interrupted(b)

@@ -295,6 +295,16 @@ def test_locker_math_with_the_lab_model_config() -> None:
     # 1 GiB pool / (1,024 B × 1,048,576 tokens) = 1: the reported pool and the math agree.
     assert s.get("kv_config_mismatch") == 1.0
     assert s.get("max_model_len_over_capacity") == 4096 / 1_048_576
+    # A --num-gpu-blocks-override pool is sized by the flag, not by memory: not comparable
+    # (the same verdict as the report's KV math, never a false "mismatch").
+    overridden = healthy(
+        model_config_raw=cfg,
+        engine_args=EngineArgs(argv=None, args={"num-gpu-blocks-override": "24"}),
+    )
+    s = compute_signals(overridden)
+    assert s.get("kv_config_mismatch") is None
+    reason = s.values["kv_config_mismatch"].reason
+    assert reason is not None and reason.startswith("not_comparable")
 
 
 def test_garbage_model_config_is_a_reason_not_a_crash() -> None:
