@@ -21,8 +21,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "reproduce": ("kvdoctor.commands.reproduce", "reproduce", "Run one reproducer experiment."),
     "kv": ("kvdoctor.commands.kv", "kv", "The locker math: KV bytes, capacity, planning."),
     "rules": ("kvdoctor.commands.rules", "rules", "List the playbooks and their causes."),
-    "explain": ("kvdoctor.commands.rules", "explain", "Print the runbook of one playbook or cause."),
-    "check": ("kvdoctor.commands.check", "check", "Replay fixtures and compare with expected.yaml."),
+    "explain": (
+        "kvdoctor.commands.rules",
+        "explain",
+        "Print the runbook of one playbook or cause.",
+    ),
+    "check": (
+        "kvdoctor.commands.check",
+        "check",
+        "Replay fixtures and compare with expected.yaml.",
+    ),
     "lab": ("kvdoctor.commands.lab", "lab", "Start and stop a real vLLM lab server."),
     "demo": ("kvdoctor.commands.lab", "demo", "Lab up, drive a workload, diagnose, report, down."),
     "alerts": ("kvdoctor.commands.alerts", "alerts", "Generate Prometheus alerting rules."),

@@ -36,7 +36,9 @@ class SignalSet:
         sv = self.values.get(name)
         return None if sv is None else sv.value
 
-    def set(self, name: str, value: Scalar, provenance: str = "", reason: str | None = None) -> None:
+    def set(
+        self, name: str, value: Scalar, provenance: str = "", reason: str | None = None
+    ) -> None:
         if value is None and reason is None:
             reason = "not available"
         self.values[name] = SignalValue(name, value, provenance, reason if value is None else None)

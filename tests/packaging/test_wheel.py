@@ -48,7 +48,17 @@ def test_wheel_carries_playbooks_templates_and_catalog(wheel: Path) -> None:
 def test_installed_wheel_diagnoses_a_recorded_bundle(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
@@ -74,7 +84,16 @@ def test_installed_wheel_diagnoses_a_recorded_bundle(wheel: Path, tmp_path: Path
     assert playbooks.startswith(str(site)), playbooks
 
     run = subprocess.run(
-        [sys.executable, "-m", "kvdoctor", "diagnose", "--bundle", str(fixture), "--format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "kvdoctor",
+            "diagnose",
+            "--bundle",
+            str(fixture),
+            "--format",
+            "json",
+        ],
         cwd=workdir,
         env=env,
         capture_output=True,
