@@ -62,7 +62,9 @@ def test_installed_wheel_diagnoses_a_recorded_bundle(wheel: Path, tmp_path: Path
         check=True,
         capture_output=True,
     )
-    fixture = shutil.copytree(_a_recorded_fixture(), tmp_path / "fixture")
+    fixture_dir = shutil.copytree(_a_recorded_fixture(), tmp_path / "fixture")
+    packed = fixture_dir / "bundle.tar.gz"
+    fixture = packed if packed.is_file() else fixture_dir / "bundle"
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}
