@@ -74,8 +74,10 @@ def prometheus_server(tmp_path: Path) -> Iterator[Callable[[list[str]], RunningP
     def start(targets: list[str], job: str = "vllm") -> RunningPrometheus:
         port = free_port()
         config = {
-            "global": {"scrape_interval": f"{SCRAPE_INTERVAL_S}s",
-                       "evaluation_interval": f"{SCRAPE_INTERVAL_S}s"},
+            "global": {
+                "scrape_interval": f"{SCRAPE_INTERVAL_S}s",
+                "evaluation_interval": f"{SCRAPE_INTERVAL_S}s",
+            },
             "scrape_configs": [{"job_name": job, "static_configs": [{"targets": targets}]}],
         }
         cfg = tmp_path / f"prometheus-{port}.yml"
@@ -83,9 +85,14 @@ def prometheus_server(tmp_path: Path) -> Iterator[Callable[[list[str]], RunningP
         log = tmp_path / f"prometheus-{port}.log"
         with log.open("wb") as fh:
             proc = subprocess.Popen(
-                [binary, f"--config.file={cfg}", f"--web.listen-address=127.0.0.1:{port}",
-                 f"--storage.tsdb.path={tmp_path / f'tsdb-{port}'}"],
-                stdout=fh, stderr=subprocess.STDOUT,
+                [
+                    binary,
+                    f"--config.file={cfg}",
+                    f"--web.listen-address=127.0.0.1:{port}",
+                    f"--storage.tsdb.path={tmp_path / f'tsdb-{port}'}",
+                ],
+                stdout=fh,
+                stderr=subprocess.STDOUT,
             )
         started.append(proc)
         url = f"http://127.0.0.1:{port}"

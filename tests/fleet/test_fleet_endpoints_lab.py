@@ -14,13 +14,13 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from labenv import lab_python_or_skip
 
 from kvdoctor.commands._capture_opts import to_capture_options
-from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet import diagnose_fleet_bundle
 from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
 from kvdoctor.fleet.render import render_fleet_markdown
-from kvdoctor.lab.server import lab_server, resolve_vllm_python
+from kvdoctor.lab.server import lab_server
 from kvdoctor.report.render import render_json
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
 
@@ -46,10 +46,7 @@ def _load_later(url: str, model: str, errors: list[str]) -> None:
 
 
 def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> None:
-    try:
-        python = resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    python = lab_python_or_skip()
     saved = tmp_path / "fleet"
     with ExitStack() as stack:
         healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
@@ -84,8 +81,11 @@ def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> Non
     assert not rows[healthy_key]["preemptions_window"], rows
     primary = fd.report.findings[0]
     assert primary.symptom == "preemption", titles
-    preemption = [f for f in fd.report.findings if f.symptom == "preemption" and
-                  f.status != "refuted" and f.id != "fleet-config-drift"]
+    preemption = [
+        f
+        for f in fd.report.findings
+        if f.symptom == "preemption" and f.status != "refuted" and f.id != "fleet-config-drift"
+    ]
     assert preemption and all(f.evidence[0].value == storm_key for f in preemption), titles
     drifted = {f.evidence[0].value for f in fd.report.findings if f.id == "fleet-config-drift"}
     assert storm_key in drifted, titles

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
+from labenv import lab_python_or_skip
 
-from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet import diagnose_fleet
-from kvdoctor.lab.server import lab_server, resolve_vllm_python
+from kvdoctor.lab.server import lab_server
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
 from tests.fleet.conftest import RunningPrometheus
 
@@ -31,10 +31,7 @@ SPEC = LoadSpec(prompt_tokens=128, max_tokens=256, concurrency=8, requests=16, d
 def test_fleet_names_the_mistuned_lab_replica(
     prometheus_server: Callable[[list[str]], RunningPrometheus],
 ) -> None:
-    try:
-        python = resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    python = lab_python_or_skip()
     with ExitStack() as stack:
         healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
         storm = stack.enter_context(lab_server("preemption-storm", vllm_python=python))
@@ -64,8 +61,11 @@ def test_fleet_names_the_mistuned_lab_replica(
     # alone, it ranks first, and the drift finding points at the storm's settings.
     primary = fd.report.findings[0]
     assert primary.symptom == "preemption", titles
-    preemption = [f for f in fd.report.findings if f.symptom == "preemption" and
-                  f.status != "refuted" and f.id != "fleet-config-drift"]
+    preemption = [
+        f
+        for f in fd.report.findings
+        if f.symptom == "preemption" and f.status != "refuted" and f.id != "fleet-config-drift"
+    ]
     assert preemption, titles
     assert all(f.evidence[0].value == storm_key for f in preemption), titles
     drifted = {f.evidence[0].value for f in fd.report.findings if f.id == "fleet-config-drift"}

@@ -30,12 +30,27 @@ def _serve(kind: str) -> tuple[ThreadingHTTPServer, str]:
             state["n"] += 1
             i = state["n"]
             if kind == "healthy":
-                text = exposition(kv=0.2, running=2, waiting=0, preemptions=0, finished=2 * i,
-                                  prefix_queries=100 * i, prefix_hits=60 * i)
+                text = exposition(
+                    kv=0.2,
+                    running=2,
+                    waiting=0,
+                    preemptions=0,
+                    finished=2 * i,
+                    prefix_queries=100 * i,
+                    prefix_hits=60 * i,
+                )
             else:
-                text = exposition(kv=0.97, running=8, waiting=3, preemptions=4 * i,
-                                  finished=8 * i, prefix_queries=400 * i, prefix_hits=100 * i,
-                                  ttft=2.0, queue=1.5)
+                text = exposition(
+                    kv=0.97,
+                    running=8,
+                    waiting=3,
+                    preemptions=4 * i,
+                    finished=8 * i,
+                    prefix_queries=400 * i,
+                    prefix_hits=100 * i,
+                    ttft=2.0,
+                    queue=1.5,
+                )
             body = text.encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4")
@@ -72,8 +87,9 @@ def test_real_prometheus_fleet_names_the_hot_replica(
     prom.wait_for_series("vllm:num_preemptions_total", 2)
     time.sleep(6)  # a few scrapes of growing counters
     bundle = tmp_path / "fleet"
-    fd = diagnose_fleet(prom.url, selector='{job="vllm"}', since="6s", step="1s",
-                        save_bundle=bundle)
+    fd = diagnose_fleet(
+        prom.url, selector='{job="vllm"}', since="6s", step="1s", save_bundle=bundle
+    )
     assert {r.key for r in fd.replicas} == {healthy, hot}
     imbalance = next(f for f in fd.report.findings if f.id == "fleet-imbalance")
     assert imbalance.evidence[0].value == hot

@@ -12,9 +12,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from labenv import lab_python_or_skip
 
-from kvdoctor.errors import KvdoctorError
-from kvdoctor.lab.server import resolve_vllm_python
 from kvdoctor.lab.session import ScenarioRun, diagnose_scenario
 
 # Short windows keep the tier within ~15 minutes on 2 cores; long enough for several scrapes
@@ -32,12 +31,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def vllm_python() -> str:
-    try:
-        return resolve_vllm_python()
-    except KvdoctorError as exc:
-        if os.environ.get("KVDOCTOR_LAB_REQUIRED") == "1":
-            pytest.fail(f"lab vLLM environment required but missing: {exc}")
-        pytest.skip(f"lab vLLM environment missing: {exc}")
+    return lab_python_or_skip()
 
 
 @pytest.fixture(scope="session", autouse=True)

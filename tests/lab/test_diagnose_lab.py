@@ -9,10 +9,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from labenv import lab_python_or_skip
 
 from kvdoctor.cli import main
-from kvdoctor.errors import KvdoctorError
-from kvdoctor.lab.server import LabHandle, lab_server, resolve_vllm_python
+from kvdoctor.lab.server import LabHandle, lab_server
 
 pytestmark = pytest.mark.lab
 
@@ -23,10 +23,7 @@ SCHEMA = json.loads(
 
 @pytest.fixture(scope="module")
 def healthy() -> Iterator[LabHandle]:
-    try:
-        resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    lab_python_or_skip()
     with lab_server("healthy") as handle:
         yield handle
 

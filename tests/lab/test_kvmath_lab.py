@@ -12,21 +12,18 @@ import re
 
 import httpx
 import pytest
+from labenv import lab_python_or_skip
 
 from kvdoctor import expfmt
-from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath import GiB, KvModel, kv_section
 from kvdoctor.lab.model import model_dir
-from kvdoctor.lab.server import lab_server, resolve_vllm_python
+from kvdoctor.lab.server import lab_server
 
 pytestmark = pytest.mark.lab
 
 
 def _vllm_python() -> str:
-    try:
-        return resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    return lab_python_or_skip()
 
 
 @pytest.mark.parametrize(("kv_dtype", "bytes_per_token"), [("auto", 1024), ("fp8", 512)])

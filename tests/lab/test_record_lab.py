@@ -12,21 +12,18 @@ from pathlib import Path
 
 import httpx
 import pytest
+from labenv import lab_python_or_skip
 
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.capture import CaptureOptions, capture
-from kvdoctor.errors import KvdoctorError
-from kvdoctor.lab.server import lab_server, resolve_vllm_python
+from kvdoctor.lab.server import lab_server
 from kvdoctor.signals.compute import compute_signals
 
 pytestmark = pytest.mark.lab
 
 
 def _vllm_python() -> str:
-    try:
-        return resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    return lab_python_or_skip()
 
 
 def _requests(url: str, model: str, n: int) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from labenv import lab_python_or_skip
 
-from kvdoctor.errors import KvdoctorError
-from kvdoctor.lab.server import LabHandle, lab_server, resolve_vllm_python
+from kvdoctor.lab.server import LabHandle, lab_server
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
@@ -17,10 +17,7 @@ pytestmark = pytest.mark.lab
 
 
 def _lab(scenario: str) -> Iterator[LabHandle]:
-    try:
-        resolve_vllm_python()
-    except KvdoctorError as exc:
-        pytest.skip(str(exc))
+    lab_python_or_skip()
     with lab_server(scenario) as handle:
         yield handle
 

@@ -1,0 +1,1 @@
+"""Shared test set-up: this file's presence puts tests/ on sys.path (helpers like labenv)."""
