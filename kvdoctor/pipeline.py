@@ -415,7 +415,6 @@ def run_live(
         if records:
             append_reproducers(save_bundle, records)
         bundle = read_bundle(save_bundle)
-    elif records:
-        dumped = [r.model_dump(mode="json", by_alias=True) for r in records]
-        bundle = bundle.model_copy(update={"reproducers": [*(bundle.reproducers or []), *dumped]})
+    else:
+        bundle = bundle.with_reproducers(records)
     return diagnose(bundle)

@@ -6,6 +6,7 @@ them. Everything kvdoctor itself *produces* elsewhere forbids extra keys.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -108,3 +109,13 @@ class Bundle(BaseModel):
     # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
     # except the appendix, so a replay of a copy still renders the same bytes elsewhere.
     source: str = "live"
+
+    def with_reproducers(self, records: Iterable[BaseModel | Mapping[str, Any]]) -> Bundle:
+        """This bundle with ``records`` appended to its reproducer results (a new object)."""
+        dumped = [
+            r.model_dump(mode="json", by_alias=True) if isinstance(r, BaseModel) else dict(r)
+            for r in records
+        ]
+        if not dumped:
+            return self
+        return self.model_copy(update={"reproducers": [*(self.reproducers or []), *dumped]})

@@ -169,10 +169,9 @@ def append_reproducers(dest: Path, records: Iterable[BaseModel | Mapping[str, An
     if is_archive(dest):
         from kvdoctor.bundle.reader import read_bundle
 
-        bundle = read_bundle(dest)
-        existing = list(bundle.reproducers or [])
-        existing.extend(json.loads(line) for line in lines.splitlines() if line)
-        bundle = bundle.model_copy(update={"reproducers": existing})
+        bundle = read_bundle(dest).with_reproducers(
+            json.loads(line) for line in lines.splitlines() if line
+        )
         return write_bundle(bundle, dest)
     target = dest / REPRODUCERS
     if not (dest / MANIFEST).is_file():

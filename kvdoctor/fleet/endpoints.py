@@ -179,10 +179,7 @@ def diagnose_endpoints(
                 echo=say,
                 clock=time.time,
             )
-            if records:
-                dumped = [r.model_dump(mode="json", by_alias=True) for r in records]
-                existing = list(bundle.reproducers or [])
-                bundle = bundle.model_copy(update={"reproducers": existing + dumped})
+            bundle = bundle.with_reproducers(records)
         named.append((name, bundle))
     if save_bundle is not None:
         write_endpoints_bundle(named, save_bundle)

@@ -77,9 +77,7 @@ def run_demo(
             echo=echo,
             clock=time.time,
         )
-    if records:
-        dumped = [r.model_dump(mode="json", by_alias=True) for r in records]
-        bundle = bundle.model_copy(update={"reproducers": [*(bundle.reproducers or []), *dumped]})
+    bundle = bundle.with_reproducers(records)
     diagnosis = diagnose(bundle)
     report = diagnosis.report
     write_atomic(output, render_markdown(report, diagnosis.context))
