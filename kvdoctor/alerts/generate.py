@@ -129,22 +129,22 @@ def group_expr(group: Group, ctx: Ctx) -> Translation:
     """``all`` → ``and``, ``any`` → ``or``, ``none`` → ``unless``; see the module doc."""
     skipped: list[str] = []
     positives: list[str] = []
-    if group.all:
+
+    def translate(clauses: list[Any]) -> list[str]:
         kept = []
-        for c in group.all:
+        for c in clauses:
             t = _clause(c, ctx)
-            skipped += t.skipped
+            skipped.extend(t.skipped)
             if t.expr is not None:
                 kept.append(t.expr)
+        return kept
+
+    if group.all:
+        kept = translate(group.all)
         if kept:
             positives.append(_join(kept, "and"))
     if group.any:
-        kept = []
-        for c in group.any:
-            t = _clause(c, ctx)
-            skipped += t.skipped
-            if t.expr is not None:
-                kept.append(t.expr)
+        kept = translate(group.any)
         if kept:
             positives.append(_join(kept, "or"))
         elif not group.all:

@@ -220,20 +220,22 @@ def _hit_rate_effective(s: SignalView) -> Scalar:
     return round((h - r) / (q - r), 4)
 
 
+def _ttft_share(s: SignalView, part: str) -> Scalar:
+    """Share of TTFT spent in ``part`` (queue_time, prefill_time): means, else medians."""
+    share = _ratio(s.num(f"{part}_mean"), s.num("ttft_mean"))
+    if share is None:
+        share = _ratio(s.num(f"{part}_p50"), s.num("ttft_p50"))
+    return None if share is None else round(min(1.0, share), 4)
+
+
 @derived("ttft_queue_share", "fraction", "Share of TTFT spent waiting in the queue (means).")
 def _queue_share(s: SignalView) -> Scalar:
-    share = _ratio(s.num("queue_time_mean"), s.num("ttft_mean"))
-    if share is None:
-        share = _ratio(s.num("queue_time_p50"), s.num("ttft_p50"))
-    return None if share is None else round(min(1.0, share), 4)
+    return _ttft_share(s, "queue_time")
 
 
 @derived("ttft_prefill_share", "fraction", "Share of TTFT spent in prefill (means).")
 def _prefill_share(s: SignalView) -> Scalar:
-    share = _ratio(s.num("prefill_time_mean"), s.num("ttft_mean"))
-    if share is None:
-        share = _ratio(s.num("prefill_time_p50"), s.num("ttft_p50"))
-    return None if share is None else round(min(1.0, share), 4)
+    return _ttft_share(s, "prefill_time")
 
 
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
