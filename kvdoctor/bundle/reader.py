@@ -75,27 +75,43 @@ def _read_dir(root: Path) -> dict[str, bytes]:
 
 
 def _read_tar(path: Path) -> dict[str, bytes]:
+    return read_tar_members(path, _bundle_name)
+
+
+def read_tar_members(
+    path: Path, select: Callable[[list[str]], str | None], max_members: int | None = None
+) -> dict[str, bytes]:
+    """The members of an untrusted archive that ``select`` keeps, never extracted to disk.
+
+    ``select`` maps a member's path parts to the key it is returned under (``None``: skip it).
+    Every member is checked (no absolute paths, ``..``, links or special files; size caps per
+    member and in total), whether it is kept or not.
+    """
     files: dict[str, bytes] = {}
+    # Read at call time (not as a default argument) so the module's caps stay the one setting.
+    if max_members is None:
+        max_members = MAX_MEMBERS
     try:
         with tarfile.open(path, mode="r:*") as tar:
             total = 0
             for count, member in enumerate(_members(tar), 1):
-                if count > MAX_MEMBERS:
-                    raise BundleError(f"archive {path.name} has more than {MAX_MEMBERS} members")
+                if count > max_members:
+                    raise BundleError(f"archive {path.name} has more than {max_members} members")
                 _check_member(member)
                 if member.isdir():
                     continue
                 total += member.size
                 if total > MAX_TOTAL_BYTES:
                     raise BundleError(f"archive {path.name} is larger than the size cap")
-                base = _bundle_name(PurePosixPath(member.name))
-                fh = None if base is None else tar.extractfile(member)
-                if base is None or fh is None:
+                parts = [p for p in PurePosixPath(member.name).parts if p not in ("", ".")]
+                key = select(parts)
+                fh = None if key is None else tar.extractfile(member)
+                if key is None or fh is None:
                     continue
                 data = fh.read(MAX_MEMBER_BYTES + 1)
                 if len(data) > MAX_MEMBER_BYTES:
                     raise BundleError(f"archive member {member.name!r} is larger than the size cap")
-                files[base] = data
+                files[key] = data
     except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
         raise BundleError(f"corrupt bundle archive {path.name}: {_one_line(exc)}") from None
     return files
@@ -124,9 +140,8 @@ def _members(tar: tarfile.TarFile) -> Any:
         member = tar.next()
 
 
-def _bundle_name(pure: PurePosixPath) -> str | None:
+def _bundle_name(parts: list[str]) -> str | None:
     """Accept files at the archive root or under one top-level folder (``name/manifest.json``)."""
-    parts = [p for p in pure.parts if p not in ("", ".")]
     if len(parts) == 1 or len(parts) == 2:
         return parts[-1] if parts[-1] in _KNOWN else None
     return None

@@ -27,10 +27,10 @@ import os
 import shutil
 import tarfile
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
-from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
+from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
 from kvdoctor.bundle.writer import bundle_files, is_archive
 from kvdoctor.errors import BundleError
 from kvdoctor.fleet.build import FleetData
@@ -155,39 +155,8 @@ def _files_dir(root: Path) -> dict[str, bytes]:
 
 
 def _files_tar(path: Path) -> dict[str, bytes]:
-    """The fleet members of an untrusted archive, under the reader's caps (never extracted)."""
-    out: dict[str, bytes] = {}
-    total = 0
-    try:
-        with tarfile.open(path, mode="r:*") as tar:
-            count = 0
-            member = tar.next()
-            while member is not None:
-                count += 1
-                if count > FLEET_MAX_MEMBERS:
-                    raise BundleError(
-                        f"archive {path.name} has more than {FLEET_MAX_MEMBERS} members"
-                    )
-                pure = PurePosixPath(member.name)
-                if pure.is_absolute() or ".." in pure.parts or "\\" in member.name:
-                    raise BundleError(f"archive member escaping the bundle: {member.name!r}")
-                if member.issym() or member.islnk():
-                    raise BundleError(f"archive member that is a link refused: {member.name!r}")
-                parts = [p for p in pure.parts if p not in ("", ".")]
-                rel = _wanted(parts) if member.isfile() else None
-                if rel is not None:
-                    if member.size > MAX_MEMBER_BYTES:
-                        raise BundleError(f"archive member {member.name!r} is over the size cap")
-                    total += member.size
-                    if total > MAX_TOTAL_BYTES:
-                        raise BundleError(f"archive {path.name} is larger than the size cap")
-                    fh = tar.extractfile(member)
-                    if fh is not None:
-                        out[rel] = fh.read(MAX_MEMBER_BYTES + 1)
-                member = tar.next()
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise BundleError(f"corrupt bundle archive {path.name}: {exc}") from None
-    return out
+    """The fleet members of an untrusted archive, under the bundle reader's checks and caps."""
+    return read_tar_members(path, _wanted, FLEET_MAX_MEMBERS)
 
 
 def fleet_files(path: str | Path) -> dict[str, bytes]:
