@@ -18,7 +18,7 @@ from kvdoctor.lab.session import ScenarioRun, diagnose_scenario
 
 # Short windows keep the tier within ~15 minutes on 2 cores; long enough for several scrapes
 # under load and for the histograms to fill.
-WINDOW_S = 15.0
+WINDOW_S = 20.0
 INTERVAL_S = 1.0
 
 
