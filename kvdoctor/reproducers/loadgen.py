@@ -34,6 +34,13 @@ from kvdoctor.reproducers.prompts import (
     request_words,
     words_for_tokens,
 )
+from kvdoctor.reproducers.stream import (
+    BadResponse,
+    ConnectFailed,
+    ServerClosed,
+    StreamClient,
+    check_headers,
+)
 
 PROBE_HEADER = "X-Kvdoctor-Probe"
 Api = Literal["completions", "chat"]
@@ -182,7 +189,12 @@ def _error_text(body: bytes, status: int) -> str:
 
 
 class _Client:
-    """The run's HTTP client, the endpoint's paths and the probe tagging."""
+    """The run's HTTP clients, the endpoint's paths and the probe tagging.
+
+    ``http`` (httpx) carries the light requests: ``/tokenize``, calibration, the guard's
+    scrapes. ``streams`` carries the measured load (see :mod:`kvdoctor.reproducers.stream`
+    for why it is not httpx).
+    """
 
     def __init__(
         self,
@@ -190,7 +202,6 @@ class _Client:
         model: str,
         spec: LoadSpec,
         headers: dict[str, str] | None,
-        transport: httpx.AsyncBaseTransport | None,
     ) -> None:
         self.base = base_url.rstrip("/")
         if self.base.endswith("/v1"):
@@ -203,7 +214,12 @@ class _Client:
         limits = httpx.Limits(
             max_connections=spec.concurrency + 4, max_keepalive_connections=spec.concurrency + 4
         )
-        self.http = httpx.AsyncClient(timeout=timeout, limits=limits, transport=transport)
+        try:
+            self.streams = StreamClient(self.base, max_idle=spec.concurrency + 4)
+            check_headers(self.headers)
+        except ValueError as exc:
+            raise KvdoctorError(str(exc)) from exc
+        self.http = httpx.AsyncClient(timeout=timeout, limits=limits)
 
     def payload(self, text: str, max_tokens: int, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -224,9 +240,16 @@ class _Client:
         return body
 
     @property
+    def path(self) -> str:
+        return "/v1/chat/completions" if self.spec.api == "chat" else "/v1/completions"
+
+    @property
     def url(self) -> str:
-        path = "/v1/chat/completions" if self.spec.api == "chat" else "/v1/completions"
-        return self.base + path
+        return self.base + self.path
+
+    async def aclose(self) -> None:
+        await self.streams.aclose()
+        await self.http.aclose()
 
 
 # ---------------------------------------------------------------- calibration
@@ -431,24 +454,24 @@ def _is_token_event(data: dict[str, Any], api: Api) -> bool:
 
 async def _one(c: _Client, r: _Req, text: str) -> None:
     api = c.spec.api
-    payload = c.payload(text, c.spec.max_tokens, True)
+    body = json.dumps(c.payload(text, c.spec.max_tokens, True)).encode()
     done = False
     stall = c.spec.stall_timeout_s
     loop = asyncio.get_running_loop()
     try:
-        # Our own stall timer, re-armed on every chunk: bounded runs whatever the transport.
+        # Our own stall timer, re-armed on every chunk: bounded runs whatever the server does.
         async with (
             asyncio.timeout(stall) as timer,
-            c.http.stream("POST", c.url, json=payload, headers=c.headers) as resp,
+            c.streams.post(c.path, body, c.headers) as resp,
         ):
-            r.status = resp.status_code
-            if resp.status_code != 200:
-                body = b""
+            r.status = resp.status
+            if resp.status != 200:
+                error_body = b""
                 async for chunk in resp.aiter_bytes():
-                    body += chunk
-                    if len(body) > 8192:
+                    error_body += chunk
+                    if len(error_body) > 8192:
                         break
-                r.error = _error_text(body, resp.status_code)
+                r.error = _error_text(error_body, resp.status)
                 return
             parser = SSEParser()
             async for chunk in resp.aiter_bytes():
@@ -482,13 +505,15 @@ async def _one(c: _Client, r: _Req, text: str) -> None:
             r.error = f"stream closed early after {len(r.times)} token event(s)"
         elif not r.times:
             r.error = "stream ended without any token"
-    except (httpx.ReadTimeout, TimeoutError):
+    except TimeoutError:
         r.error = f"no data for {c.spec.stall_timeout_s:g} s (server hung)"
-    except httpx.ConnectError as exc:
+    except ConnectFailed as exc:
         r.error = f"cannot connect: {exc}"[:200]
-    except httpx.RemoteProtocolError as exc:
+    except ServerClosed as exc:
         r.error = f"connection closed by server: {exc}"[:200]
-    except httpx.HTTPError as exc:
+    except BadResponse as exc:
+        r.error = f"bad response: {exc}"[:200]
+    except OSError as exc:
         r.error = f"{type(exc).__name__}: {exc}"[:200]
 
 
@@ -498,8 +523,6 @@ async def run_load(
     spec: LoadSpec,
     headers: dict[str, str] | None = None,
     guard: Guard | None = None,
-    *,
-    transport: httpx.AsyncBaseTransport | None = None,
 ) -> LoadResult:
     """Run ``spec`` against ``base_url`` (with or without ``/v1``) and return lengths and timings.
 
@@ -507,16 +530,17 @@ async def run_load(
     and returns by ``spec.duration_s`` after the first request (plus the time to cancel).
     Request failures are recorded per request; the call itself raises only for bad arguments.
     """
-    c = _Client(base_url, model, spec, headers, transport)
+    c = _Client(base_url, model, spec, headers)
     try:
         cal, _spent = await calibrate(c)
         seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)
         prompts = await build_prompts(c, cal, seed)
         if guard is not None:
             await guard.start(c.http, c.base, c.user_headers)
+        await c.streams.warm(spec.concurrency)
         return await _drive(c, spec, prompts, guard, seed, cal)
     finally:
-        await c.http.aclose()
+        await c.aclose()
 
 
 async def _drive(

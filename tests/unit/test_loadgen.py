@@ -1,24 +1,29 @@
-"""The load generator against an in-process fake OpenAI server (httpx.MockTransport).
+"""The load generator against an in-process fake OpenAI server on a real loopback socket.
 
 The fake tokenizes byte-level (one character, one token, like the lab's model) so prompt
-synthesis can be checked exactly; it can also error, hang, or close streams early.
+synthesis can be checked exactly; it can also error, hang, end streams early or drop the
+connection mid-stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import httpx
 import pytest
+from _asyncio_http import DropConnection, ServerStats, serve
 from pydantic import ValidationError
 
+from kvdoctor.errors import KvdoctorError
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import (
     PROBE_HEADER,
+    LoadResult,
     LoadSpec,
     SSEParser,
     percentile,
@@ -28,7 +33,7 @@ from kvdoctor.reproducers.loadgen import (
 
 @dataclass
 class FakeServer:
-    mode: str = "ok"  # ok | error500 | early-close | hang | stream-error
+    mode: str = "ok"  # ok | error500 | early-close | drop | hang | stream-error
     tokenize: bool = True
     token_delay_s: float = 0.0
     kv_usage_per_request: float = 0.0
@@ -86,6 +91,8 @@ class FakeServer:
                     await asyncio.sleep(3600)
                 if self.mode == "early-close" and i == 3:
                     return
+                if self.mode == "drop" and i == 3:
+                    raise DropConnection
                 if self.mode == "stream-error" and i == 1:
                     yield b'data: {"error": {"message": "boom"}}\n\n'
                     return
@@ -99,18 +106,19 @@ class FakeServer:
             self.in_flight -= 1
 
 
-def run(fake: FakeServer, spec: LoadSpec, guard: Guard | None = None) -> object:
-    transport = httpx.MockTransport(fake.handler)
-    return asyncio.run(
-        run_load(
-            "http://fake:8000/v1",
-            "m",
-            spec,
-            {"Authorization": "Bearer s"},
-            guard,
-            transport=transport,
-        )
-    )
+def run_with_stats(
+    fake: FakeServer, spec: LoadSpec, guard: Guard | None = None
+) -> tuple[LoadResult, ServerStats]:
+    async def go() -> tuple[LoadResult, ServerStats]:
+        async with serve(fake.handler) as (url, stats):
+            res = await run_load(url + "/v1", "m", spec, {"Authorization": "Bearer s"}, guard)
+            return res, stats
+
+    return asyncio.run(go())
+
+
+def run(fake: FakeServer, spec: LoadSpec, guard: Guard | None = None) -> LoadResult:
+    return run_with_stats(fake, spec, guard)[0]
 
 
 def test_exact_prompt_lengths_and_streaming_timings() -> None:
@@ -213,6 +221,43 @@ def test_early_closed_stream_is_an_error() -> None:
     res = run(fake, LoadSpec(prompt_tokens=10, max_tokens=8, requests=2, seed=1))
     assert res.failed == 2
     assert res.first_error() == "stream closed early after 3 token event(s)"
+
+
+def test_connection_dropped_mid_stream_is_an_error() -> None:
+    fake = FakeServer(mode="drop")
+    res = run(fake, LoadSpec(prompt_tokens=10, max_tokens=8, requests=2, seed=1))
+    assert res.failed == 2
+    err = res.first_error()
+    assert err is not None and err.startswith("connection closed by server")
+    # What arrived before the drop is kept.
+    assert all(len(r.itl_s) == 2 for r in res.requests)
+
+
+def test_unreachable_server_fails_each_request_with_a_clear_message() -> None:
+    # Calibration falls back to assumptions when nothing answers; the streams then fail.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, never listening: connection refused
+        spec = LoadSpec(prompt_tokens=10, max_tokens=2, requests=2, seed=1)
+        res = asyncio.run(run_load(f"http://127.0.0.1:{port}", "m", spec))
+    assert res.failed == 2
+    err = res.first_error()
+    assert err is not None and err.startswith(f"cannot connect: 127.0.0.1:{port}")
+
+
+def test_streams_reuse_keep_alive_connections() -> None:
+    fake = FakeServer()
+    spec = LoadSpec(prompt_tokens=10, max_tokens=3, requests=12, concurrency=2, seed=1)
+    res, stats = run_with_stats(fake, spec)
+    assert res.ok == 12
+    # 12 streams over at most 2 stream connections, plus httpx's for /tokenize.
+    assert stats.connections <= 4
+
+
+def test_header_that_could_split_a_request_is_refused() -> None:
+    spec = LoadSpec(prompt_tokens=10, max_tokens=2, requests=1, seed=1)
+    with pytest.raises(KvdoctorError, match="invalid HTTP header"):
+        asyncio.run(run_load("http://127.0.0.1:9", "m", spec, {"X-A": "v\r\nX-B: w"}))
 
 
 def test_error_event_inside_stream() -> None:
