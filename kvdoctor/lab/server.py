@@ -227,16 +227,20 @@ def _launch(
     log_path = directory / f"{instance}.log"
     env = build_env(env_extra)
     with log_path.open("wb") as log:
-        # A new session makes the server the leader of its own process group: stopping the group
-        # stops vLLM's engine-core and worker children too, and Ctrl-C in our terminal reaches
-        # only us, so we decide the shutdown order.
+        # Its own process group: stopping the group stops vLLM's engine-core and worker
+        # children too, and Ctrl-C in our terminal reaches only us, so we decide the shutdown
+        # order. Not its own session: with the kernel's autogroup scheduling (on by default) a
+        # new session is a new scheduling group, and a client in another group sharing the CPU
+        # with vLLM's busy engine was starved for seconds at a time (client TTFT of 2-4 s while
+        # the server's own histogram said 50 ms). In one session the lab's load generator, the
+        # reproducers and the benchmark get their fair share of the CPU.
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
-            start_new_session=True,
+            process_group=0,
         )
     try:
         create_time = psutil.Process(proc.pid).create_time()

@@ -92,8 +92,10 @@ def _run_cli(
     The CLI announces each reproducer on stderr ("kvdoctor: reproducer NAME ..."), which marks
     the end of its capture: the moment to stop a workload that must not disturb experiments.
     """
+    # Own process group (Ctrl-C is ours to relay), same session as the lab's servers: see
+    # kvdoctor.lab.server._start on autogroup scheduling.
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
     )
     err_lines: list[str] = []
 
