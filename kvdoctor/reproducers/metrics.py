@@ -33,6 +33,7 @@ FAMILIES: dict[str, str] = {
     "vllm:request_prefill_time_seconds": "prefill_time",
     "vllm:request_decode_time_seconds": "decode_time",
     "vllm:inter_token_latency_seconds": "itl",
+    "vllm:e2e_request_latency_seconds": "e2e",
     "vllm:request_success": "request_success",
 }
 _GAUGES_MAX = frozenset({"kv_usage"})

@@ -3,15 +3,19 @@ the healthy one; budgets hold; the guard stops a run that fills the KV pool."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from labenv import lab_python_or_skip
 
 from kvdoctor.lab.server import LabHandle, lab_server
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment
 from kvdoctor.reproducers.guard import Guard, GuardLimits
-from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
+from kvdoctor.reproducers.loadgen import LoadSpec, run_load, run_load_sync
+from kvdoctor.reproducers.metrics import scrape
 
 pytestmark = pytest.mark.lab
 
@@ -50,6 +54,34 @@ def test_loadgen_budgets_and_exact_lengths(healthy: LabHandle) -> None:
     assert res.sent == res.ok == 7 and res.prompt_lengths_exact
     assert {r.prompt_tokens for r in res.requests} == {200}
     assert {r.output_tokens for r in res.requests} == {16}
+
+
+def test_lab_server_is_its_own_process_group_in_our_session(healthy: LabHandle) -> None:
+    # Own group: stop_lab's killpg reaches vLLM's children. Our session: with autogroup
+    # scheduling a separate session starved the lab's clients of CPU (see lab/server.py).
+    assert os.getpgid(healthy.pid) == healthy.pid
+    assert os.getsid(healthy.pid) == os.getsid(0)
+
+
+def test_client_ttft_agrees_with_the_servers_histogram(healthy: LabHandle) -> None:
+    # Accuracy, not speed: the client's clock starts before the server's (HTTP parsing is
+    # outside vLLM's histogram) so it reads a little higher, never seconds higher; a client
+    # that is itself slow to read (starved, or an HTTP stack that buffers) fails this.
+    async def go() -> tuple[float, float, float]:
+        async with httpx.AsyncClient() as http:
+            before = await scrape(http, healthy.url)
+            spec = LoadSpec(prompt_tokens=128, max_tokens=32, concurrency=4, requests=16)
+            res = await run_load(healthy.url, healthy.model, spec)
+            after = await scrape(http, healthy.url)
+        assert res.ok == 16 and before is not None and after is not None
+        hist = after.hist_delta(before, "ttft")
+        assert hist is not None and hist.count == 16 and hist.mean is not None
+        ttfts = res.ttfts()
+        return sum(ttfts) / len(ttfts), max(ttfts), hist.mean
+
+    client_mean, client_max, server_mean = asyncio.run(go())
+    assert 0.9 * server_mean <= client_mean <= 2.0 * server_mean + 0.025
+    assert client_max < 1.0
 
 
 def test_prefix_probe_confirms_caching_off() -> None:
