@@ -145,7 +145,7 @@ def main() -> None:
     ap.add_argument("--input", type=int, default=128)
     ap.add_argument("--output", type=int, default=128)
     ap.add_argument("--concurrency", type=int, default=16)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=4)
     a = ap.parse_args()
     from kvdoctor.lab.model import ensure_model
 
