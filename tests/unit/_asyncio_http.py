@@ -59,39 +59,24 @@ async def _write_response(writer: asyncio.StreamWriter, response: httpx.Response
     await writer.drain()
 
 
+ConnectionHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
 @contextlib.asynccontextmanager
-async def serve(handler: Handler) -> AsyncIterator[tuple[str, ServerStats]]:
-    """Yield (base URL, stats) of a server on 127.0.0.1 at a free port chosen by the OS."""
-    stats = ServerStats()
+async def serve_connections(handle: ConnectionHandler) -> AsyncIterator[str]:
+    """Run ``handle`` for each connection to 127.0.0.1 at a free port; yield the base URL.
+
+    Connections still open at exit are cancelled; a peer that resets or a cancelled connection
+    is not an error. The connection is closed when ``handle`` returns.
+    """
     tasks: set[asyncio.Task[None]] = set()
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
         tasks.add(task)
-        stats.connections += 1
         try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                line, *lines = head.decode("latin-1").split("\r\n")
-                method, target, _version = line.split(" ", 2)
-                pairs = [
-                    (k.strip(), v.strip()) for k, _, v in (h.partition(":") for h in lines if h)
-                ]
-                length = int({k.lower(): v for k, v in pairs}.get("content-length", "0"))
-                body = await reader.readexactly(length) if length else b""
-                stats.requests += 1
-                stats.raw_requests.append(head + body)
-                request = httpx.Request(method, "http://fake" + target, headers=pairs, content=body)
-                response = await handler(request)
-                try:
-                    await _write_response(writer, response)
-                except DropConnection:
-                    writer.transport.abort()
-                    return
+            await handle(reader, writer)
         except (ConnectionError, asyncio.CancelledError):
             return
         finally:
@@ -101,9 +86,40 @@ async def serve(handler: Handler) -> AsyncIterator[tuple[str, ServerStats]]:
     server = await asyncio.start_server(connection, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}", stats
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.close()
         for task in list(tasks):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@contextlib.asynccontextmanager
+async def serve(handler: Handler) -> AsyncIterator[tuple[str, ServerStats]]:
+    """Yield (base URL, stats) of an HTTP/1.1 server that answers with ``handler``."""
+    stats = ServerStats()
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        stats.connections += 1
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                return
+            line, *lines = head.decode("latin-1").split("\r\n")
+            method, target, _version = line.split(" ", 2)
+            pairs = [(k.strip(), v.strip()) for k, _, v in (h.partition(":") for h in lines if h)]
+            length = int({k.lower(): v for k, v in pairs}.get("content-length", "0"))
+            body = await reader.readexactly(length) if length else b""
+            stats.requests += 1
+            stats.raw_requests.append(head + body)
+            request = httpx.Request(method, "http://fake" + target, headers=pairs, content=body)
+            response = await handler(request)
+            try:
+                await _write_response(writer, response)
+            except DropConnection:
+                writer.transport.abort()
+                return
+
+    async with serve_connections(connection) as url:
+        yield url, stats

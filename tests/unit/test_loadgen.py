@@ -74,8 +74,8 @@ class FakeServer:
             self.headers.append(dict(request.headers))
             prompt = body["prompt"]
             if not body.get("stream"):
-                usage = {"prompt_tokens": self.count(prompt), "completion_tokens": 1}
-                return httpx.Response(200, json={"choices": [{"text": "x"}], "usage": usage})
+                counts = {"prompt_tokens": self.count(prompt), "completion_tokens": 1}
+                return httpx.Response(200, json={"choices": [{"text": "x"}], "usage": counts})
             self.prompts.append(prompt)
             if self.mode == "error500":
                 return httpx.Response(500, json={"error": {"message": "engine dead"}})

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import pytest
+from _asyncio_http import serve_connections
 
 from kvdoctor.reproducers.stream import (
     BadResponse,
@@ -28,51 +29,34 @@ Script = Callable[[bytes, int], tuple[bytes, bool]]
 
 @asynccontextmanager
 async def scripted(script: Script) -> AsyncIterator[tuple[str, list[bytes], list[int]]]:
+    """Yield (base URL, raw requests seen, one entry per connection accepted)."""
     seen: list[bytes] = []
     conns: list[int] = []
 
-    tasks: set[asyncio.Task[None]] = set()
-
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        tasks.add(task)
         conns.append(1)
         n = 0
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except asyncio.IncompleteReadError:
-                    return
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":", 1)[1])
-                raw = head + await reader.readexactly(length)
-                seen.append(raw)
-                answer, close = script(raw, n)
-                n += 1
-                for i in range(0, len(answer), 7):  # odd pieces: framing must not care
-                    writer.write(answer[i : i + 7])
-                    await writer.drain()
-                if close:
-                    return
-        except (asyncio.CancelledError, ConnectionError):
-            return
-        finally:
-            writer.close()
-            tasks.discard(task)
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                return
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            raw = head + await reader.readexactly(length)
+            seen.append(raw)
+            answer, close = script(raw, n)
+            n += 1
+            for i in range(0, len(answer), 7):  # odd pieces: framing must not care
+                writer.write(answer[i : i + 7])
+                await writer.drain()
+            if close:
+                return
 
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}", seen, conns
-    finally:
-        server.close()
-        for task in list(tasks):
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    async with serve_connections(handle) as url:
+        yield url, seen, conns
 
 
 async def fetch(client: StreamClient, path: str = "/v1/x") -> tuple[int, bytes]:
