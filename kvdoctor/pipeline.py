@@ -88,6 +88,7 @@ class Diagnosis:
 # a `diagnose` subprocess (the lab) watches for it to stop its load first.
 REPRODUCER_ANNOUNCE = "kvdoctor: reproducer"
 
+
 def reproducer_records(bundle: Bundle) -> tuple[list[ReproducerRecord], list[NotChecked]]:
     """Parse ``reproducers.jsonl``; an unreadable record is skipped and reported, not fatal."""
     records: list[ReproducerRecord] = []
@@ -349,6 +350,7 @@ def run_reproducers(
     reference_endpoint: str | None,
     echo: Callable[[str], None],
     clock: Callable[[], float],
+    insecure: bool = False,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them."""
     from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
@@ -364,6 +366,7 @@ def run_reproducers(
         headers=dict(headers),
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
+        insecure=insecure,
     )
     records: list[ReproducerRecord] = []
     for name in names:
@@ -410,6 +413,7 @@ def run_live(
             reference_endpoint=reference_endpoint,
             echo=echo,
             clock=time.time,
+            insecure=opts.insecure,
         )
     if save_bundle is not None:
         if records:

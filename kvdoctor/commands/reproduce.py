@@ -23,6 +23,7 @@ from kvdoctor.errors import KvdoctorError
 @click.option("--allow-load", is_flag=True, help="Allow experiments that add real load.")
 @click.option("--reference-endpoint", metavar="URL", help="Reference server (quant-canary).")
 @click.option("--header", "headers", multiple=True, metavar="'K: V'", help="Extra HTTP header.")
+@click.option("--insecure", is_flag=True, help="Skip TLS certificate verification.")
 @click.option(
     "--shared-prefix-tokens",
     type=click.IntRange(min=1),
@@ -45,6 +46,7 @@ def reproduce(
     allow_load: bool,
     reference_endpoint: str | None,
     headers: tuple[str, ...],
+    insecure: bool,
     shared_prefix_tokens: int | None,
     dry_run: bool,
     fmt: str,
@@ -67,6 +69,7 @@ def reproduce(
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
         shared_prefix_tokens=shared_prefix_tokens,
+        insecure=insecure,
     )
     if dry_run:
         plan = describe(name, ctx)

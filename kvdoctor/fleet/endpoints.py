@@ -178,6 +178,7 @@ def diagnose_endpoints(
                 reference_endpoint=reference_endpoint,
                 echo=say,
                 clock=time.time,
+                insecure=opts.insecure,
             )
             bundle = bundle.with_reproducers(records)
         named.append((name, bundle))
@@ -293,7 +294,7 @@ def fleet_view(named: Sequence[tuple[str, Bundle]]) -> Bundle:
 
 
 def replica_status(bundle: Bundle) -> str:
-    """"down": no scrape succeeded; "stale": it stopped answering before its window ended."""
+    """ "down": no scrape succeeded; "stale": it stopped answering before its window ended."""
     ok = [s.t for s in bundle.scrapes if s.ok]
     if not ok:
         return "down"

@@ -68,6 +68,12 @@ class ReproContext:
     evict_wait_s: float = 3.0
     # Probe tag (``user`` field and X-Kvdoctor-Probe header).
     tag: str = "kvdoctor-probe"
+    # Skip TLS certificate verification (``--insecure``), as the capture does.
+    insecure: bool = False
+
+    def http_client(self, timeout_s: float) -> httpx.AsyncClient:
+        """An httpx client for the experiment's light requests (scrapes, discovery, canary)."""
+        return httpx.AsyncClient(timeout=timeout_s, verify=not self.insecure)
 
     @classmethod
     def from_signals(cls, signals: SignalSet, endpoint: str, **kw: Any) -> ReproContext:
@@ -162,7 +168,7 @@ async def run_experiment_async(name: str, ctx: ReproContext) -> ReproducerRecord
     check_allowed(exp, ctx)
     ctx = await enrich(ctx)
     if exp.needs_reference and ctx.reference_model is None and ctx.reference_endpoint:
-        ref_model, _ = await discover_model(ctx.reference_endpoint, ctx.headers)
+        ref_model, _ = await discover_model(ctx, ctx.reference_endpoint)
         ctx = replace(ctx, reference_model=ref_model)
     return await exp.fn(ctx)
 
@@ -184,14 +190,14 @@ async def enrich(ctx: ReproContext) -> ReproContext:
     """
     updates: dict[str, Any] = {}
     if ctx.model is None or ctx.max_model_len is None:
-        model, max_len = await discover_model(ctx.endpoint, ctx.headers)
+        model, max_len = await discover_model(ctx, ctx.endpoint)
         if ctx.model is None:
             updates["model"] = model
         if ctx.max_model_len is None and max_len is not None:
             updates["max_model_len"] = max_len
     if ctx.block_size is None or ctx.num_gpu_blocks is None or ctx.prefix_caching is None:
         try:
-            async with httpx.AsyncClient(timeout=10.0) as client:
+            async with ctx.http_client(10.0) as client:
                 resp = await client.get(_base(ctx.endpoint) + "/metrics", headers=ctx.headers)
             labels = cache_config(resp.text) if resp.status_code == 200 else {}
         except httpx.HTTPError:
@@ -224,11 +230,11 @@ def _base(url: str) -> str:
     return url[:-3] if url.endswith("/v1") else url
 
 
-async def discover_model(endpoint: str, headers: dict[str, str]) -> tuple[str, int | None]:
+async def discover_model(ctx: ReproContext, endpoint: str) -> tuple[str, int | None]:
     """The first served model name from ``/v1/models`` and its max_model_len when listed."""
     try:
-        async with httpx.AsyncClient(timeout=10.0) as client:
-            resp = await client.get(_base(endpoint) + "/v1/models", headers=headers)
+        async with ctx.http_client(10.0) as client:
+            resp = await client.get(_base(endpoint) + "/v1/models", headers=ctx.headers)
     except httpx.HTTPError as exc:
         raise KvdoctorError(f"cannot reach {endpoint}: {exc}") from None
     if resp.status_code != 200:
@@ -300,7 +306,7 @@ class _Probe:
         self.model = ctx.model or ""
         self.sent = 0
         self.aborted: str | None = None
-        self.http = httpx.AsyncClient(timeout=10.0)
+        self.http = ctx.http_client(10.0)
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -310,7 +316,14 @@ class _Probe:
 
     async def load(self, spec: LoadSpec, guard: Guard | None = None) -> LoadResult:
         spec = spec.model_copy(update={"tag": self.ctx.tag})
-        res = await run_load(self.base, self.model, spec, self.ctx.headers, guard or Guard())
+        res = await run_load(
+            self.base,
+            self.model,
+            spec,
+            self.ctx.headers,
+            guard or Guard(),
+            insecure=self.ctx.insecure,
+        )
         self.sent += res.sent
         if res.aborted and self.aborted is None:
             self.aborted = res.aborted
@@ -1181,7 +1194,7 @@ async def quant_canary(ctx: ReproContext) -> ReproducerRecord:
     probe = _Probe(ctx)
     try:
         ref = _base(ctx.reference_endpoint or "")
-        http = httpx.AsyncClient(timeout=120.0)
+        http = ctx.http_client(120.0)
         try:
             t1 = await _canary(http, probe.base, probe.model, ctx.headers, ctx.tag)
             t2 = await _canary(http, probe.base, probe.model, ctx.headers, ctx.tag)

@@ -202,6 +202,7 @@ class _Client:
         model: str,
         spec: LoadSpec,
         headers: dict[str, str] | None,
+        insecure: bool = False,
     ) -> None:
         self.base = base_url.rstrip("/")
         if self.base.endswith("/v1"):
@@ -215,11 +216,13 @@ class _Client:
             max_connections=spec.concurrency + 4, max_keepalive_connections=spec.concurrency + 4
         )
         try:
-            self.streams = StreamClient(self.base, max_idle=spec.concurrency + 4)
+            self.streams = StreamClient(
+                self.base, verify=not insecure, max_idle=spec.concurrency + 4
+            )
             check_headers(self.headers)
         except ValueError as exc:
             raise KvdoctorError(str(exc)) from exc
-        self.http = httpx.AsyncClient(timeout=timeout, limits=limits)
+        self.http = httpx.AsyncClient(timeout=timeout, limits=limits, verify=not insecure)
 
     def payload(self, text: str, max_tokens: int, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -523,6 +526,8 @@ async def run_load(
     spec: LoadSpec,
     headers: dict[str, str] | None = None,
     guard: Guard | None = None,
+    *,
+    insecure: bool = False,
 ) -> LoadResult:
     """Run ``spec`` against ``base_url`` (with or without ``/v1``) and return lengths and timings.
 
@@ -530,7 +535,7 @@ async def run_load(
     and returns by ``spec.duration_s`` after the first request (plus the time to cancel).
     Request failures are recorded per request; the call itself raises only for bad arguments.
     """
-    c = _Client(base_url, model, spec, headers)
+    c = _Client(base_url, model, spec, headers, insecure)
     try:
         cal, _spent = await calibrate(c)
         seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)

@@ -136,7 +136,12 @@ class StreamClient:
     """
 
     def __init__(
-        self, base_url: str, *, connect_timeout_s: float = 10.0, max_idle: int = 64
+        self,
+        base_url: str,
+        *,
+        verify: bool = True,
+        connect_timeout_s: float = 10.0,
+        max_idle: int = 64,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -147,9 +152,12 @@ class StreamClient:
         host = f"[{self._host}]" if ":" in self._host else self._host
         self._host_header = host if default_port else f"{host}:{self._port}"
         self._prefix = parts.path.rstrip("/")
-        self._ssl: ssl.SSLContext | None = (
-            ssl.create_default_context() if parts.scheme == "https" else None
-        )
+        self._ssl: ssl.SSLContext | None = None
+        if parts.scheme == "https":
+            self._ssl = ssl.create_default_context()
+            if not verify:  # --insecure: the operator's call, as for the capture
+                self._ssl.check_hostname = False
+                self._ssl.verify_mode = ssl.CERT_NONE
         self._connect_timeout_s = connect_timeout_s
         self._max_idle = max_idle
         self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
+import pytest
 
 Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
 
@@ -63,8 +68,11 @@ ConnectionHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Await
 
 
 @contextlib.asynccontextmanager
-async def serve_connections(handle: ConnectionHandler) -> AsyncIterator[str]:
-    """Run ``handle`` for each connection to 127.0.0.1 at a free port; yield the base URL.
+async def serve_connections(
+    handle: ConnectionHandler, tls: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
+    """Run ``handle`` for each connection to 127.0.0.1 at a free port; yield the base URL
+    (``https`` with ``tls``).
 
     Connections still open at exit are cancelled; a peer that resets or a cancelled connection
     is not an error. The connection is closed when ``handle`` returns.
@@ -83,10 +91,10 @@ async def serve_connections(handle: ConnectionHandler) -> AsyncIterator[str]:
             writer.close()
             tasks.discard(task)
 
-    server = await asyncio.start_server(connection, "127.0.0.1", 0)
+    server = await asyncio.start_server(connection, "127.0.0.1", 0, ssl=tls)
     port = server.sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.close()
         for task in list(tasks):
@@ -94,8 +102,27 @@ async def serve_connections(handle: ConnectionHandler) -> AsyncIterator[str]:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def self_signed_tls(directory: Path) -> ssl.SSLContext:
+    """A server TLS context with a fresh self-signed certificate for 127.0.0.1 (openssl CLI)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is needed to make a test certificate")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    return tls
+
+
 @contextlib.asynccontextmanager
-async def serve(handler: Handler) -> AsyncIterator[tuple[str, ServerStats]]:
+async def serve(
+    handler: Handler, tls: ssl.SSLContext | None = None
+) -> AsyncIterator[tuple[str, ServerStats]]:
     """Yield (base URL, stats) of an HTTP/1.1 server that answers with ``handler``."""
     stats = ServerStats()
 
@@ -121,5 +148,5 @@ async def serve(handler: Handler) -> AsyncIterator[tuple[str, ServerStats]]:
                 writer.transport.abort()
                 return
 
-    async with serve_connections(connection) as url:
+    async with serve_connections(connection, tls) as url:
         yield url, stats

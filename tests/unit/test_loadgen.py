@@ -13,13 +13,15 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import pytest
-from _asyncio_http import DropConnection, ServerStats, serve
+from _asyncio_http import DropConnection, ServerStats, self_signed_tls, serve
 from pydantic import ValidationError
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.reproducers.experiments import ReproContext, run_experiment_async
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import (
     PROBE_HEADER,
@@ -29,6 +31,7 @@ from kvdoctor.reproducers.loadgen import (
     percentile,
     run_load,
 )
+from kvdoctor.reproducers.model import ReproducerRecord
 
 
 @dataclass
@@ -59,6 +62,8 @@ class FakeServer:
             text = body["prompt"]
             ids = [1, *list(text.encode())]
             return httpx.Response(200, json={"count": len(ids), "tokens": ids})
+        if path == "/v1/models":
+            return httpx.Response(200, json={"data": [{"id": "m", "max_model_len": 4096}]})
         if path == "/metrics":
             usage = min(self.in_flight * self.kv_usage_per_request, 1.0)
             text = (
@@ -258,6 +263,38 @@ def test_header_that_could_split_a_request_is_refused() -> None:
     spec = LoadSpec(prompt_tokens=10, max_tokens=2, requests=1, seed=1)
     with pytest.raises(KvdoctorError, match="invalid HTTP header"):
         asyncio.run(run_load("http://127.0.0.1:9", "m", spec, {"X-A": "v\r\nX-B: w"}))
+
+
+def test_https_endpoint_with_a_self_signed_certificate_needs_insecure(tmp_path: Path) -> None:
+    tls = self_signed_tls(tmp_path)
+    spec = LoadSpec(prompt_tokens=20, max_tokens=3, requests=2, seed=1)
+
+    async def go(insecure: bool) -> LoadResult:
+        async with serve(FakeServer().handler, tls) as (url, _stats):
+            assert url.startswith("https://")
+            return await run_load(url, "m", spec, insecure=insecure)
+
+    verified = asyncio.run(go(insecure=False))
+    assert verified.failed == 2
+    err = verified.first_error()
+    assert err is not None and err.startswith("cannot connect") and "CERTIFICATE" in err.upper()
+    res = asyncio.run(go(insecure=True))
+    assert res.ok == 2 and res.calibration == "tokenize" and res.prompt_lengths_exact
+
+
+def test_insecure_reaches_every_request_of_an_experiment(tmp_path: Path) -> None:
+    # Discovery, scrapes and the measured streams all go to the self-signed server.
+    tls = self_signed_tls(tmp_path)
+
+    async def go(insecure: bool) -> ReproducerRecord:
+        async with serve(FakeServer().handler, tls) as (url, _stats):
+            ctx = ReproContext(endpoint=url, insecure=insecure)
+            return await run_experiment_async("ttft-split", ctx)
+
+    with pytest.raises(KvdoctorError, match="CERTIFICATE_VERIFY_FAILED"):
+        asyncio.run(go(insecure=False))
+    rec = asyncio.run(go(insecure=True))
+    assert rec.requests_sent == 4 and rec.measured["probes_ok"] == 4
 
 
 def test_error_event_inside_stream() -> None:
