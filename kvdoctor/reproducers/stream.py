@@ -59,7 +59,13 @@ def check_headers(headers: dict[str, str]) -> None:
 class StreamResponse:
     """Status, headers (names lower-cased) and the body as it arrives."""
 
-    def __init__(self, status: int, headers: dict[str, str], reader: asyncio.StreamReader) -> None:
+    def __init__(
+        self,
+        status: int,
+        headers: dict[str, str],
+        reader: asyncio.StreamReader,
+        http10: bool = False,
+    ) -> None:
         self.status = status
         self.headers = headers
         self._reader = reader
@@ -75,9 +81,10 @@ class StreamResponse:
                 raise BadResponse(f"bad Content-Length {length!r}") from exc
             if self._length < 0:
                 raise BadResponse(f"bad Content-Length {length!r}")
-        self.keep_alive = headers.get("connection", "").lower() != "close" and (
-            self._chunked or self._length is not None
-        )
+        # HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when told to.
+        connection = headers.get("connection", "").lower()
+        persistent = connection == "keep-alive" if http10 else connection != "close"
+        self.keep_alive = persistent and (self._chunked or self._length is not None)
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The decoded body, piece by piece, as the server sends it."""
@@ -190,7 +197,8 @@ class StreamClient:
         lines.append(f"Content-Length: {len(body)}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
-    async def _read_head(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    async def _read_head(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bool]:
+        """Status, headers (lower-cased names) and whether the server spoke HTTP/1.0."""
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError as exc:
@@ -211,7 +219,7 @@ class StreamClient:
             key = name.strip().lower()
             # Repeated headers are joined as RFC 9110 §5.3 allows.
             headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
-        return int(parts[1]), headers
+        return int(parts[1]), headers, parts[0] == "HTTP/1.0"
 
     @contextlib.asynccontextmanager
     async def post(
@@ -230,18 +238,19 @@ class StreamClient:
             try:
                 writer.write(request)
                 await writer.drain()
-                status, resp_headers = await self._read_head(reader)
+                status, resp_headers, http10 = await self._read_head(reader)
             except (ServerClosed, ConnectionError) as exc:
                 if not reused:
                     raise ServerClosed(str(exc) or "connection closed") from exc
-                # An idle keep-alive connection the server had already closed: the request
-                # never reached it, so one retry on a fresh connection is safe.
+                # An idle keep-alive connection the server had closed in the meantime (its
+                # keep-alive timeout): nothing came back, so the request is sent once more on a
+                # fresh connection, as HTTP clients do for idempotent retries of stale sockets.
                 writer.close()
                 reader, writer = await self._connect()
                 writer.write(request)
                 await writer.drain()
-                status, resp_headers = await self._read_head(reader)
-            response = StreamResponse(status, resp_headers, reader)
+                status, resp_headers, http10 = await self._read_head(reader)
+            response = StreamResponse(status, resp_headers, reader, http10)
             yield response
             reusable = response.complete and response.keep_alive
         except ConnectionError as exc:
@@ -251,6 +260,10 @@ class StreamClient:
                 self._idle.append((reader, writer))
             else:
                 writer.close()
+
+    @property
+    def idle_connections(self) -> int:
+        return len(self._idle)
 
     async def warm(self, n: int) -> int:
         """Open up to ``n`` idle connections now; return how many are ready.

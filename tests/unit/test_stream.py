@@ -95,6 +95,8 @@ def test_content_length_and_read_to_close_bodies() -> None:
     def script(raw: bytes, n: int) -> tuple[bytes, bool]:
         if b"/len" in raw:
             return b"HTTP/1.1 503 Busy\r\nContent-Length: 5\r\n\r\nbusy!", False
+        if b"/old" in raw:  # HTTP/1.0 closes after a response unless it says keep-alive
+            return b"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nold", True
         return b"HTTP/1.0 200 OK\r\n\r\nuntil close", True
 
     async def go() -> None:
@@ -104,8 +106,12 @@ def test_content_length_and_read_to_close_bodies() -> None:
             assert await fetch(client, "/close") == (200, b"until close")
             # The read-to-close response cannot be reused: the next request opens a connection.
             assert await fetch(client, "/len") == (503, b"busy!")
+            assert client.idle_connections == 1
+            assert await fetch(client, "/old") == (200, b"old")
+            assert client.idle_connections == 0
+            assert await fetch(client, "/len") == (503, b"busy!")
             await client.aclose()
-            assert len(conns) == 2
+            assert len(conns) == 3
 
     asyncio.run(go())
 
