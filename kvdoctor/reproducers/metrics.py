@@ -58,6 +58,19 @@ class Histogram:
     def mean(self) -> float | None:
         return self.sum / self.count if self.count > 0 else None
 
+    def binned(self, values: list[float]) -> Histogram:
+        """``values`` as a histogram with this one's bucket bounds.
+
+        A client's samples compared with a server histogram go through the same estimator:
+        a quantile interpolated inside a wide bucket can be far from the exact sample quantile.
+        """
+        bounds = [le for le, _ in self.buckets]
+        return Histogram(
+            count=float(len(values)),
+            sum=float(sum(values)),
+            buckets=tuple((le, float(sum(1 for v in values if v <= le))) for le in bounds),
+        )
+
     def quantile(self, q: float) -> float | None:
         """Prometheus-style ``histogram_quantile`` (the capture path's implementation)."""
         if self.count <= 0:

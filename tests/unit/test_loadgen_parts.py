@@ -80,6 +80,18 @@ def test_histogram_delta_and_quantile() -> None:
     assert Histogram().quantile(0.5) is None
 
 
+def test_samples_binned_like_a_server_histogram_share_its_estimator() -> None:
+    server = Histogram(4.0, 0.7, ((0.1, 0.0), (0.25, 4.0), (float("inf"), 4.0)))
+    samples = [0.15, 0.16, 0.17, 0.22]
+    binned = server.binned(samples)
+    assert binned.buckets == ((0.1, 0.0), (0.25, 4.0), (float("inf"), 4.0))
+    assert binned.count == 4.0 and binned.mean == pytest.approx(0.175)
+    # Same buckets, same interpolation: the medians agree although the exact sample median
+    # (0.165) is far from the interpolated one (0.175) inside the 150 ms wide bucket.
+    assert binned.quantile(0.5) == server.quantile(0.5) == pytest.approx(0.175)
+    assert server.binned([]).quantile(0.5) is None
+
+
 def test_guard_decisions() -> None:
     lim = GuardLimits(
         max_kv_usage=0.9, max_new_preemptions=0, max_error_rate=0.5, min_finished_for_error_rate=4
