@@ -354,6 +354,7 @@ def run_reproducers(
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them."""
     from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
+    from kvdoctor.reproducers.host import cpu_share_warning
     from kvdoctor.rules.engine import evaluate
     from kvdoctor.signals.compute import compute_signals
 
@@ -369,6 +370,9 @@ def run_reproducers(
         insecure=insecure,
     )
     records: list[ReproducerRecord] = []
+    warning = cpu_share_warning(endpoint) if names else None
+    if warning:
+        echo(f"kvdoctor: warning: {warning}")
     for name in names:
         echo(f"{REPRODUCER_ANNOUNCE} {name} ...")
         try:

@@ -92,6 +92,11 @@ def reproduce(
         return 0
     if not endpoint:
         raise KvdoctorError("reproduce needs --endpoint URL (or --dry-run)")
+    from kvdoctor.reproducers.host import cpu_share_warning
+
+    warning = cpu_share_warning(endpoint)
+    if warning:
+        click.echo(f"kvdoctor: warning: {warning}", err=True)
     record = run_experiment(name, ctx)
     if save_bundle is not None:
         _save(save_bundle, endpoint, record.model_dump(mode="json", by_alias=True))
