@@ -1,12 +1,12 @@
 """A small HTTP/1.1 client for the load generator's streamed POSTs, on plain asyncio streams.
 
-Why not httpx for this one path: on the lab (two cores shared with vLLM), httpx 0.28 /
-httpcore 1.0 on anyio delivered 0.2–0.5× the output tokens/s of vLLM's own benchmark client
-on the same server and workload, with client TTFT p50 in seconds; the time was spent waiting
-inside httpcore's request-write path, not in CPU. A plain asyncio stream client (this module)
-on the same server matched vLLM's benchmark. The load generator measures the server, so its
-client must not be the bottleneck; every other request (``/tokenize``, ``/metrics``, the
-calibration) stays on httpx.
+Why not httpx for this one path: on the lab (two cores shared with vLLM), alternating runs of
+the same workload (64 streams, 128/128, concurrency 16) gave 2,660–3,750 output tok/s through a
+minimal httpx 0.28 / httpcore 1.0 client and 3,290–4,930 through plain asyncio streams; while
+the lab's server still ran in another session (see kvdoctor.lab.server on autogroup) the httpx
+client fell to 520–2,070, with the waits inside httpcore's request-write path rather than in
+CPU. The load generator measures the server, so its client must not be the bottleneck; every
+other request (``/tokenize``, ``/metrics``, the calibration) stays on httpx.
 
 Scope, on purpose: ``POST`` with a byte body, responses with chunked, Content-Length or
 read-to-close bodies, keep-alive reuse, ``http`` and ``https``. No proxies, redirects,
