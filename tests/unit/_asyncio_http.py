@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import pytest
 
 Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
 
@@ -102,20 +99,16 @@ async def serve_connections(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def self_signed_tls(directory: Path) -> ssl.SSLContext:
-    """A server TLS context with a fresh self-signed certificate for 127.0.0.1 (openssl CLI)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is needed to make a test certificate")
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+# A self-signed certificate for 127.0.0.1 valid until 2126, made once with the openssl CLI
+# (``req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=127.0.0.1 -addext
+# subjectAltName=IP:127.0.0.1``). Test-only: the key protects nothing.
+TLS_DIR = Path(__file__).resolve().parents[1] / "data" / "tls"
+
+
+def self_signed_tls() -> ssl.SSLContext:
+    """A server TLS context with the tests' self-signed certificate for 127.0.0.1."""
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(cert, key)
+    tls.load_cert_chain(TLS_DIR / "cert.pem", TLS_DIR / "key.pem")
     return tls
 
 

@@ -13,7 +13,6 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import pytest
@@ -265,8 +264,8 @@ def test_header_that_could_split_a_request_is_refused() -> None:
         asyncio.run(run_load("http://127.0.0.1:9", "m", spec, {"X-A": "v\r\nX-B: w"}))
 
 
-def test_https_endpoint_with_a_self_signed_certificate_needs_insecure(tmp_path: Path) -> None:
-    tls = self_signed_tls(tmp_path)
+def test_https_endpoint_with_a_self_signed_certificate_needs_insecure() -> None:
+    tls = self_signed_tls()
     spec = LoadSpec(prompt_tokens=20, max_tokens=3, requests=2, seed=1)
 
     async def go(insecure: bool) -> LoadResult:
@@ -282,9 +281,9 @@ def test_https_endpoint_with_a_self_signed_certificate_needs_insecure(tmp_path: 
     assert res.ok == 2 and res.calibration == "tokenize" and res.prompt_lengths_exact
 
 
-def test_insecure_reaches_every_request_of_an_experiment(tmp_path: Path) -> None:
+def test_insecure_reaches_every_request_of_an_experiment() -> None:
     # Discovery, scrapes and the measured streams all go to the self-signed server.
-    tls = self_signed_tls(tmp_path)
+    tls = self_signed_tls()
 
     async def go(insecure: bool) -> ReproducerRecord:
         async with serve(FakeServer().handler, tls) as (url, _stats):
