@@ -206,9 +206,8 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
     prompt = _num_or_none(signals.get("mean_prompt_len"))
     output = _num_or_none(signals.get("mean_generation_len"))
     mean_sequence = prompt + output if prompt is not None and output is not None else None
-    args = bundle.engine_args.args if bundle.engine_args else {}
-    override_raw = args.get("num-gpu-blocks-override", args.get("num_gpu_blocks_override"))
-    override = _int_or_none(override_raw) if isinstance(override_raw, int | float) else None
+    from kvdoctor.signals.compute import blocks_override
+
     dtype = signals.get("cache_dtype")
     return kv_section(
         bundle.model_config_raw,
@@ -218,7 +217,7 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
         _int_or_none(signals.get("kv_cache_memory_bytes")),
         _num_or_none(signals.get("kv_demand_tokens")),
         mean_sequence_tokens=mean_sequence,
-        num_gpu_blocks_override=override,
+        num_gpu_blocks_override=blocks_override(bundle),
     )
 
 

@@ -712,7 +712,7 @@ def _locker_math(out: _Out, bundle: Bundle) -> None:
         block_size if isinstance(block_size, int) else None,
         blocks if isinstance(blocks, int) else None,
         reported if isinstance(reported, int) else None,
-        _blocks_override(bundle),
+        blocks_override(bundle),
     )
     if check["ratio"] is not None:
         out.set(
@@ -724,12 +724,17 @@ def _locker_math(out: _Out, bundle: Bundle) -> None:
         out.set("kv_config_mismatch", None, reason=f"{check['status']}: {check['detail']}")
 
 
-def _blocks_override(bundle: Bundle) -> int | None:
-    """--num-gpu-blocks-override from the engine args (argv values arrive as strings)."""
+def blocks_override(bundle: Bundle) -> int | None:
+    """--num-gpu-blocks-override from the engine args (as parsed: int, float or string), or None.
+
+    The report's KV math and the ``kv_config_mismatch`` signal both read it here.
+    """
     args = bundle.engine_args.args if bundle.engine_args else {}
     raw = args.get("num-gpu-blocks-override", args.get("num_gpu_blocks_override"))
     if isinstance(raw, bool) or raw is None:
         return None
+    if isinstance(raw, float):
+        return int(raw) if raw.is_integer() else None
     try:
         return int(str(raw))
     except ValueError:
