@@ -39,7 +39,6 @@ from kvdoctor.reproducers.stream import (
     ConnectFailed,
     ServerClosed,
     StreamClient,
-    check_headers,
 )
 
 PROBE_HEADER = "X-Kvdoctor-Probe"
@@ -217,9 +216,8 @@ class _Client:
         )
         try:
             self.streams = StreamClient(
-                self.base, verify=not insecure, max_idle=spec.concurrency + 4
+                self.base, self.headers, verify=not insecure, max_idle=spec.concurrency + 4
             )
-            check_headers(self.headers)
         except ValueError as exc:
             raise KvdoctorError(str(exc)) from exc
         self.http = httpx.AsyncClient(timeout=timeout, limits=limits, verify=not insecure)
@@ -465,7 +463,7 @@ async def _one(c: _Client, r: _Req, text: str) -> None:
         # Our own stall timer, re-armed on every chunk: bounded runs whatever the server does.
         async with (
             asyncio.timeout(stall) as timer,
-            c.streams.post(c.path, body, c.headers) as resp,
+            c.streams.post(c.path, body) as resp,
         ):
             r.status = resp.status
             if resp.status != 200:

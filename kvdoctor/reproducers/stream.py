@@ -92,17 +92,22 @@ class StreamResponse:
             async for piece in self._chunks():
                 yield piece
         elif self._length is not None:
-            left = self._length
-            while left:
-                piece = await self._reader.read(min(left, _READ_BYTES))
-                if not piece:
-                    raise ServerClosed(f"body ended {left} bytes short")
-                left -= len(piece)
+            async for piece in self._exactly(self._length, "body ended {left} bytes short"):
                 yield piece
         else:
             while piece := await self._reader.read(_READ_BYTES):
                 yield piece
         self.complete = True
+
+    async def _exactly(self, n: int, short: str) -> AsyncIterator[bytes]:
+        """The next ``n`` bytes as they arrive; ServerClosed(``short``) if the peer stops."""
+        left = n
+        while left:
+            piece = await self._reader.read(min(left, _READ_BYTES))
+            if not piece:
+                raise ServerClosed(short.format(left=left))
+            left -= len(piece)
+            yield piece
 
     async def _line(self) -> bytes:
         try:
@@ -124,27 +129,24 @@ class StreamResponse:
                 while await self._line():  # trailers, up to the empty line
                     pass
                 return
-            left = size
-            while left:
-                piece = await self._reader.read(min(left, _READ_BYTES))
-                if not piece:
-                    raise ServerClosed("connection closed inside a chunk")
-                left -= len(piece)
+            async for piece in self._exactly(size, "connection closed inside a chunk"):
                 yield piece
             if await self._line():
                 raise BadResponse("chunk not followed by CRLF")
 
 
 class StreamClient:
-    """POSTs to one server, reusing idle keep-alive connections.
+    """POSTs to one server with one set of headers, reusing idle keep-alive connections.
 
     ``base_url`` may carry a path prefix (``https://gw.example/vllm``); paths given to
-    :meth:`post` are appended to it.
+    :meth:`post` are appended to it. ``headers`` are checked and rendered once, here: a bad
+    header is a ValueError from the constructor, never from a request.
     """
 
     def __init__(
         self,
         base_url: str,
+        headers: dict[str, str] | None = None,
         *,
         verify: bool = True,
         connect_timeout_s: float = 10.0,
@@ -168,6 +170,7 @@ class StreamClient:
         self._connect_timeout_s = connect_timeout_s
         self._max_idle = max_idle
         self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self._header_block = self._render_headers(headers or {})
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         try:
@@ -182,20 +185,23 @@ class StreamClient:
         except (OSError, ssl.SSLError) as exc:
             raise ConnectFailed(f"{self._host_header}: {exc.strerror or exc}") from exc
 
-    def _request_bytes(self, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+    def _render_headers(self, headers: dict[str, str]) -> bytes:
+        """The header lines every request sends (all but Content-Length), CRLF-terminated."""
+        check_headers(headers)
         base = {
             "Host": self._host_header,
             "User-Agent": f"kvdoctor/{__version__}",
             "Accept": "*/*",
             "Content-Type": "application/json",
         }
-        check_headers(headers)
-        lines = [f"POST {self._prefix}{path} HTTP/1.1"]
         given = {k.lower() for k in headers}
         merged = {**{k: v for k, v in base.items() if k.lower() not in given}, **headers}
-        lines += [f"{name}: {value}" for name, value in merged.items()]
-        lines.append(f"Content-Length: {len(body)}")
-        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+        return "".join(f"{name}: {value}\r\n" for name, value in merged.items()).encode("latin-1")
+
+    def _request_bytes(self, path: str, body: bytes) -> bytes:
+        request_line = f"POST {self._prefix}{path} HTTP/1.1\r\n".encode("latin-1")
+        length = f"Content-Length: {len(body)}\r\n\r\n".encode("latin-1")
+        return request_line + self._header_block + length + body
 
     async def _read_head(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bool]:
         """Status, headers (lower-cased names) and whether the server spoke HTTP/1.0."""
@@ -222,15 +228,13 @@ class StreamClient:
         return int(parts[1]), headers, parts[0] == "HTTP/1.0"
 
     @contextlib.asynccontextmanager
-    async def post(
-        self, path: str, body: bytes, headers: dict[str, str]
-    ) -> AsyncIterator[StreamResponse]:
+    async def post(self, path: str, body: bytes) -> AsyncIterator[StreamResponse]:
         """Send one POST and yield its response once the status and headers are in.
 
         The connection goes back to the idle pool only when the body was read to its end and
         the server keeps it alive; on any error or cancellation it is closed.
         """
-        request = self._request_bytes(path, body, headers)
+        request = self._request_bytes(path, body)
         reused = bool(self._idle)
         reader, writer = self._idle.pop() if reused else await self._connect()
         reusable = False

@@ -60,7 +60,7 @@ async def scripted(script: Script) -> AsyncIterator[tuple[str, list[bytes], list
 
 
 async def fetch(client: StreamClient, path: str = "/v1/x") -> tuple[int, bytes]:
-    async with client.post(path, b'{"a": 1}', {"X-Probe": "p"}) as resp:
+    async with client.post(path, b'{"a": 1}') as resp:
         body = b"".join([piece async for piece in resp.aiter_bytes()])
         return resp.status, body
 
@@ -76,7 +76,7 @@ CHUNKED = (
 def test_chunked_body_is_decoded_and_connection_reused() -> None:
     async def go() -> None:
         async with scripted(lambda raw, n: (CHUNKED, False)) as (url, seen, conns):
-            client = StreamClient(url + "/gw")
+            client = StreamClient(url + "/gw", {"X-Probe": "p"})
             for _ in range(3):
                 assert await fetch(client) == (200, b'data: {"t": "hello"}\n\n')
             await client.aclose()
@@ -165,6 +165,8 @@ def test_headers_that_could_inject_are_refused() -> None:
     for bad in ({"X-A": "v\r\nX-B: w"}, {"X A": "v"}, {"": "v"}, {"X-A": "snow\u2603"}):
         with pytest.raises(ValueError):
             check_headers(bad)
+    with pytest.raises(ValueError):
+        StreamClient("http://host/", {"X-A": "v\r\nX-B: w"})
     with pytest.raises(ValueError):
         StreamClient("ftp://host/")
 
