@@ -105,21 +105,34 @@ def vllm_bench(
         sys.exit(f"vllm bench failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     data = json.loads(Path(result_dir, "bench.json").read_text())
-    hist = (
-        scrape_after.hist_delta(scrape_before, "ttft") if scrape_before and scrape_after else None
-    )
-    data["server_ttft_p50"] = (hist.quantile(0.5) if hist else None) or float("nan")
-    data["server_ttft_mean"] = (hist.mean if hist else None) or float("nan")
-    data["prefix_hit_share"] = hit_share(scrape_before, scrape_after)
+    data.update(server_side(scrape_before, scrape_after))
     return data, cpu
 
 
-def hit_share(before: Snapshot | None, after: Snapshot | None) -> float:
-    """Share of the prompt tokens the server served from its prefix cache in between."""
-    if before is None or after is None:
-        return float("nan")
+NAN = float("nan")
+
+
+def server_side(
+    before: Snapshot | None, after: Snapshot | None, client_ttfts: list[float] | None = None
+) -> dict[str, float]:
+    """What the server's own metrics say about the requests sent between two scrapes: TTFT p50
+    and mean, e2e mean, prefix-cache hit share; with ``client_ttfts``, those TTFTs binned and
+    interpolated like the server's histogram (the like-for-like p50)."""
+    keys = ("server_ttft_p50", "server_ttft_mean", "server_e2e_mean", "prefix_hit_share")
+    out = dict.fromkeys((*keys, "ttft_p50_binned"), NAN)
+    if before is None or after is None:  # a failed scrape: NaN ratios, not a crash
+        return out
+    ttft, e2e = after.hist_delta(before, "ttft"), after.hist_delta(before, "e2e")
     hits, queries = after.delta(before, "prefix_hits"), after.delta(before, "prefix_queries")
-    return (hits or 0.0) / queries if queries else 0.0
+    if ttft is not None:
+        out["server_ttft_p50"] = ttft.quantile(0.5) or NAN
+        out["server_ttft_mean"] = ttft.mean or NAN
+        if client_ttfts is not None:
+            out["ttft_p50_binned"] = ttft.binned(client_ttfts).quantile(0.5) or NAN
+    if e2e is not None:
+        out["server_e2e_mean"] = e2e.mean or NAN
+    out["prefix_hit_share"] = (hits or 0.0) / queries if queries else 0.0
+    return out
 
 
 async def _scrape(base: str) -> Snapshot | None:
@@ -139,19 +152,13 @@ async def ours(
         after = await scrape(http, base)
     if res.failed:
         sys.exit(f"kvdoctor run had failures: {res.first_error()}")
-    hist = after.hist_delta(before, "ttft") if before and after else None
-    e2e = after.hist_delta(before, "e2e") if before and after else None
+    ttfts = res.ttfts()
     return {
         "output_throughput": res.output_tok_per_s,
-        "ttft_p50": percentile(res.ttfts(), 0.5) or 0.0,
-        "ttft_mean": sum(res.ttfts()) / len(res.ttfts()),
-        "server_ttft_p50": (hist.quantile(0.5) if hist else None) or float("nan"),
-        "server_ttft_mean": (hist.mean if hist else None) or float("nan"),
-        "ttft_p50_binned": (hist.binned(res.ttfts()).quantile(0.5) if hist else None)
-        or float("nan"),
+        "ttft_p50": percentile(ttfts, 0.5) or 0.0,
+        "ttft_mean": sum(ttfts) / len(ttfts),
         "e2e_mean": sum(r.e2e_s or 0.0 for r in res.ok_requests()) / max(res.ok, 1),
-        "server_e2e_mean": (e2e.mean if e2e else None) or float("nan"),
-        "prefix_hit_share": hit_share(before, after),
+        **server_side(before, after, ttfts),
     }, cpu
 
 
@@ -186,9 +193,7 @@ def main() -> None:
 
 
 def median(xs: list[float]) -> float:
-    ys = sorted(xs)
-    mid = len(ys) // 2
-    return ys[mid] if len(ys) % 2 else (ys[mid - 1] + ys[mid]) / 2
+    return percentile(xs, 0.5) or NAN
 
 
 def run(base: str, a: argparse.Namespace, tokenizer: str) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -27,8 +27,6 @@ class DropConnection(Exception):
 @dataclass
 class ServerStats:
     connections: int = 0
-    requests: int = 0
-    raw_requests: list[bytes] = field(default_factory=list)
 
 
 async def _write_response(writer: asyncio.StreamWriter, response: httpx.Response) -> None:
@@ -131,8 +129,6 @@ async def serve(
             pairs = [(k.strip(), v.strip()) for k, _, v in (h.partition(":") for h in lines if h)]
             length = int({k.lower(): v for k, v in pairs}.get("content-length", "0"))
             body = await reader.readexactly(length) if length else b""
-            stats.requests += 1
-            stats.raw_requests.append(head + body)
             request = httpx.Request(method, "http://fake" + target, headers=pairs, content=body)
             response = await handler(request)
             try:
