@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from kvdoctor.bundle.model import NotChecked
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
+# Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
+# 1.1: summary, change_first; per finding basis and why_not.
+REPORT_MINOR: Final = 1
 
 Symptom = Literal["preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"]
 SYMPTOMS: tuple[str, ...] = (
@@ -58,11 +61,20 @@ class Finding(_Strict):
     evidence: list[Evidence] = Field(default_factory=list)
     remediation: list[str] = Field(default_factory=list)
     reproducer: ReproducerOutcome | None = None
+    # What the symptom was judged against: "slo", "baseline" (the server's own, same run) or
+    # "default" (a documented default), with the numbers, e.g. "slo: ttft-p95 ≤ 800 ms".
+    basis: str | None = None
+    # One line per look-alike cause this finding beat, and why.
+    why_not: list[str] = Field(default_factory=list)
 
 
 class Report(_Strict):
     schema_: Literal["kvdoctor.report/1"] = Field(default=REPORT_SCHEMA, alias="schema")
+    schema_minor: int = REPORT_MINOR
     verdict: Verdict
+    # The verdict sentence and the change to make first, as the Markdown report states them.
+    summary: str | None = None
+    change_first: str | None = None
     findings: list[Finding] = Field(default_factory=list)
     signals: dict[str, Scalar] = Field(default_factory=dict)
     kv: dict[str, Any] = Field(default_factory=dict)
