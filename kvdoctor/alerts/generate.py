@@ -95,6 +95,11 @@ def condition_expr(cond: Condition, ctx: Ctx) -> str | None:
             return None
         return series_expr(cond.series, cond.op, float(cond.value), cond.for_fraction, ctx)
     name = cond.signal or ""
+    if name.startswith("symptom_"):
+        # Only "the symptom is present" translates; absence has no alert of its own.
+        if cond.op == "==" and cond.value is True:
+            return ctx.symptoms.get(name)
+        return None
     if cond.value_from is not None:
         lhs, rhs = signal_expr(name, ctx), signal_expr(cond.value_from, ctx)
         if lhs is None or rhs is None:
@@ -189,7 +194,16 @@ def generate(
     resolution: str = "30s",
     for_override: str | None = None,
 ) -> RuleSet:
+    playbooks = list(playbooks)
     ctx = Ctx(names=names, window=window, resolution=resolution)
+    for pb in playbooks:
+        if pb.detect is None:
+            continue
+        defaults = [b.when for b in pb.detect.bases if b.basis == "default"]
+        if defaults:
+            t = group_expr(Group(any=defaults), ctx)
+            if t.expr is not None:
+                ctx.symptoms[f"symptom_{pb.symptom.replace('-', '_')}"] = t.expr
     alerts: list[AlertRule] = []
     missing: list[tuple[str, str, list[str]]] = []
     for pb in sorted(playbooks, key=lambda p: p.id):

@@ -14,7 +14,7 @@ version; a signal is only expressible when its metric exists in that version.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Replica identity: the same labels the fleet path groups by (pod, else instance) plus engine
 # for data parallelism. Labels a target lacks are simply empty in PromQL, which is harmless.
@@ -76,6 +76,9 @@ class Ctx:
     names: MetricNames
     window: str  # PromQL range, e.g. "5m"
     resolution: str  # subquery resolution for "share of the window" conditions, e.g. "30s"
+    # ``symptom_*`` signal -> the PromQL of its detector's documented-default bases (an alert
+    # has no quiet baseline in the same window, so the default floor of harm stands in).
+    symptoms: dict[str, str] = field(default_factory=dict)
 
 
 def _gauge(metric: str, how: str, ctx: Ctx) -> str:

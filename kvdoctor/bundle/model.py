@@ -106,6 +106,8 @@ class Bundle(BaseModel):
     gpu: list[GpuSample] | None = None
     logs: str | None = None
     reproducers: list[dict[str, Any]] | None = None
+    # The user's service-level objectives (slo.json, seconds), when the run was given any.
+    slo: dict[str, float] | None = None
     # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
     # except the appendix, so a replay of a copy still renders the same bytes elsewhere.
     source: str = "live"

@@ -36,7 +36,7 @@ from kvdoctor.bundle.model import (
     Scrape,
     ServerInfo,
 )
-from kvdoctor.errors import BundleError
+from kvdoctor.errors import BundleError, KvdoctorError
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
 # exposition text at most; anything beyond these is refused rather than loaded.
@@ -46,7 +46,7 @@ MAX_MEMBERS = 256
 
 T = TypeVar("T")
 
-_KNOWN = (MANIFEST, METRICS, SERVER, ENGINE_ARGS, MODEL_CONFIG, GPU, LOGS, REPRODUCERS)
+_KNOWN = (MANIFEST, METRICS, SERVER, ENGINE_ARGS, MODEL_CONFIG, GPU, LOGS, REPRODUCERS, "slo.json")
 _SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d+)(?:\.\d+)*")
 
 
@@ -261,6 +261,14 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     repro = _jsonl(files, REPRODUCERS)
     if repro is not None and not all(isinstance(r, dict) for r in repro):
         raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
+    slo = None
+    if "slo.json" in files:
+        from kvdoctor.slo import slo_from_bundle_file
+
+        try:
+            slo = slo_from_bundle_file(files["slo.json"]) or None
+        except KvdoctorError as exc:
+            raise BundleError(str(exc)) from None
     return Bundle(
         manifest=manifest,
         scrapes=scrapes,
@@ -270,5 +278,6 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
         gpu=gpu,
         logs=_text(files, LOGS),
         reproducers=repro,
+        slo=slo,
         source=source,
     )

@@ -87,6 +87,10 @@ def bundle_files(bundle: Bundle) -> dict[str, str]:
         files[LOGS] = bundle.logs
     if bundle.reproducers is not None:
         files[REPRODUCERS] = "".join(_record_line(r) for r in bundle.reproducers)
+    if bundle.slo:
+        from kvdoctor.slo import SLO_FILE, slo_json
+
+        files[SLO_FILE] = slo_json(bundle.slo)
     return files
 
 

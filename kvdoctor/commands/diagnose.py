@@ -22,10 +22,14 @@ _SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
 def exit_code_for(report: Any, fail_on: str | None) -> int:
-    """0 nothing firing, 1 a confirmed or suspected finding (at or above ``fail_on``)."""
+    """0 nothing firing, 1 a confirmed or suspected finding (at or above ``fail_on``).
+
+    Without ``--fail-on``, info findings never set the exit code, exactly as they never set
+    the verdict (DESIGN.md §4): ``verdict == "healthy"`` if and only if the exit code is 0.
+    """
     firing = [f for f in report.findings if f.status in ("confirmed", "suspected")]
-    if fail_on is not None:
-        firing = [f for f in firing if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[fail_on]]
+    floor = _SEVERITY_RANK[fail_on] if fail_on is not None else _SEVERITY_RANK["warning"]
+    firing = [f for f in firing if _SEVERITY_RANK[f.severity] >= floor]
     return 1 if firing else 0
 
 

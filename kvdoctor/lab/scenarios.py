@@ -221,7 +221,11 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="prefix-drift"),
+            # From the server's side this traffic shares nothing: it never hit its prefix
+            # cache (lifetime 0 %), so the window cannot tell drifting prompts from unrelated
+            # ones, and zero hits on traffic without a shared prefix is not a finding. The
+            # prefix probe proves the cache works (caching-disabled refuted), no more.
+            expected=Expected(symptom=None, cause=None, status=None),
         ),
         Scenario(
             name="eviction-churn",
@@ -262,7 +266,10 @@ SCENARIOS: dict[str, Scenario] = {
                     group=0,
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="eviction-churn"),
+            # The pool this scenario shrinks also preempts several sequences a second: a
+            # critical preemption storm, which DESIGN.md §4 ranks above the eviction churn
+            # it causes (the fixture requires the churn finding too).
+            expected=Expected(symptom="preemption", cause="kv-capacity"),
             load_during_reproducers=True,
         ),
         Scenario(

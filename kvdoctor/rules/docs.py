@@ -171,6 +171,25 @@ def runbook_md(pb: Playbook, cause: Cause | None = None, level: int = 1) -> str:
         out.append("")
         out.append(" ".join(getattr(pb.runbook, key).split()))
         out.append("")
+    if pb.detect is not None and cause is None:
+        out.append(f"{h}# How the symptom is detected")
+        out.append("")
+        out.append(
+            "Judged before any cause, on the first basis that can judge the window (every "
+            "SLO given decides alone):"
+        )
+        out.append("")
+        for b in pb.detect.bases:
+            out.append(
+                f"- **{b.basis}** (when {describe_clause(b.available)}): harm when "
+                f"{describe_clause(b.when)}"
+            )
+        out.append("")
+        out.append(
+            f"No cause matches: *{pb.detect.unidentified.title}*; collect next: "
+            + "; ".join(" ".join(t.split()) for t in pb.detect.unidentified.collect_next)
+        )
+        out.append("")
     causes = [cause] if cause is not None else pb.causes
     out.append(f"{h}# Causes" if cause is None else f"{h}# Cause")
     out.append("")

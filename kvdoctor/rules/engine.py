@@ -22,6 +22,7 @@ from kvdoctor.report.model import (
     Evidence,
     Finding,
     ReproducerOutcome,
+    Severity,
     Verdict,
 )
 from kvdoctor.rules.formatting import render_or, template_fields
@@ -138,6 +139,16 @@ def check_playbook(pb: Playbook) -> list[str]:
     for i, name in enumerate(pb.inspect_first):
         if not _known(name):
             problems.append(f"inspect_first.{i}: unknown signal {name!r}")
+    if pb.detect is not None:
+        for bi, basis in enumerate(pb.detect.bases):
+            at = f"detect.bases.{bi}"
+            problems += _clause_problems(basis.available, f"{at}.available", allow_measured=False)
+            problems += _clause_problems(basis.when, f"{at}.when", allow_measured=False)
+            problems += _template_problems(basis.says, f"{at}.says")
+        if pb.detect.critical_when is not None:
+            problems += _clause_problems(
+                pb.detect.critical_when, "detect.critical_when", allow_measured=False
+            )
     for ci, cause in enumerate(pb.causes):
         at = f"causes.{ci}"
         problems += _clause_problems(cause.when, f"{at}.when", allow_measured=False)
@@ -316,7 +327,15 @@ def _cause_verdict(
 class _Built:
     finding: Finding
     knobs: list[tuple[str, str] | None]  # (knob, direction) per remediation line
-    rank: tuple[int, int, float, int, int]
+    rank: tuple[int, int, int, float, int, int]
+
+
+def _rank(
+    status: str, severity: str, confidence: float, pi: int, ci: int
+) -> tuple[int, int, int, float, int, int]:
+    """DESIGN.md §4: refuted last; then severity, then status, then confidence (then order)."""
+    refuted = 1 if status == "refuted" else 0
+    return (refuted, _SEVERITY_RANK[severity], _STATUS_RANK[status], -confidence, pi, ci)
 
 
 def _evidence_value(v: Scalar) -> Scalar:
@@ -394,7 +413,7 @@ def _build(
         remediation=[text for text, _ in lines],
         reproducer=outcome,
     )
-    rank = (_STATUS_RANK[status], _SEVERITY_RANK[severity], -confidence, pi, ci)
+    rank = _rank(status, severity, confidence, pi, ci)
     return _Built(finding, [k for _, k in lines], rank)
 
 
@@ -417,6 +436,136 @@ def _drop_conflicting_advice(built: list[_Built]) -> None:
         b.knobs = keep_knobs
 
 
+@dataclass(frozen=True)
+class SymptomState:
+    """What a playbook's detector concluded about its symptom, before any cause."""
+
+    present: bool | None
+    basis: str | None  # "slo" | "baseline" | "default"
+    says: str | None  # the rendered basis sentence
+    severity: Severity = "warning"
+
+
+def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
+    """Judge ``pb``'s symptom from harm against its bases (see ``schema.Detector``)."""
+    det = pb.detect
+    if det is None:
+        return SymptomState(None, None, None)
+    ctx = _Context(view)
+    severity: Severity = "warning" if det.severity == "info" else det.severity
+    if det.critical_when is not None and eval_clause(det.critical_when, ctx) is True:
+        severity = "critical"
+    # Every objective the user gave is checked: one missed is harm; all met is no harm.
+    slos = [b for b in det.bases if b.basis == "slo" and eval_clause(b.available, ctx) is True]
+    results = [(b, eval_clause(b.when, ctx)) for b in slos]
+    for b, verdict in results:
+        if verdict is True:
+            return SymptomState(True, "slo", render_or(b.says, [], view.value), severity)
+    if results and all(v is False for _, v in results):
+        says = "; ".join(render_or(b.says, [], view.value) for b, _ in results)
+        return SymptomState(False, "slo", says, severity)
+    any_available = False
+    for b in det.bases:
+        if b.basis == "slo" or eval_clause(b.available, ctx) is not True:
+            continue
+        any_available = True
+        if eval_clause(b.when, ctx) is True:
+            return SymptomState(True, b.basis, render_or(b.says, [], view.value), severity)
+    return SymptomState(False if any_available else None, None, None, severity)
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "unknown" if v is None else str(v)
+
+
+def _explain(clause: Clause, ctx: _Context) -> str | None:
+    """One line saying why ``clause`` does not hold (the first failing part), or None."""
+    if isinstance(clause, Condition):
+        if eval_clause(clause, ctx) is True:
+            return None
+        if clause.predicate:
+            state = PREDICATES[clause.predicate].fn(ctx.view)
+            return f"{clause.predicate} is {'unknown' if state is None else 'false'}"
+        if clause.series:
+            share = ctx.view.fraction_of_window(clause.series, clause.op or "", float(clause.value))  # type: ignore[arg-type]
+            if share is None:
+                return f"no {clause.series} series in the window"
+            return (
+                f"{clause.series} {clause.op} {_fmt(clause.value)} for {share:.0%} of the window "
+                f"(needs {clause.for_fraction:.0%})"
+            )
+        name = clause.signal or clause.measured or "?"
+        left = ctx.view.value(name) if clause.signal else ctx.measured.get(name)
+        if clause.value_from is not None:
+            rv = ctx.view.value(clause.value_from)
+            rhs = (
+                clause.value_from
+                if clause.scale == 1.0
+                else f"{clause.scale:g} × {clause.value_from}"
+            )
+            right = f"{rhs} ({_fmt(rv)})"
+        else:
+            right = _fmt(clause.value)
+        if left is None:
+            return f"{name} is unknown"
+        return f"{name} {_fmt(left)} is not {clause.op} {right}"
+    if eval_clause(clause, ctx) is True:
+        return None
+    for sub in clause.all or []:
+        why = _explain(sub, ctx)
+        if why is not None:
+            return why
+    if clause.any is not None and eval_clause(Group(any=clause.any), ctx) is not True:
+        reasons = [r for r in (_explain(sub, ctx) for sub in clause.any) if r]
+        return " and ".join(reasons[:2]) if reasons else None
+    for sub in clause.none or []:
+        if eval_clause(sub, ctx) is True:
+            return f"excluded: {_describe(sub, ctx)}"
+    return None
+
+
+def _describe(clause: Clause, ctx: _Context) -> str:
+    if isinstance(clause, Condition):
+        if clause.predicate:
+            return clause.predicate
+        name = clause.signal or clause.series or clause.measured or "?"
+        left = ctx.view.value(clause.signal) if clause.signal else None
+        target = clause.value_from or _fmt(clause.value)
+        shown = f" ({_fmt(left)})" if clause.signal else ""
+        return f"{name}{shown} {clause.op} {target}"
+    parts = [_describe(c, ctx) for c in (clause.all or clause.any or clause.none or [])]
+    return " and ".join(parts[:2])
+
+
+def _unidentified(
+    pb: Playbook, pi: int, state: SymptomState, view: SignalView, why_not: list[str]
+) -> _Built:
+    assert pb.detect is not None
+    evidence = [
+        Evidence(signal=name, value=_evidence_value(view.value(name)), expected="inspect first")
+        for name in pb.inspect_first[:6]
+    ]
+    finding = Finding(
+        id=pb.id,
+        symptom=pb.symptom,
+        cause="unidentified",
+        status="suspected",
+        severity=state.severity,
+        confidence=0.5,
+        title=render_or(pb.detect.unidentified.title, [], view.value),
+        evidence=evidence,
+        remediation=[render_or(t, [], view.value) for t in pb.detect.unidentified.collect_next],
+        basis=state.says,
+        why_not=why_not,
+    )
+    rank = _rank("suspected", state.severity, 0.5, pi, len(pb.causes))
+    return _Built(finding, [None] * len(finding.remediation), rank)
+
+
 def evaluate(
     signals: SignalSet,
     reproducers: list[dict[str, Any]] | None = None,
@@ -424,20 +573,31 @@ def evaluate(
 ) -> list[Finding]:
     """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
 
-    A cause that fired is "suspected" until its reproducer's newest record confirms or refutes
-    it (``cause_verdicts[cause]`` overriding the record's overall verdict). A cause that did
-    not fire but that a reproducer explicitly refuted is kept as a refuted finding, so the
-    report can say what was ruled out.
+    Symptoms first: each playbook's detector judges its symptom from harm (SLO, the server's
+    own baseline, a documented default) before any cause. A cause that fired is "suspected"
+    until its reproducer's newest record confirms or refutes it (``cause_verdicts[cause]``
+    overriding the record's overall verdict). A cause that did not fire but that a reproducer
+    explicitly refuted is kept as a refuted finding, so the report can say what was ruled out.
+    A present symptom that no live cause explains becomes an ``unidentified`` finding; a
+    symptom an SLO shows to be met cannot raise a cause above ``info``. Every live finding
+    says why it beat the other causes of its symptom (``why_not``).
     """
     pbs = load_playbooks() if playbooks is None else playbooks
     view = SignalView(signals)
+    states: dict[str, SymptomState] = {}
+    for pb in pbs:
+        states[pb.id] = detect_symptom(pb, view)
+        view.symptoms[pb.symptom] = states[pb.id].present
     records = _parse_records(reproducers or [])
     testers: dict[str, int] = {}
     for pb in pbs:
         for cause in pb.causes:
             testers[cause.reproducer] = testers.get(cause.reproducer, 0) + 1
     built: list[_Built] = []
+    # (playbook id, cause id) -> why it is not the explanation, for the look-alike lines.
+    ruled_out: dict[tuple[str, str], str] = {}
     for pi, pb in enumerate(pbs):
+        state = states[pb.id]
         for ci, cause in enumerate(pb.causes):
             fired = eval_clause(cause.when, _Context(view)) is True
             rec = records.get(cause.reproducer)
@@ -446,11 +606,77 @@ def evaluate(
             if rec is not None:
                 verdict = _cause_verdict(rec, pb, cause, sole, explicit_only=not fired)
             if not fired and verdict != "refuted":
+                why = _explain(cause.when, _Context(view)) or "its conditions do not hold"
+                ruled_out[(pb.id, cause.id)] = why
                 continue
-            built.append(_build(pb, pi, ci, cause, view, rec, verdict))
+            b = _build(pb, pi, ci, cause, view, rec, verdict)
+            if b.finding.status == "refuted":
+                ruled_out[(pb.id, cause.id)] = f"{cause.reproducer} refuted it"
+            update: dict[str, Any] = {}
+            if state.present is True:
+                update["basis"] = state.says
+            elif state.basis == "slo" and state.present is False and b.finding.status != "refuted":
+                # The user's objective is met: the mechanism is real but not what hurts.
+                update["severity"] = "info"
+                update["basis"] = state.says
+            if update:
+                b.finding = b.finding.model_copy(update=update)
+                b.rank = _rank(b.finding.status, b.finding.severity, b.finding.confidence, pi, ci)
+            built.append(b)
+    for pi, pb in enumerate(pbs):
+        state = states[pb.id]
+        if state.present is not True:
+            continue
+        live = [
+            b
+            for b in built
+            if b.finding.id == pb.id
+            and b.finding.status != "refuted"
+            and b.finding.severity != "info"
+        ]
+        if not live:
+            lines = [
+                f"not {c.id}: {ruled_out[(pb.id, c.id)]}"
+                for c in pb.causes
+                if (pb.id, c.id) in ruled_out
+            ]
+            built.append(_unidentified(pb, pi, state, view, lines))
     built.sort(key=lambda b: b.rank)
     _drop_conflicting_advice(built)
+    _add_why_not(built, pbs, ruled_out)
     return [b.finding for b in built]
+
+
+def _add_why_not(
+    built: list[_Built], pbs: list[Playbook], ruled_out: dict[tuple[str, str], str]
+) -> None:
+    """One line per look-alike (the other causes of the same symptom) a live finding beat."""
+    by_id = {pb.id: pb for pb in pbs}
+    live_rank: dict[tuple[str, str], int] = {}
+    for i, b in enumerate(built):
+        if b.finding.status != "refuted":
+            live_rank.setdefault((b.finding.id, b.finding.cause), i)
+    for i, b in enumerate(built):
+        f = b.finding
+        if f.status == "refuted" or f.cause == "unidentified":
+            continue
+        pb = by_id.get(f.id)
+        if pb is None:
+            continue
+        lines: list[str] = []
+        for other in pb.causes:
+            if other.id == f.cause:
+                continue
+            key = (pb.id, other.id)
+            if key in live_rank and live_rank[key] > i:
+                o = built[live_rank[key]].finding
+                lines.append(
+                    f"{other.id} also fits but ranks lower ({o.severity}, {o.status}, "
+                    f"confidence {o.confidence:.2f})"
+                )
+            elif key in ruled_out:
+                lines.append(f"not {other.id}: {ruled_out[key]}")
+        b.finding = b.finding.model_copy(update={"why_not": lines})
 
 
 # ---------------------------------------------------------------------------------- verdict

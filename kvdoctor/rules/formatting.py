@@ -66,6 +66,16 @@ def human(value: Scalar, separators: bool = True) -> str:
     return str(value)
 
 
+def duration(seconds: float) -> str:
+    """A duration in the unit its size calls for: 850 µs, 42 ms, 2.4 s, 95 s."""
+    a = abs(seconds)
+    if a < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if a < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
 def render(text: str, lookup: Callable[[str], Scalar]) -> str:
     """Fill ``text``'s placeholders from ``lookup``; raises MissingValue on an unknown value."""
     out: list[str] = []
@@ -78,6 +88,9 @@ def render(text: str, lookup: Callable[[str], Scalar]) -> str:
             raise MissingValue(field)
         if spec == "plain":
             out.append(human(value, separators=False))
+            continue
+        if spec == "dur" and isinstance(value, int | float) and not isinstance(value, bool):
+            out.append(duration(float(value)))
             continue
         if spec and not isinstance(value, str | bool):
             try:

@@ -27,6 +27,9 @@ class SignalView:
     def __init__(self, signals: SignalSet) -> None:
         self.signals = signals
         self._derived: dict[str, Scalar] = {}
+        # Symptom states set by the rule engine before causes are evaluated (True present,
+        # False absent, None unknown), read through the ``symptom_*`` derived values.
+        self.symptoms: dict[str, bool | None] = {}
 
     def value(self, name: str) -> Scalar:
         if name in DERIVED:
@@ -115,6 +118,41 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 # --------------------------------------------------------------------------- derived values
+
+
+def _symptom_reader(symptom: str) -> Callable[[SignalView], Scalar]:
+    def read(s: SignalView) -> Scalar:
+        return s.symptoms.get(symptom)
+
+    return read
+
+
+for _symptom in ("preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"):
+    derived(
+        f"symptom_{_symptom.replace('-', '_')}",
+        "bool",
+        f"The {_symptom} symptom is present (its detector found harm against its basis).",
+    )(_symptom_reader(_symptom))
+
+
+@derived(
+    "ttft_reference",
+    "s",
+    "This server's own first-token time without a queue: mean TTFT over the window's "
+    "intervals in which nothing waited, else its mean prefill time (a first token cannot come "
+    "sooner than its prefill).",
+)
+def _ttft_reference(s: SignalView) -> Scalar:
+    base = s.num("ttft_baseline")
+    if base is None or base <= 0:
+        base = s.num("prefill_time_mean")
+    return base if base is not None and base > 0 else None
+
+
+@derived("ttft_regression", "ratio", "TTFT p95 / ttft_reference.")
+def _ttft_regression(s: SignalView) -> Scalar:
+    return _ratio(s.num("ttft_p95"), s.num("ttft_reference"))
+
 
 
 @derived("capacity_tokens", "tokens", "KV pool in tokens: kv_capacity_tokens, else the log's.")

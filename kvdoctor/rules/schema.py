@@ -254,6 +254,47 @@ class Cause(_Strict):
         return self
 
 
+Basis = Literal["slo", "baseline", "default"]
+
+
+class DetectBasis(_Strict):
+    """One way to judge a symptom: against the user's SLO, the server's own baseline in the
+    same window, or a documented default (DESIGN.md §6: thresholds are a last resort).
+
+    ``available`` says whether this basis can judge the window at all (e.g. an SLO was given);
+    ``when`` says whether it finds harm; ``says`` is the sentence the report prints as the
+    finding's basis (placeholders allowed).
+    """
+
+    basis: Basis
+    available: Clause
+    when: Clause
+    says: str = Field(min_length=1)
+
+
+class Unidentified(_Strict):
+    """What the report says when the symptom is there and no cause explains it."""
+
+    title: str = Field(min_length=1)
+    collect_next: list[str] = Field(min_length=1)
+
+
+class Detector(_Strict):
+    """A symptom detected from user-visible harm, before and apart from any cause.
+
+    Bases are tried in order. An available ``slo`` basis decides alone (the user said what
+    harm is). Otherwise the symptom is present when an available basis finds harm (the
+    baseline first; a documented default is the floor of harm that still holds when the
+    window has no quiet baseline), absent when every available basis finds none, and unknown
+    when no basis is available.
+    """
+
+    bases: list[DetectBasis] = Field(min_length=1)
+    severity: Severity = "warning"
+    critical_when: Clause | None = None
+    unidentified: Unidentified
+
+
 class Runbook(_Strict):
     """Runbook prose in fixed sections (What it means / Why it matters / Evidence / Mitigation)."""
 
@@ -279,6 +320,7 @@ class Playbook(_Strict):
     causes: list[Cause] = Field(min_length=1)
     runbook: Runbook
     references: list[str] = Field(default_factory=list)
+    detect: Detector | None = None
 
     @field_validator("id")
     @classmethod
@@ -303,3 +345,5 @@ Group.model_rebuild()
 Boost.model_rebuild()
 Remediation.model_rebuild()
 Cause.model_rebuild()
+DetectBasis.model_rebuild()
+Detector.model_rebuild()

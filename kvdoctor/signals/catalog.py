@@ -67,6 +67,21 @@ _DEFS: list[tuple[str, str, str]] = [
     ("itl_mean", "s", "Mean inter-token latency over the window."),
     ("queue_time_mean", "s", "Mean queue time over the window."),
     ("prefill_time_mean", "s", "Mean prefill time over the window."),
+    # --- the server's own baselines and per-interval evidence (signals/baselines.py)
+    ("itl_baseline", "s", "This server's ITL at its lightest load in the window."),
+    ("itl_loaded", "s", "Mean ITL of the most-loaded quarter of the window's scrape intervals."),
+    ("itl_regression", "ratio", "itl_loaded / itl_baseline: how much decoding slowed under load."),
+    ("itl_kv_fit_r2", "ratio", "r² of interval ITL against resident KV tokens (KV reads)."),
+    ("itl_kv_fit_slope", "s/token", "ITL added per resident KV token (least-squares slope)."),
+    ("itl_prefill_r2", "ratio", "r² of interval ITL against prompt tokens arriving (prefill)."),
+    ("ttft_baseline", "s", "Mean TTFT over the window's intervals in which nothing waited."),
+    ("prompt_turnover", "ratio", "Computed prompt tokens in the window / KV pool tokens."),
+    # --- the user's service-level objectives (--slo), from the bundle or the command line
+    *[
+        (f"slo_{h}_{q}", "s", f"User SLO for {label} {q} (--slo {h.replace('_', '-')}-{q}=...).")
+        for h, label in (("ttft", "time to first token"), ("itl", "inter-token latency"))
+        for q in ("p50", "p95", "p99")
+    ],
     # --- engine configuration (cache_config_info labels, process argv, user flags)
     ("block_size", "tokens", "KV block size."),
     ("num_gpu_blocks", "blocks", "Number of KV blocks in the pool."),

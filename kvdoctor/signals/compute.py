@@ -68,6 +68,8 @@ def compute_signals(bundle: Bundle) -> SignalSet:
     _tokens(out, obs)
     _latency(out, obs)
     config_src = _engine_config(out, obs, bundle)
+    _baselines(out, obs)
+    _slo(out, bundle)
     _server(out, bundle, config_src)
     _gpu(out, bundle)
     _logs(out, bundle)
@@ -352,6 +354,31 @@ def _latency(out: _Out, obs: Observations) -> None:
             )
         if has_mean:
             out.set(mean_name, total / count, f"metrics: {wire} _sum/_count deltas")
+
+
+# ----------------------------------------------------------------- baselines and SLOs
+
+
+def _baselines(out: _Out, obs: Observations) -> None:
+    from kvdoctor.signals import baselines
+
+    cap = out.ss.get("kv_capacity_tokens")
+    baselines.compute(
+        lambda name, value, prov, reason: out.set(name, value, prov, reason),
+        obs,
+        cap if isinstance(cap, int) and cap > 0 else None,
+    )
+
+
+def _slo(out: _Out, bundle: Bundle) -> None:
+    slos = bundle.slo or {}
+    for h in ("ttft", "itl"):
+        for q in ("p50", "p95", "p99"):
+            key = f"{h}-{q}"
+            if key in slos:
+                out.set(f"slo_{h}_{q}", slos[key], f"SLO {key} (--slo or slo.json)")
+            else:
+                out.set(f"slo_{h}_{q}", None, reason=f"no --slo {key} given")
 
 
 # --------------------------------------------------------------------------- engine config

@@ -61,7 +61,8 @@ def test_workload_requests_fit_the_server(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(REQUIRED))
 def test_expected_diagnosis_names_a_real_playbook_cause(name: str) -> None:
     sc = SCENARIOS[name]
-    if name == "healthy":
+    if name == "healthy" or sc.expected.symptom is None:
+        # Nothing to find (healthy, or traffic the server cannot tell from healthy).
         assert sc.expected.symptom is None and sc.expected.cause is None
         return
     assert sc.expected.symptom in SYMPTOMS

@@ -160,7 +160,9 @@ def _ids(findings: list[Finding]) -> list[tuple[str, str, str]]:
     return [(f.symptom, f.cause, f.status) for f in findings]
 
 
-def test_ranking_status_then_severity_then_confidence() -> None:
+def test_ranking_severity_then_status_then_confidence() -> None:
+    """DESIGN.md §4: severity first, then status, then confidence; a confirmed warning never
+    outranks a suspected critical finding (it once made the report lead with the lesser harm)."""
     signals = sigs(
         kv_usage_max=0.97,
         preemptions_window=20,
@@ -173,10 +175,29 @@ def test_ranking_status_then_severity_then_confidence() -> None:
         {"name": "quant-canary", "verdict": "confirmed", "measured": {"token_agreement": 0.5}}
     ]
     got = _ids(evaluate(signals, records, PLAYBOOKS))
-    assert got[0] == ("quant-quality", "fp8-kv-cache", "confirmed")
-    assert got[1] == ("gpu-oom", "kv-pool-too-small", "suspected")
-    assert got[2] == ("preemption", "kv-capacity", "suspected")
+    assert got[0] == ("gpu-oom", "kv-pool-too-small", "suspected")
+    assert got[1] == ("preemption", "kv-capacity", "suspected")
+    assert got[2] == ("quant-quality", "fp8-kv-cache", "confirmed")
     assert got[3:] == [("prefix-miss", "caching-disabled", "suspected")]
+
+
+def test_info_never_outranks_a_live_warning() -> None:
+    """A confirmed info note (block larger than the prefix) ranks below a suspected warning."""
+    signals = sigs(
+        prefix_caching=True,
+        prefix_queries_window=1000,
+        prefix_hits_window=0,
+        prefix_hit_rate_window=0.0,
+        mean_prompt_len=100.0,
+        block_size=128,
+        preemptions_window=3,
+        kv_usage_max=0.95,
+    )
+    records = [{"name": "prefix-probe", "verdict": "confirmed", "measured": {}}]
+    found = evaluate(signals, records, PLAYBOOKS)
+    assert (found[0].severity, found[0].cause) == ("warning", "kv-capacity")
+    info = [f for f in found if f.cause == "block-larger-than-prefix"]
+    assert info and info[0].severity == "info" and info[0].status == "confirmed"
 
 
 def test_evaluate_is_deterministic() -> None:

@@ -1,0 +1,260 @@
+"""The server's own baselines, measured in the same window, and the per-interval evidence that
+tells look-alike causes apart.
+
+Absolute latency bars mean nothing across models and hardware (an 8B model on an H100 decodes
+in 10–20 ms per token, the lab's tiny model in ~3 ms). So a symptom is judged against this
+server's quiet intervals in the same window, and causes are told apart by how latency moves
+with load *between* scrape intervals:
+
+* per interval (two consecutive good scrapes), the mean inter-token latency and TTFT come from
+  histogram ``_sum``/``_count`` deltas; the resident KV tokens from the KV usage gauge × pool
+  size; prompt tokens from the prompt-token counter delta;
+* ``itl_baseline`` is the mean ITL of the least-loaded quarter of intervals (at least one), or
+  the intercept of a fit of ITL against resident tokens when the fit explains the window and
+  extrapolates lower (a window that is busy throughout still has a zero-load intercept);
+* ``itl_kv_fit_r2`` (ITL against resident KV tokens) and ``itl_prefill_r2`` (ITL against prompt
+  tokens arriving in the interval) separate KV-read-bound decoding from prefill interference;
+* ``prompt_turnover`` is the window's computed prompt tokens over the pool's capacity: a pool
+  that turns over within the window cannot keep cached prefixes until their reuse.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kvdoctor.observations import Observations
+from kvdoctor.signals.model import Scalar
+
+# Fewer intervals than this and no within-window comparison is meaningful.
+MIN_INTERVALS = 4
+# An interval's mean ITL needs this many token gaps behind it to be a measurement, not noise.
+MIN_ITL_OBS = 5
+
+
+@dataclass(frozen=True)
+class Interval:
+    t: float  # end of the interval
+    itl_mean: float | None
+    itl_n: float
+    ttft_mean: float | None
+    ttft_n: float
+    resident_tokens: float | None  # mean of the KV gauge at both ends × pool tokens
+    running: float | None
+    waiting_max: float | None
+    prompt_tokens: float | None
+
+
+def _deltas(obs: Observations, name: str) -> dict[float, float]:
+    """Per-interval increase of a counter, keyed by the interval's end time."""
+    series = obs.counter_series(name)
+    return {t1: v1 - v0 for (_, v0), (t1, v1) in itertools.pairwise(series)}
+
+
+def _gauge_at(obs: Observations, name: str, agg: str) -> dict[float, float]:
+    return dict(obs.gauge_series(name, agg))
+
+
+def intervals(obs: Observations, capacity_tokens: int | None) -> list[Interval]:
+    itl_s = _deltas(obs, "vllm:inter_token_latency_seconds_sum")
+    itl_c = _deltas(obs, "vllm:inter_token_latency_seconds_count")
+    ttft_s = _deltas(obs, "vllm:time_to_first_token_seconds_sum")
+    ttft_c = _deltas(obs, "vllm:time_to_first_token_seconds_count")
+    prompt = _deltas(obs, "vllm:prompt_tokens")
+    kv = _gauge_at(obs, "vllm:kv_cache_usage_perc", "max")
+    running = _gauge_at(obs, "vllm:num_requests_running", "sum")
+    waiting = _gauge_at(obs, "vllm:num_requests_waiting", "sum")
+    out: list[Interval] = []
+    for t0, t1 in itertools.pairwise(obs.times):
+        n_itl = itl_c.get(t1, 0.0)
+        n_ttft = ttft_c.get(t1, 0.0)
+        itl = itl_s[t1] / n_itl if n_itl > 0 and t1 in itl_s else None
+        ttft = ttft_s[t1] / n_ttft if n_ttft > 0 and t1 in ttft_s else None
+        resident = None
+        if capacity_tokens and t0 in kv and t1 in kv:
+            resident = (kv[t0] + kv[t1]) / 2 * capacity_tokens
+        run = (running[t0] + running[t1]) / 2 if t0 in running and t1 in running else None
+        wait = max(waiting[t0], waiting[t1]) if t0 in waiting and t1 in waiting else None
+        out.append(Interval(t1, itl, n_itl, ttft, n_ttft, resident, run, wait, prompt.get(t1)))
+    return out
+
+
+def linear_fit(xs: list[float], ys: list[float]) -> tuple[float, float, float] | None:
+    """Least squares y = a + b·x: (a, b, r²), or None when x does not vary."""
+    n = len(xs)
+    if n < 3:
+        return None
+    mx, my = math.fsum(xs) / n, math.fsum(ys) / n
+    sxx = math.fsum((x - mx) ** 2 for x in xs)
+    syy = math.fsum((y - my) ** 2 for y in ys)
+    if sxx <= 0:
+        return None
+    sxy = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    b = sxy / sxx
+    a = my - b * mx
+    r2 = 0.0 if syy <= 0 else (sxy * sxy) / (sxx * syy)
+    return a, b, r2
+
+
+def _weighted_mean(pairs: list[tuple[float, float]]) -> float | None:
+    total = math.fsum(w for _, w in pairs)
+    if total <= 0:
+        return None
+    return math.fsum(v * w for v, w in pairs) / total
+
+
+Setter = Callable[[str, Scalar, str, str | None], None]
+
+
+def compute(set_signal: Setter, obs: Observations, capacity_tokens: int | None) -> None:
+    """Set the baseline and per-interval signals (see the catalog for their meaning)."""
+    ivs = intervals(obs, capacity_tokens)
+    _itl(set_signal, ivs)
+    _ttft(set_signal, ivs)
+    _turnover(set_signal, obs, capacity_tokens)
+
+
+def _load_of(iv: Interval) -> float | None:
+    # Decode work per step grows with the KV it reads; without the pool size, with the batch.
+    return iv.resident_tokens if iv.resident_tokens is not None else iv.running
+
+
+def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
+    usable = [iv for iv in ivs if iv.itl_mean is not None and iv.itl_n >= MIN_ITL_OBS]
+    names = (
+        "itl_baseline",
+        "itl_loaded",
+        "itl_regression",
+        "itl_kv_fit_r2",
+        "itl_kv_fit_slope",
+        "itl_prefill_r2",
+    )
+    if len(usable) < MIN_INTERVALS:
+        why = (
+            f"only {len(usable)} scrape intervals with ≥ {MIN_ITL_OBS} token gaps "
+            f"(need {MIN_INTERVALS})"
+        )
+        for name in names:
+            set_signal(name, None, "", why)
+        return
+    loaded = [iv for iv in usable if _load_of(iv) is not None]
+    basis = (
+        "resident KV tokens"
+        if all(iv.resident_tokens is not None for iv in loaded)
+        else ("running requests")
+    )
+    if len(loaded) >= MIN_INTERVALS:
+        ranked = sorted(loaded, key=lambda iv: (_load_of(iv) or 0.0, iv.t))
+    else:
+        ranked = sorted(usable, key=lambda iv: (iv.itl_mean or 0.0, iv.t))
+        basis = "lowest ITL (load unknown)"
+    k = max(1, len(ranked) // 4)
+    quiet = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[:k]])
+    busy = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[-k:]])
+    baseline, how = quiet, f"mean ITL of the {k} least-loaded of {len(ranked)} intervals ({basis})"
+
+    fit = None
+    if len(loaded) >= MIN_INTERVALS and all(iv.resident_tokens is not None for iv in loaded):
+        xs = [float(iv.resident_tokens or 0.0) for iv in loaded]
+        ys = [float(iv.itl_mean or 0.0) for iv in loaded]
+        fit = linear_fit(xs, ys)
+    if fit is not None:
+        a, b, r2 = fit
+        set_signal(
+            "itl_kv_fit_r2",
+            round(r2, 6),
+            f"ITL vs resident KV tokens over {len(loaded)} intervals (least squares)",
+            None,
+        )
+        set_signal(
+            "itl_kv_fit_slope",
+            b,
+            "seconds of ITL per resident KV token (least-squares slope)",
+            None,
+        )
+        # The zero-load intercept is a baseline only when the fit explains the window and the
+        # slope is a cost, not noise; then it also covers a window that was busy throughout.
+        if r2 >= 0.5 and b > 0 and a > 0 and (baseline is None or a < baseline):
+            baseline, how = (
+                a,
+                (
+                    f"zero-load intercept of ITL vs resident KV tokens (r² {r2:.2f}, "
+                    f"{len(loaded)} intervals)"
+                ),
+            )
+    else:
+        why = "resident KV tokens unknown or constant over the window"
+        set_signal("itl_kv_fit_r2", None, "", why)
+        set_signal("itl_kv_fit_slope", None, "", why)
+
+    pre = [iv for iv in usable if iv.prompt_tokens is not None]
+    pfit = None
+    if len(pre) >= MIN_INTERVALS:
+        pfit = linear_fit(
+            [float(iv.prompt_tokens or 0.0) for iv in pre],
+            [float(iv.itl_mean or 0.0) for iv in pre],
+        )
+    if pfit is not None and pfit[1] > 0:
+        set_signal(
+            "itl_prefill_r2",
+            round(pfit[2], 6),
+            f"ITL vs prompt tokens arriving per interval over {len(pre)} intervals",
+            None,
+        )
+    elif pfit is not None:
+        set_signal(
+            "itl_prefill_r2",
+            0.0,
+            f"ITL does not rise with prompt tokens arriving ({len(pre)} intervals)",
+            None,
+        )
+    else:
+        set_signal("itl_prefill_r2", None, "", "prompt-token counter absent or constant")
+
+    set_signal("itl_baseline", baseline, how, None if baseline else "no ITL observed")
+    set_signal(
+        "itl_loaded",
+        busy,
+        f"mean ITL of the {k} most-loaded of {len(ranked)} intervals ({basis})",
+        None if busy is not None else "no ITL observed",
+    )
+    if baseline and busy is not None and baseline > 0:
+        set_signal("itl_regression", busy / baseline, "itl_loaded / itl_baseline", None)
+    else:
+        set_signal("itl_regression", None, "", "no ITL baseline")
+
+
+def _ttft(set_signal: Setter, ivs: list[Interval]) -> None:
+    quiet = [
+        (iv.ttft_mean or 0.0, iv.ttft_n)
+        for iv in ivs
+        if iv.ttft_mean is not None and iv.waiting_max is not None and iv.waiting_max <= 0
+    ]
+    if quiet:
+        set_signal(
+            "ttft_baseline",
+            _weighted_mean(quiet),
+            f"mean TTFT over the {len(quiet)} intervals in which nothing waited",
+            None,
+        )
+    else:
+        set_signal(
+            "ttft_baseline", None, "", "no interval without waiting requests (or no TTFT histogram)"
+        )
+
+
+def _turnover(set_signal: Setter, obs: Observations, capacity_tokens: int | None) -> None:
+    prompt = obs.counter_increase("vllm:prompt_tokens")
+    hits = obs.counter_increase("vllm:prefix_cache_hits")
+    if prompt is None or not capacity_tokens:
+        set_signal("prompt_turnover", None, "", "prompt-token counter or pool size unknown")
+        return
+    computed = max(0.0, prompt - (hits or 0.0))
+    set_signal(
+        "prompt_turnover",
+        computed / capacity_tokens,
+        "(prompt tokens − prefix-cache hits) over the window / KV pool tokens",
+        None,
+    )
