@@ -55,6 +55,8 @@ class CaptureOptions(BaseModel):
     redact: bool = False
     timeout: float = Field(default=5.0, gt=0, le=600)
     notes: str = ""
+    # The user's service-level objectives in seconds (kvdoctor.slo), kept in the bundle.
+    slo: dict[str, float] = Field(default_factory=dict)
 
     @field_validator("endpoint")
     @classmethod
@@ -178,6 +180,8 @@ def capture(
             if nc is not None:
                 not_checked.append(nc)
             if writer is not None:
+                if opts.slo:
+                    writer.set_slo(opts.slo)
                 if server is not None:
                     writer.set_server(server)
                 if engine is not None:
@@ -250,6 +254,7 @@ def capture(
             gpu=gpu_samples if gpu.nvml is not None and gpu_samples else None,
             logs=log_text,
             reproducers=None,
+            slo=dict(opts.slo) or None,
             source="live",
         )
         if writer is not None:

@@ -248,6 +248,11 @@ class BundleSink:
     def set_logs(self, text: str) -> None:
         self._write(LOGS, text)
 
+    def set_slo(self, slo: Mapping[str, float]) -> None:
+        from kvdoctor.slo import SLO_FILE, slo_json
+
+        self._write(SLO_FILE, slo_json(slo))
+
     def _close_streams(self) -> None:
         for fh in self._streams.values():
             fh.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -124,6 +125,22 @@ def capture_options(f: F) -> F:
             show_default=True,
             help="Per-request timeout.",
         ),
+        click.option(
+            "--slo",
+            "slo",
+            multiple=True,
+            metavar="NAME=DURATION",
+            help=(
+                "A service-level objective symptoms are judged against (repeatable): "
+                "ttft-p95=800ms, itl-p95=60ms (ttft|itl × p50|p95|p99). Kept in the bundle."
+            ),
+        ),
+        click.option(
+            "--slo-file",
+            metavar="FILE",
+            type=click.Path(path_type=Path),
+            help="A YAML/JSON mapping of the same objectives (--slo entries win).",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -141,7 +158,20 @@ CAPTURE_KEYS = (
     "engine_args",
     "redact",
     "timeout",
+    "slo",
+    "slo_file",
 )
+
+
+def slo_of(params: Mapping[str, Any]) -> dict[str, float]:
+    """The objectives of ``--slo-file`` then ``--slo`` (one-line errors)."""
+    from kvdoctor.slo import load_slo_file, parse_slo_options
+
+    slo: dict[str, float] = {}
+    if params.get("slo_file"):
+        slo.update(load_slo_file(Path(params["slo_file"])))
+    slo.update(parse_slo_options(params.get("slo") or ()))
+    return dict(sorted(slo.items()))
 
 
 def endpoints_of(value: str | Sequence[str] | None) -> list[str]:
@@ -200,6 +230,7 @@ def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOpt
             redact=bool(params.get("redact")),
             timeout=parse_duration(params.get("timeout", 5.0)),
             notes=notes,
+            slo=slo_of(params),
         )
     except ValidationError as exc:
         err = exc.errors()[0]

@@ -35,7 +35,13 @@ def exit_code_for(report: Any, fail_on: str | None) -> int:
 
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     """A bundle recorded without a model config or logs can be given them at replay time."""
+    from kvdoctor.commands._capture_opts import slo_of
+
     update: dict[str, Any] = {}
+    slo = slo_of(capture_params)
+    if slo:
+        # Objectives given at replay time replace the ones the capture stored.
+        update["slo"] = slo
     if capture_params.get("model_config"):
         from kvdoctor.kvmath import load_model_config
 

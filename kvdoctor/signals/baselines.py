@@ -9,9 +9,10 @@ with load *between* scrape intervals:
 * per interval (two consecutive good scrapes), the mean inter-token latency and TTFT come from
   histogram ``_sum``/``_count`` deltas; the resident KV tokens from the KV usage gauge × pool
   size; prompt tokens from the prompt-token counter delta;
-* ``itl_baseline`` is the mean ITL of the least-loaded quarter of intervals (at least one), or
-  the intercept of a fit of ITL against resident tokens when the fit explains the window and
+* ``itl_baseline`` is the mean ITL of the fastest quarter of intervals (at least one), or the
+  intercept of a fit of ITL against resident tokens when the fit explains the window and
   extrapolates lower (a window that is busy throughout still has a zero-load intercept);
+  ``itl_loaded`` is the mean ITL of the slowest quarter;
 * ``itl_kv_fit_r2`` (ITL against resident KV tokens) and ``itl_prefill_r2`` (ITL against prompt
   tokens arriving in the interval) separate KV-read-bound decoding from prefill interference;
 * ``prompt_turnover`` is the window's computed prompt tokens over the pool's capacity: a pool
@@ -116,11 +117,6 @@ def compute(set_signal: Setter, obs: Observations, capacity_tokens: int | None) 
     _turnover(set_signal, obs, capacity_tokens)
 
 
-def _load_of(iv: Interval) -> float | None:
-    # Decode work per step grows with the KV it reads; without the pool size, with the batch.
-    return iv.resident_tokens if iv.resident_tokens is not None else iv.running
-
-
 def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
     usable = [iv for iv in ivs if iv.itl_mean is not None and iv.itl_n >= MIN_ITL_OBS]
     names = (
@@ -139,24 +135,20 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         for name in names:
             set_signal(name, None, "", why)
         return
-    loaded = [iv for iv in usable if _load_of(iv) is not None]
-    basis = (
-        "resident KV tokens"
-        if all(iv.resident_tokens is not None for iv in loaded)
-        else ("running requests")
-    )
-    if len(loaded) >= MIN_INTERVALS:
-        ranked = sorted(loaded, key=lambda iv: (_load_of(iv) or 0.0, iv.t))
-    else:
-        ranked = sorted(usable, key=lambda iv: (iv.itl_mean or 0.0, iv.t))
-        basis = "lowest ITL (load unknown)"
+    # The server at its fastest and at its slowest in the same window: the quarter of the
+    # intervals with the lowest mean ITL against the quarter with the highest. Ranking by ITL
+    # itself covers every mechanism (resident KV, prefill bursts, batch size); a window that
+    # decodes at one speed has a regression near 1, and noise alone stays far below the 3x a
+    # symptom needs.
+    ranked = sorted(usable, key=lambda iv: (iv.itl_mean or 0.0, iv.t))
     k = max(1, len(ranked) // 4)
     quiet = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[:k]])
     busy = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[-k:]])
-    baseline, how = quiet, f"mean ITL of the {k} least-loaded of {len(ranked)} intervals ({basis})"
+    baseline, how = quiet, f"mean ITL of the fastest {k} of {len(ranked)} scrape intervals"
+    loaded = [iv for iv in usable if iv.resident_tokens is not None]
 
     fit = None
-    if len(loaded) >= MIN_INTERVALS and all(iv.resident_tokens is not None for iv in loaded):
+    if len(loaded) >= MIN_INTERVALS:
         xs = [float(iv.resident_tokens or 0.0) for iv in loaded]
         ys = [float(iv.itl_mean or 0.0) for iv in loaded]
         fit = linear_fit(xs, ys)
@@ -217,7 +209,7 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
     set_signal(
         "itl_loaded",
         busy,
-        f"mean ITL of the {k} most-loaded of {len(ranked)} intervals ({basis})",
+        f"mean ITL of the slowest {k} of {len(ranked)} scrape intervals",
         None if busy is not None else "no ITL observed",
     )
     if baseline and busy is not None and baseline > 0:
