@@ -545,8 +545,12 @@ def _unidentified(
     pb: Playbook, pi: int, state: SymptomState, view: SignalView, why_not: list[str]
 ) -> _Built:
     assert pb.detect is not None
+    def doc(name: str) -> str:
+        d = SIGNALS[name].doc if name in SIGNALS else DERIVED[name].doc
+        return f"inspect first: {d[0].lower()}{d[1:]}" if d else "inspect first"
+
     evidence = [
-        Evidence(signal=name, value=_evidence_value(view.value(name)), expected="inspect first")
+        Evidence(signal=name, value=_evidence_value(view.value(name)), expected=doc(name))
         for name in pb.inspect_first[:6]
     ]
     finding = Finding(

@@ -9,10 +9,11 @@ with load *between* scrape intervals:
 * per interval (two consecutive good scrapes), the mean inter-token latency and TTFT come from
   histogram ``_sum``/``_count`` deltas; the resident KV tokens from the KV usage gauge × pool
   size; prompt tokens from the prompt-token counter delta;
-* ``itl_baseline`` is the mean ITL of the fastest quarter of intervals (at least one), or the
-  intercept of a fit of ITL against resident tokens when the fit explains the window and
-  extrapolates lower (a window that is busy throughout still has a zero-load intercept);
-  ``itl_loaded`` is the mean ITL of the slowest quarter;
+* ``itl_baseline`` is the mean ITL of the least-loaded quarter of intervals (by resident KV
+  tokens, or by prompt tokens arriving, whichever explains more), or the intercept of a fit of
+  ITL against resident tokens when the fit explains the window and extrapolates lower (a
+  window that is busy throughout still has a zero-load intercept); ``itl_loaded`` is the mean
+  ITL of the most-loaded quarter;
 * ``itl_kv_fit_r2`` (ITL against resident KV tokens) and ``itl_prefill_r2`` (ITL against prompt
   tokens arriving in the interval) separate KV-read-bound decoding from prefill interference;
 * ``prompt_turnover`` is the window's computed prompt tokens over the pool's capacity: a pool
@@ -135,16 +136,30 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         for name in names:
             set_signal(name, None, "", why)
         return
-    # The server at its fastest and at its slowest in the same window: the quarter of the
-    # intervals with the lowest mean ITL against the quarter with the highest. Ranking by ITL
-    # itself covers every mechanism (resident KV, prefill bursts, batch size); a window that
-    # decodes at one speed has a regression near 1, and noise alone stays far below the 3x a
-    # symptom needs.
-    ranked = sorted(usable, key=lambda iv: (iv.itl_mean or 0.0, iv.t))
-    k = max(1, len(ranked) // 4)
-    quiet = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[:k]])
-    busy = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[-k:]])
-    baseline, how = quiet, f"mean ITL of the fastest {k} of {len(ranked)} scrape intervals"
+    # The server at its lightest and at its heaviest load in the same window: the quarter of
+    # the intervals with the least work against the quarter with the most, where work is the
+    # KV the decode steps read (resident tokens; running requests when the pool size is
+    # unknown) or the prompt tokens prefilled beside them. Ordering by load, never by ITL
+    # itself, keeps a busy host's noise (uncorrelated with the server's load) from posing as
+    # a regression; the larger of the two regressions is the one that explains the window.
+    best: tuple[float, float, float, int, str] | None = None  # ratio, quiet, busy, k, what
+    for what, key in (
+        ("resident KV tokens", _resident_or_running),
+        ("prompt tokens arriving", lambda iv: iv.prompt_tokens),
+    ):
+        got = _by_load(usable, key)
+        if got is None:
+            continue
+        quiet_v, busy_v, k = got
+        if quiet_v > 0 and (best is None or busy_v / quiet_v > best[0]):
+            best = (busy_v / quiet_v, quiet_v, busy_v, k, what)
+    baseline: float | None = None
+    busy: float | None = None
+    how = ""
+    if best is not None:
+        _, baseline, busy, k, what = best
+        how = f"mean ITL of the {k} of {len(usable)} scrape intervals with the least {what}"
+        busy_how = f"mean ITL of the {k} of {len(usable)} scrape intervals with the most {what}"
     loaded = [iv for iv in usable if iv.resident_tokens is not None]
 
     fit = None
@@ -154,10 +169,13 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         fit = linear_fit(xs, ys)
     if fit is not None:
         a, b, r2 = fit
+        # Only a rising fit says KV reads cost time; a falling one explains nothing of a
+        # slowdown, so it counts as no fit (r² 0), like the prompt-arrival fit below.
         set_signal(
             "itl_kv_fit_r2",
-            round(r2, 6),
-            f"ITL vs resident KV tokens over {len(loaded)} intervals (least squares)",
+            round(r2, 6) if b > 0 else 0.0,
+            f"ITL vs resident KV tokens over {len(loaded)} intervals (least squares)"
+            + ("" if b > 0 else ": ITL does not rise with resident KV"),
             None,
         )
         set_signal(
@@ -205,17 +223,36 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
     else:
         set_signal("itl_prefill_r2", None, "", "prompt-token counter absent or constant")
 
-    set_signal("itl_baseline", baseline, how, None if baseline else "no ITL observed")
-    set_signal(
-        "itl_loaded",
-        busy,
-        f"mean ITL of the slowest {k} of {len(ranked)} scrape intervals",
-        None if busy is not None else "no ITL observed",
-    )
+    no_load = "the window's load does not vary (or is unknown): nothing to compare against"
+    set_signal("itl_baseline", baseline, how, None if baseline else no_load)
+    if busy is not None and best is not None:
+        set_signal("itl_loaded", busy, busy_how, None)
+    else:
+        set_signal("itl_loaded", None, "", no_load)
     if baseline and busy is not None and baseline > 0:
         set_signal("itl_regression", busy / baseline, "itl_loaded / itl_baseline", None)
     else:
         set_signal("itl_regression", None, "", "no ITL baseline")
+
+
+def _resident_or_running(iv: Interval) -> float | None:
+    return iv.resident_tokens if iv.resident_tokens is not None else iv.running
+
+
+def _by_load(
+    usable: list[Interval], key: Callable[[Interval], float | None]
+) -> tuple[float, float, int] | None:
+    """(mean ITL of the least-loaded quarter, of the most-loaded quarter, quarter size)."""
+    known = [(k, iv) for iv in usable if (k := key(iv)) is not None]
+    if len(known) < MIN_INTERVALS or max(k for k, _ in known) <= min(k for k, _ in known):
+        return None
+    ranked = [iv for _, iv in sorted(known, key=lambda p: (p[0], p[1].t))]
+    k = max(1, len(ranked) // 4)
+    quiet = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[:k]])
+    busy = _weighted_mean([(iv.itl_mean or 0.0, iv.itl_n) for iv in ranked[-k:]])
+    if quiet is None or busy is None:
+        return None
+    return quiet, busy, k
 
 
 def _ttft(set_signal: Setter, ivs: list[Interval]) -> None:
