@@ -149,6 +149,24 @@ def _ttft_reference(s: SignalView) -> Scalar:
     return base if base is not None and base > 0 else None
 
 
+@derived(
+    "decode_floor",
+    "s",
+    "The fastest a decode step can be on this GPU: (weight bytes + KV bytes read per step) / "
+    "the device's published memory bandwidth (signals/physics.py).",
+)
+def _decode_floor(s: SignalView) -> Scalar:
+    bw, weights = s.num("gpu_bandwidth"), s.num("weights_bytes")
+    if bw is None or bw <= 0 or weights is None:
+        return None
+    return (weights + (s.num("kv_read_bytes_per_step") or 0.0)) / bw
+
+
+@derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
+def _itl_over_floor(s: SignalView) -> Scalar:
+    return _ratio(s.num("itl_p50"), s.num("decode_floor"))
+
+
 @derived("ttft_regression", "ratio", "TTFT p95 / ttft_reference.")
 def _ttft_regression(s: SignalView) -> Scalar:
     return _ratio(s.num("ttft_p95"), s.num("ttft_reference"))

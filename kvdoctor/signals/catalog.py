@@ -106,6 +106,9 @@ _DEFS: list[tuple[str, str, str]] = [
     ("gpu_memory_total_bytes", "bytes", "Total memory of that device."),
     ("gpu_memory_used_fraction", "fraction", "used / total of that device."),
     ("gpu_other_process_bytes", "bytes", "Memory held by processes other than the server."),
+    ("gpu_name", "name", "NVML name of the busiest device."),
+    ("gpu_bandwidth", "bytes/s", "Published peak memory bandwidth of that device (physics.py)."),
+    ("weights_bytes", "bytes", "Model weight bytes a decode step reads (dense estimate)."),
     # --- logs
     ("log_no_cache_memory", "bool", "Log says 'No available memory for the cache blocks'."),
     ("log_oom", "bool", "Log shows a CUDA/torch out-of-memory error."),

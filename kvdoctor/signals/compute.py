@@ -558,7 +558,7 @@ def _gpu(out: _Out, bundle: Bundle) -> None:
     samples = bundle.gpu
     if not samples or not any(s.devices for s in samples):
         why = _not_checked_reason(bundle, "gpu", "no GPU samples in the bundle")
-        for n in names:
+        for n in (*names, "gpu_name", "gpu_bandwidth"):
             out.set(n, None, reason=why)
         return
     # The busiest device: highest used memory at any sample (ties: lowest index).
@@ -594,6 +594,17 @@ def _gpu(out: _Out, bundle: Bundle) -> None:
         other_peak,
         "gpu.jsonl: peak memory of processes not belonging to the vLLM server",
         reason="NVML gave no per-process memory",
+    )
+    name = next((d.name for s in samples for d in s.devices if d.index == index), None)
+    out.set("gpu_name", name or None, prov, reason="NVML gave no device name")
+    from kvdoctor.signals.physics import bandwidth_of
+
+    bw = bandwidth_of(name) if name else None
+    out.set(
+        "gpu_bandwidth",
+        bw[0] if bw else None,
+        f"published peak bandwidth of {name}: {bw[1]}" if bw else "",
+        reason=f"{name!r} is not in the bandwidth table (signals/physics.py)",
     )
 
 
@@ -713,7 +724,12 @@ def _locker_math(out: _Out, bundle: Bundle) -> None:
         why = _not_checked_reason(bundle, "model_config", "no model config in the bundle")
         out.set("kv_bytes_per_token", None, reason=why)
         out.set("kv_config_mismatch", None, reason=why)
+        out.set("weights_bytes", None, reason=why)
         return
+    from kvdoctor.signals.physics import dense_weight_bytes
+
+    weights, how = dense_weight_bytes(cfg)
+    out.set("weights_bytes", weights, f"model_config.json: {how}", reason=how)
     try:
         from kvdoctor.kvmath import KvModel
 

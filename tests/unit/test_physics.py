@@ -1,0 +1,57 @@
+"""The physics default of the slow-itl symptom: GPU bandwidths and the weight-bytes estimate."""
+
+from __future__ import annotations
+
+from kvdoctor.rules.engine import evaluate, load_playbooks
+from kvdoctor.signals.model import SignalSet
+from kvdoctor.signals.physics import GPU_BANDWIDTH, bandwidth_of, dense_weight_bytes
+
+LLAMA3_8B = {
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "vocab_size": 128256,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_nvml_names_match_the_most_specific_row() -> None:
+    assert bandwidth_of("NVIDIA H100 PCIe") == (2.0e12, GPU_BANDWIDTH[4][2])
+    assert bandwidth_of("NVIDIA H100 80GB HBM3")[0] == 3.35e12  # type: ignore[index]
+    assert bandwidth_of("NVIDIA A100-SXM4-80GB")[0] == 2.039e12  # type: ignore[index]
+    assert bandwidth_of("NVIDIA L40S")[0] == 8.64e11  # type: ignore[index]
+    assert bandwidth_of("NVIDIA L4")[0] == 3.0e11  # type: ignore[index]
+    assert bandwidth_of("Some Future Accelerator") is None
+    assert all(src.startswith("https://") for _, _, src in GPU_BANDWIDTH)
+
+
+def test_llama3_8b_weighs_about_16_gb_in_bf16() -> None:
+    weights, how = dense_weight_bytes(LLAMA3_8B)
+    assert weights is not None and 8.0e9 * 2 < weights < 8.1e9 * 2, how
+    tied, _ = dense_weight_bytes({**LLAMA3_8B, "tie_word_embeddings": True})
+    assert tied == weights - 128256 * 4096 * 2  # type: ignore[operator]
+    assert dense_weight_bytes({**LLAMA3_8B, "num_local_experts": 8})[0] is None
+    assert dense_weight_bytes({"hidden_size": 4096})[0] is None
+    assert dense_weight_bytes({**LLAMA3_8B, "hidden_size": -1})[0] is None
+
+
+def _signals(**values: object) -> SignalSet:
+    ss = SignalSet()
+    for k, v in values.items():
+        ss.set(k, v)  # type: ignore[arg-type]
+    return ss
+
+
+def test_itl_four_times_the_decode_floor_is_the_symptom_without_an_slo() -> None:
+    # 16 GB of weights at 3.35 TB/s: a 4.8 ms floor (no KV known); 19.2 ms is exactly 4x.
+    base = dict(
+        gpu_bandwidth=3.35e12, gpu_name="NVIDIA H100 80GB HBM3", weights_bytes=16_000_000_000
+    )
+    slow = evaluate(_signals(itl_p50=0.0192, itl_p95=0.03, **base), None, load_playbooks())
+    found = [f for f in slow if f.symptom == "slow-itl"]
+    assert found and found[0].cause == "unidentified"
+    assert found[0].basis is not None and "decode-step floor" in found[0].basis
+    fine = evaluate(_signals(itl_p50=0.019, itl_p95=0.03, **base), None, load_playbooks())
+    assert not [f for f in fine if f.symptom == "slow-itl"]
