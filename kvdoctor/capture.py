@@ -174,7 +174,9 @@ def capture(
             engine = (
                 None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
             )
-            model_cfg, nc = probe_model_config(opts.model_config_path, server, engine)
+            model_cfg, nc = probe_model_config(
+                opts.model_config_path, server, engine, server_local=bool(server_pids)
+            )
             if nc is not None:
                 not_checked.append(nc)
             if writer is not None:
