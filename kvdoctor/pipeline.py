@@ -352,6 +352,7 @@ def run_reproducers(
     insecure: bool = False,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them."""
+    from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
     from kvdoctor.reproducers.host import cpu_share_warning
     from kvdoctor.rules.engine import evaluate
@@ -369,6 +370,7 @@ def run_reproducers(
         insecure=insecure,
     )
     records: list[ReproducerRecord] = []
+    scrub = Redactor(secrets=headers.values())
     warning = cpu_share_warning(endpoint) if names else None
     if warning:
         echo(f"kvdoctor: warning: {warning}")
@@ -378,6 +380,8 @@ def run_reproducers(
             record = run_experiment(name, ctx)
         except KvdoctorError as exc:
             record = _not_run_record(name, str(exc), clock())
+        # Error texts quote server answers, and a server may echo the credential it was sent.
+        record = ReproducerRecord.model_validate(scrub.data(record.model_dump()))
         echo(f"{REPRODUCER_ANNOUNCE} {name}: {record.verdict}")
         records.append(record)
     return records
