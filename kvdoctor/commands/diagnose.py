@@ -139,6 +139,11 @@ def diagnose(
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
+    if output is not None:
+        from kvdoctor.report.output import check_output
+
+        # Before any capture: a bad -o found after the window would lose the window.
+        check_output(output, inputs=[bundle_path, save_bundle])
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
