@@ -171,6 +171,8 @@ class Observations:
     # Indices into ``times`` where at least one counter dropped (a restart).
     reset_indices: list[int] = field(default_factory=list)
     nonfinite_values: int = 0
+    # canonical name -> samples dropped as impossible (negative, usage above 100 %, absurd size)
+    impossible: dict[str, int] = field(default_factory=dict)
     # name -> group (None: all) -> sorted (labels, column); built by _select, after observe().
     _index: dict[str, dict[Group | None, list[tuple[Labels, list[float]]]]] = field(
         default_factory=dict, repr=False, compare=False
@@ -358,6 +360,19 @@ def _scrape_failure(status: int | None, error: str | None, text: str | None) -> 
     return None
 
 
+# No vLLM metric is negative, none of the ``*_perc`` gauges leaves 0..1, and no count or byte
+# total of a real server reaches 1e15 (a value that large only makes products overflow).
+MAX_ABS_VALUE = 1e15
+_PERC_SLACK = 1e-6
+
+
+def impossible(name: str, value: float) -> bool:
+    """A value no vLLM server reports: treated as invalid data, not as evidence."""
+    if value < 0 or value > MAX_ABS_VALUE:
+        return True
+    return name.endswith("_perc") and value > 1.0 + _PERC_SLACK
+
+
 def observe(bundle: Bundle) -> Observations:
     """Parse every scrape of ``bundle`` into canonical columns (a pure function of the bundle)."""
     scrapes = sorted(bundle.scrapes, key=lambda s: s.t)
@@ -389,6 +404,9 @@ def observe(bundle: Bundle) -> Observations:
                 continue
             if value != value or value in (math.inf, -math.inf):
                 nonfinite += 1
+                continue
+            if impossible(c.name, value):
+                obs.impossible[c.name] = obs.impossible.get(c.name, 0) + 1
                 continue
             key = (c.name, c.preferred, labels)
             col = raw_cols.get(key)

@@ -153,6 +153,15 @@ def not_checked_for(
     reproducers that did not run for a firing finding, then ``extra`` (pipeline problems).
     """
     out: list[NotChecked] = list(bundle.manifest.not_checked)
+    if signals.impossible:
+        listed = ", ".join(f"{name} ({n}×)" for name, n in signals.impossible.items())
+        out.append(
+            NotChecked(
+                what="impossible metric values",
+                why=f"left out as invalid data (negative, usage above 100 % or absurdly large): "
+                f"{listed}",
+            )
+        )
     for name, what, why, keywords in _OPTIONAL_FILES:
         if not _file_present(bundle, name) and not _covered(bundle.manifest.not_checked, keywords):
             out.append(NotChecked(what=what, why=why))

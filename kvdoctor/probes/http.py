@@ -70,6 +70,10 @@ def describe_error(exc: BaseException, timeout: float) -> str:
         if "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
             return "cannot resolve the host name"
         return f"cannot connect: {_clip(text) or type(exc).__name__}"
+    if isinstance(exc, httpx.ReadError | httpx.WriteError) and (
+        "reset" in low or "broken pipe" in low
+    ):
+        return "the server reset the connection"
     if isinstance(exc, httpx.RemoteProtocolError):
         return "the server closed the connection without a valid HTTP answer"
     if isinstance(exc, httpx.UnsupportedProtocol):
