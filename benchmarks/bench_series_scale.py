@@ -5,8 +5,9 @@
 Bundles of 3 scrapes of a real vLLM 0.32 payload (tests/data/vllm-0.32/metrics-prefix-hits.txt):
 its per-engine scheduler and cache series (``CORE``, 8 per engine) replicated under more and
 more ``engine`` labels, the shape where engines are many (data parallelism gone wide, or a
-hostile server); ``--full`` replicates the whole payload (374 series per engine) instead. For each size it times the whole pure part
-of ``diagnose --bundle`` (observations, signals, rules, report) and prints the time per series
+hostile server); ``--full`` replicates the whole payload (374 series per engine) instead.
+For each size it times the whole pure part of ``diagnose --bundle`` (observations, signals,
+rules, report) and prints the time per series
 against the smallest size measured in the same run: a ratio near 1 is linear scaling (the
 per-engine scan used to make it grow with the size, 16 s at 5k series and 309 s at 20k).
 Target: 20,000 series in ≤ 2 s.
