@@ -216,9 +216,10 @@ def _unknown_why(report: Any, signals: Any) -> str:
         failed = signals.values.get("scrapes_failed")
         first = failed.provenance.partition("(first: ")[2][:-1] if failed is not None else ""
         return "no scrape of /metrics succeeded" + (f" (first: {first})" if first else "")
-    for entry in report.not_checked:
-        if entry.what == "KV cache usage":
-            return f"{entry.what}: {entry.why}"
+    for wanted in ("impossible metric values", "KV cache usage"):
+        for entry in report.not_checked:
+            if entry.what == wanted:
+                return f"{entry.what}: {entry.why}"
     return report.not_checked[0].why if report.not_checked else "no usable signal"
 
 
