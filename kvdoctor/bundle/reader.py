@@ -91,7 +91,24 @@ def _read_dir(root: Path) -> dict[str, bytes]:
 
 
 def _read_tar(path: Path) -> dict[str, bytes]:
-    return read_tar_members(path, _bundle_name)
+    # Bundle files from two folders (a.tar.gz holding run1/ and run2/) would be merged into one
+    # bundle that no capture ever made: refused instead.
+    folders: list[str] = []
+
+    def select(parts: list[str]) -> str | None:
+        name = _bundle_name(parts)
+        if name is not None:
+            folder = parts[0] if len(parts) == 2 else "."
+            if folder not in folders:
+                folders.append(folder)
+            if len(folders) > 1:
+                raise BundleError(
+                    f"archive {path.name} holds bundle files in several top-level folders "
+                    f"({', '.join(repr(f) for f in folders)}); pack one bundle per archive"
+                )
+        return name
+
+    return read_tar_members(path, select)
 
 
 def read_tar_members(

@@ -201,3 +201,23 @@ def test_check_reports_every_fixture_when_one_is_not_utf8(
     assert rc == 2, err
     assert "not UTF-8" in out and out.count("not UTF-8") == 2
     assert "ok   " in out and "c-good" in out
+
+
+def test_tar_with_several_top_level_folders_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import tarfile
+
+    one = write_bundle(bundle("preemption"), tmp_path / "run1")
+    two = write_bundle(bundle("healthy"), tmp_path / "run2")
+    archive = tmp_path / "two.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for folder, names in ((one, ["manifest.json", "metrics.jsonl"]), (two, ["logs.txt"])):
+            for name in names:
+                data = (folder / name).read_bytes() if (folder / name).exists() else b"x\n"
+                info = tarfile.TarInfo(f"{folder.name}/{name}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    rc, _, err = _run(["diagnose", "--bundle", str(archive)], capsys)
+    assert rc == 2 and "several top-level folders" in err and "'run1', 'run2'" in err
