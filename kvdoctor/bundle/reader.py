@@ -207,13 +207,13 @@ def _loads(text: str, where: str) -> Any:
         ) from None
     except ValueError as exc:  # e.g. an integer of thousands of digits
         raise BundleError(f"{where} holds a value out of range: {_one_line(exc)[:120]}") from None
-    if _depth(value) > MAX_JSON_DEPTH:
+    if json_depth(value) > MAX_JSON_DEPTH:
         # Loadable but deeper than any bundle file is: later walks over it would recurse.
         raise BundleError(f"{where} is nested too deeply (more than {MAX_JSON_DEPTH} levels)")
     return value
 
 
-def _depth(value: Any) -> int:
+def json_depth(value: Any) -> int:
     """Nesting depth of a JSON value, without recursion."""
     deepest = 0
     stack: list[tuple[Any, int]] = [(value, 1)]

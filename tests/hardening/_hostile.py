@@ -30,6 +30,9 @@ class Echo:
     authorizations: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     model_root: str = "kvdoctor-tiny-llama"
+    # "echo" answers at once; "hang" never answers; "drip" sends headers, then a byte a second.
+    mode: str = "echo"
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 def _echo_of(handler: BaseHTTPRequestHandler) -> str:
@@ -67,6 +70,21 @@ def _vllm_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
         def _any(self) -> None:
             echo.authorizations.append(self.headers.get("Authorization", ""))
             echo.paths.append(self.path)
+            if echo.mode == "hang":
+                echo.stop.wait(60)
+                return
+            if echo.mode == "drip":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(1 << 20))
+                self.end_headers()
+                try:
+                    while not echo.stop.wait(1.0):
+                        self.wfile.write(b"#")
+                        self.wfile.flush()
+                except OSError:
+                    return  # the client hung up, as it should
+                return
             said = _echo_of(self)
             path = self.path.split("?", 1)[0]
             if path == "/metrics":
@@ -129,6 +147,7 @@ def serve(kind: str = "vllm", echo: Echo | None = None) -> Iterator[tuple[str, E
     try:
         yield f"127.0.0.1:{server.server_address[1]}", echo
     finally:
+        echo.stop.set()
         server.shutdown()
         server.server_close()
 

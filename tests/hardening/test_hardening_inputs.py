@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
-from _hostile import kvdoctor, serve
+import pytest
+from _hostile import Echo, kvdoctor, serve
 
 WINDOW = ["--window", "1s", "--interval", "0.5s", "--no-progress"]
 
@@ -34,3 +36,32 @@ def test_invalid_utf8_on_stdin_logs_keeps_the_capture(tmp_path: Path) -> None:
     assert text == log.decode("utf-8", errors="replace")
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["schema"] == "kvdoctor.bundle/1"
+
+
+@pytest.mark.parametrize("mode", ["hang", "drip"])
+def test_a_hanging_or_dripping_server_is_bounded_by_the_window(mode: str, tmp_path: Path) -> None:
+    # Window 2 s, interval 1 s, per-request timeout 5 s: unbounded, the three server probes and
+    # three scrapes took 5-10 s each (about 40 s for a 6 s window). Bounded by the window, the
+    # whole run ends a few seconds after it; the limit below leaves room for a slow start.
+    with serve("vllm", Echo(mode=mode)) as (hp, _):
+        started = time.monotonic()
+        run = kvdoctor(
+            [
+                "diagnose",
+                "--endpoint",
+                f"http://{hp}",
+                "--window",
+                "2s",
+                "--interval",
+                "1s",
+                "--timeout",
+                "5s",
+                "--no-progress",
+                "--no-reproduce",
+            ],
+            cwd=tmp_path,
+        )
+        elapsed = time.monotonic() - started
+    assert run.rc == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "nothing collected" in run.stderr
+    assert elapsed < 15.0, f"{mode}: {elapsed:.1f} s for a 2 s window"
