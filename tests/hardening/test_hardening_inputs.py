@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -65,3 +67,33 @@ def test_a_hanging_or_dripping_server_is_bounded_by_the_window(mode: str, tmp_pa
     assert run.rc == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "nothing collected" in run.stderr
     assert elapsed < 15.0, f"{mode}: {elapsed:.1f} s for a 2 s window"
+
+
+CTRL_C_DURING_IMPORT = """
+import os, signal, sys
+
+class CtrlC:
+    # Presses Ctrl-C the moment kvdoctor's CLI starts loading click: start-up, deterministic.
+    def find_spec(self, name, path=None, target=None):
+        if name == "click":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+from kvdoctor.cli import main
+main(["--help"])
+"""
+
+
+def test_ctrl_c_during_start_up_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", CTRL_C_DURING_IMPORT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "kvdoctor: interrupted\n"
