@@ -9,6 +9,7 @@ optional files give ``None``; unknown files and keys are ignored.
 from __future__ import annotations
 
 import json
+import math
 import re
 import tarfile
 import zlib
@@ -329,6 +330,16 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     repro = _jsonl(files, REPRODUCERS, cut)
     if repro is not None and not all(isinstance(r, dict) for r in repro):
         raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
+    start, end = manifest.started_at, manifest.ended_at
+    if not (math.isfinite(start) and math.isfinite(end)) or end < start:
+        # Impossible times are invalid data: the report shows no window rather than a negative
+        # one, and says why.
+        cut.append(
+            NotChecked(
+                what="capture window",
+                why=f"{MANIFEST} gives an impossible window ({start!r} to {end!r}); not shown",
+            )
+        )
     if cut:
         manifest = manifest.model_copy(update={"not_checked": [*manifest.not_checked, *cut]})
     return Bundle(

@@ -221,3 +221,19 @@ def test_tar_with_several_top_level_folders_is_refused(
                 tar.addfile(info, io.BytesIO(data))
     rc, _, err = _run(["diagnose", "--bundle", str(archive)], capsys)
     assert rc == 2 and "several top-level folders" in err and "'run1', 'run2'" in err
+
+
+@pytest.mark.parametrize("end_shift", [-500.0, float("inf")])
+def test_impossible_manifest_window_is_not_rendered(
+    end_shift: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_bundle(bundle("preemption"), tmp_path / "b")
+    _edit(
+        path,
+        "manifest.json",
+        _manifest(lambda m: m.update(ended_at=float(m["started_at"]) + end_shift)),  # type: ignore[arg-type]
+    )
+    rc, out, err = _run(["diagnose", "--bundle", str(path)], capsys)
+    assert rc == 1, err
+    assert "| capture window | manifest.json gives an impossible window" in out
+    assert "window — (" in out and "(-" not in out
