@@ -134,6 +134,20 @@ def test_planted_credentials_reach_no_file_and_no_output(tmp_path: Path) -> None
                 cwd=out,
             )
         )
+        # One reproducer on its own, saved as a bundle.
+        runs.append(
+            kvdoctor(
+                [
+                    "reproduce",
+                    "prefix-probe",
+                    "--endpoint",
+                    f"http://alice:{PW}@{hp_a}",
+                    "--save-bundle",
+                    str(out / "repro"),
+                ],
+                cwd=out,
+            )
+        )
         # Refused combinations: userinfo with an Authorization header; a query token.
         both = kvdoctor(
             [
@@ -182,7 +196,9 @@ def test_planted_credentials_reach_no_file_and_no_output(tmp_path: Path) -> None
     assert runs[0].rc in (0, 1) and (out / "one.md").is_file() and (out / "one.tar.gz").is_file()
     assert runs[1].rc in (0, 1) and '"schema": "kvdoctor.report/1"' in runs[1].stdout
     assert runs[2].rc in (0, 1) and (out / "fleet.md").is_file()
-    for refused in (both, query, *runs[5:]):
+    # The hostile server answers 404 to the probe, echoing what it was sent: a one-line error.
+    assert runs[3].rc == 2 and "the first probe failed" in runs[3].stderr
+    for refused in (both, query, *runs[6:]):
         assert refused.rc == 2, refused.stderr
         assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
     assert "use one of them" in both.stderr and "query string" in query.stderr
