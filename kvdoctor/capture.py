@@ -177,8 +177,13 @@ def capture(
             engine = (
                 None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
             )
+            cfg_source: list[str] = []
             model_cfg, nc = probe_model_config(
-                opts.model_config_path, server, engine, server_local=bool(server_pids)
+                opts.model_config_path,
+                server,
+                engine,
+                server_local=bool(server_pids),
+                source=cfg_source,
             )
             if nc is not None:
                 not_checked.append(nc)
@@ -242,6 +247,12 @@ def capture(
             first = next((s.error for s in scrapes if s.error), "no scrape completed")
             raise ProbeError(f"nothing collected from {endpoint_label}: {first}")
         notes = opts.notes
+        if cfg_source:
+            note = red.text(
+                f"model config read from {cfg_source[0]}, the model the server names "
+                "(no --model-config given)"
+            )
+            notes = f"{notes}; {note}" if notes else note
         if interrupted:
             note = f"{INTERRUPTED} after {len(scrapes)} of {total} scrapes"
             notes = f"{notes}; {note}" if notes else note

@@ -50,8 +50,13 @@ def probe_model_config(
     server: ServerInfo | None,
     engine: EngineArgs | None,
     server_local: bool = False,
+    source: list[str] | None = None,
 ) -> tuple[dict[str, Any] | None, NotChecked | None]:
-    """``server_local``: the port probe found the server's process on this machine."""
+    """``server_local``: the port probe found the server's process on this machine.
+
+    ``source`` (when given) receives where a config found on the server's word was read, so
+    the report can say so.
+    """
     from kvdoctor.kvmath import KvModel, load_model_config
 
     if spec:
@@ -70,6 +75,8 @@ def probe_model_config(
             KvModel.from_hf_config(cfg)
         except KvdoctorError:
             continue
+        if source is not None:
+            source.append(cand)
         return cfg, None
     if refused is not None:
         why = (

@@ -150,8 +150,11 @@ def test_server_named_directory_is_not_read_for_a_remote_server(tmp_path: Path) 
     got, nc = probe_model_config(None, _server_naming(str(tmp_path)), None, server_local=False)
     assert got is None and nc is not None and "not read" in nc.why
     # The same directory for a server whose process runs here: read (it is a model config).
-    got, nc = probe_model_config(None, _server_naming(str(tmp_path)), None, server_local=True)
-    assert got == cfg and nc is None
+    source: list[str] = []
+    got, nc = probe_model_config(
+        None, _server_naming(str(tmp_path)), None, server_local=True, source=source
+    )
+    assert got == cfg and nc is None and source == [str(tmp_path)]
 
 
 def test_server_named_json_that_is_no_model_config_is_never_kept(tmp_path: Path) -> None:
