@@ -153,6 +153,9 @@ def capture(
         not_checked.append(gpu.not_checked)
 
     started = clock()
+    # Every request ends by the end of the window plus one interval (the last scrape's share),
+    # on the real clock: a hanging or dripping server cannot hold a 6 s window for 40 s.
+    window_end = time.monotonic() + opts.window_s + opts.interval_s
     manifest = Manifest(
         schema=BUNDLE_SCHEMA,
         created_by=f"kvdoctor {__version__}",
@@ -168,7 +171,7 @@ def capture(
     bar = None
     try:
         with make_client(opts.headers, opts.insecure, opts.timeout) as client:
-            server, missing = probe_server(client, endpoint, opts.timeout)
+            server, missing = probe_server(client, endpoint, opts.timeout, deadline=window_end)
             not_checked.extend(missing)
             server = (
                 None if server is None else ServerInfo.model_validate(red.data(server.model_dump()))
@@ -176,7 +179,14 @@ def capture(
             engine = (
                 None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
             )
-            model_cfg, nc = probe_model_config(opts.model_config_path, server, engine)
+            cfg_source: list[str] = []
+            model_cfg, nc = probe_model_config(
+                opts.model_config_path,
+                server,
+                engine,
+                server_local=bool(server_pids),
+                source=cfg_source,
+            )
             if nc is not None:
                 not_checked.append(nc)
             if writer is not None:
@@ -192,13 +202,19 @@ def capture(
             total = max(1, math.floor(opts.window_s / opts.interval_s + 1e-9)) + 1
             bar = _progress(progress, total)
             interrupted = False
+            out_of_time = 0
             try:
                 for k in range(total):
                     due = started + k * opts.interval_s
                     wait = due - clock()
                     if wait > 0:
                         sleep(wait)
-                    scrape = scrape_metrics(client, endpoint, opts.timeout, clock=clock)
+                    if scrapes and time.monotonic() >= window_end:
+                        out_of_time = total - k
+                        break
+                    scrape = scrape_metrics(
+                        client, endpoint, opts.timeout, clock=clock, deadline=window_end
+                    )
                     if scrape.text is not None:
                         scrape = scrape.model_copy(update={"text": red.text(scrape.text)})
                     elif scrape.error is not None:
@@ -235,8 +251,20 @@ def capture(
             first = next((s.error for s in scrapes if s.error), "no scrape completed")
             raise ProbeError(f"nothing collected from {endpoint_label}: {first}")
         notes = opts.notes
+        if cfg_source:
+            note = red.text(
+                f"model config read from {cfg_source[0]}, the model the server names "
+                "(no --model-config given)"
+            )
+            notes = f"{notes}; {note}" if notes else note
         if interrupted:
             note = f"{INTERRUPTED} after {len(scrapes)} of {total} scrapes"
+            notes = f"{notes}; {note}" if notes else note
+        if out_of_time:
+            note = (
+                f"the window ended with {out_of_time} of {total} scrapes not taken "
+                "(the server answered slowly)"
+            )
             notes = f"{notes}; {note}" if notes else note
         manifest = manifest.model_copy(
             update={

@@ -6,13 +6,33 @@ runs, so ``kvdoctor --help`` stays fast (no pydantic, httpx or rich at start-up)
 
 from __future__ import annotations
 
-import importlib
+import os
+import signal
 import sys
-from typing import Any
+import threading
 
-import click
 
-from kvdoctor import __version__
+def _interrupted_at_start(signum: int, frame: object) -> None:
+    # Ctrl-C while the modules below load would print an import traceback; at that point there
+    # is nothing to keep, so say one line and leave (130, as for any interrupt).
+    sys.stderr.write("kvdoctor: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+# Only the console entry point gets here before the imports below; a library import of this
+# module from another thread (where signal handlers cannot be set) is left alone.
+if threading.current_thread() is threading.main_thread() and (
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+):
+    signal.signal(signal.SIGINT, _interrupted_at_start)
+
+import importlib  # noqa: E402
+from typing import Any  # noqa: E402
+
+import click  # noqa: E402
+
+from kvdoctor import __version__  # noqa: E402
 
 # name -> ("module", "attribute", "one-line help shown in `kvdoctor --help`")
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -78,6 +98,10 @@ def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: known errors become one line on stderr and exit code 2."""
     from kvdoctor.errors import KvdoctorError
 
+    if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
+        # From here on Ctrl-C is a KeyboardInterrupt again: the capture window turns it into an
+        # early end and keeps what it has, and the handlers below make it one line.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         # Commands return their exit code; standalone_mode=False hands it back here.
         rc = cli.main(args=argv, prog_name="kvdoctor", standalone_mode=False)

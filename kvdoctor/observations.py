@@ -26,6 +26,10 @@ from kvdoctor.expfmt import Labels, parse
 
 NAN = math.nan
 PREFIXES = ("vllm:", "ray_vllm:")
+# Distinct vLLM series (name + label set) a bundle may hold. A real server has a few hundred per
+# engine; 20k are diagnosed in about 1.5 s (benchmarks/bench_series_scale.py). Beyond the cap
+# the input is refused with a one-line message rather than diagnosed for minutes.
+MAX_SERIES = 50_000
 
 # Old name -> canonical name, for metric *bases* (histogram suffixes are handled around them).
 ALIASES: dict[str, str] = {
@@ -167,6 +171,12 @@ class Observations:
     # Indices into ``times`` where at least one counter dropped (a restart).
     reset_indices: list[int] = field(default_factory=list)
     nonfinite_values: int = 0
+    # canonical name -> samples dropped as impossible (negative, usage above 100 %, absurd size)
+    impossible: dict[str, int] = field(default_factory=dict)
+    # name -> group (None: all) -> sorted (labels, column); built by _select, after observe().
+    _index: dict[str, dict[Group | None, list[tuple[Labels, list[float]]]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     # ---- shape
     @property
@@ -198,12 +208,19 @@ class Observations:
     def _select(
         self, name: str, group: Group | None, where: Callable[[Labels], bool] | None = None
     ) -> list[tuple[Labels, list[float]]]:
-        cols = self.columns.get(name, {})
-        return [
-            (labels, col)
-            for labels, col in sorted(cols.items())
-            if (group is None or group_of(labels) == group) and (where is None or where(labels))
-        ]
+        # The label sets of ``name`` are sorted and grouped once, on first use: per-engine
+        # signals ask once per engine, and scanning every series each time made a scrape with
+        # thousands of engines quadratic (20k series took minutes).
+        index = self._index.get(name)
+        if index is None:
+            index = {}
+            everything = sorted(self.columns.get(name, {}).items())
+            index[None] = everything
+            for labels, col in everything:
+                index.setdefault(group_of(labels), []).append((labels, col))
+            self._index[name] = index
+        sel = index.get(group, [])
+        return sel if where is None else [(lab, col) for lab, col in sel if where(lab)]
 
     # ---- gauges
     def gauge_series(
@@ -343,6 +360,19 @@ def _scrape_failure(status: int | None, error: str | None, text: str | None) -> 
     return None
 
 
+# No vLLM metric is negative, none of the ``*_perc`` gauges leaves 0..1, and no count or byte
+# total of a real server reaches 1e15 (a value that large only makes products overflow).
+MAX_ABS_VALUE = 1e15
+_PERC_SLACK = 1e-6
+
+
+def impossible(name: str, value: float) -> bool:
+    """A value no vLLM server reports: treated as invalid data, not as evidence."""
+    if value < 0 or value > MAX_ABS_VALUE:
+        return True
+    return name.endswith("_perc") and value > 1.0 + _PERC_SLACK
+
+
 def observe(bundle: Bundle) -> Observations:
     """Parse every scrape of ``bundle`` into canonical columns (a pure function of the bundle)."""
     scrapes = sorted(bundle.scrapes, key=lambda s: s.t)
@@ -375,9 +405,18 @@ def observe(bundle: Bundle) -> Observations:
             if value != value or value in (math.inf, -math.inf):
                 nonfinite += 1
                 continue
+            if impossible(c.name, value):
+                obs.impossible[c.name] = obs.impossible.get(c.name, 0) + 1
+                continue
             key = (c.name, c.preferred, labels)
             col = raw_cols.get(key)
             if col is None:
+                if len(raw_cols) >= MAX_SERIES:
+                    raise KvdoctorError(
+                        f"the scrapes hold more than {MAX_SERIES} distinct vLLM series "
+                        "(kvdoctor's cap): point kvdoctor at one vLLM server, or use --prometheus "
+                        "with a narrower --selector"
+                    )
                 col = [NAN] * n
                 raw_cols[key] = col
                 wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)

@@ -153,6 +153,15 @@ def not_checked_for(
     reproducers that did not run for a firing finding, then ``extra`` (pipeline problems).
     """
     out: list[NotChecked] = list(bundle.manifest.not_checked)
+    if signals.impossible:
+        listed = ", ".join(f"{name} ({n}×)" for name, n in signals.impossible.items())
+        out.append(
+            NotChecked(
+                what="impossible metric values",
+                why=f"left out as invalid data (negative, usage above 100 % or absurdly large): "
+                f"{listed}",
+            )
+        )
     for name, what, why, keywords in _OPTIONAL_FILES:
         if not _file_present(bundle, name) and not _covered(bundle.manifest.not_checked, keywords):
             out.append(NotChecked(what=what, why=why))
@@ -352,6 +361,7 @@ def run_reproducers(
     insecure: bool = False,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them."""
+    from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
     from kvdoctor.reproducers.host import cpu_share_warning
     from kvdoctor.rules.engine import evaluate
@@ -369,6 +379,7 @@ def run_reproducers(
         insecure=insecure,
     )
     records: list[ReproducerRecord] = []
+    scrub = Redactor(secrets=headers.values())
     warning = cpu_share_warning(endpoint) if names else None
     if warning:
         echo(f"kvdoctor: warning: {warning}")
@@ -378,6 +389,8 @@ def run_reproducers(
             record = run_experiment(name, ctx)
         except KvdoctorError as exc:
             record = _not_run_record(name, str(exc), clock())
+        # Error texts quote server answers, and a server may echo the credential it was sent.
+        record = ReproducerRecord.model_validate(scrub.data(record.model_dump()))
         echo(f"{REPRODUCER_ANNOUNCE} {name}: {record.verdict}")
         records.append(record)
     return records

@@ -120,6 +120,10 @@ def load_expected(path: Path) -> Expected:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise KvdoctorError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise KvdoctorError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise KvdoctorError(f"{path}: nested too deeply") from None
     except yaml.YAMLError as exc:
         raise KvdoctorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(raw, dict):
@@ -210,7 +214,13 @@ def check_fixture(fixture: Path, *, update_golden: bool = False) -> FixtureResul
         _write_text_atomic(golden_path, markdown)
         result.golden = "written"
     elif golden_path.is_file():
-        golden = golden_path.read_text(encoding="utf-8")
+        try:
+            golden = golden_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            # One unreadable golden is this fixture's failure, not the end of the whole check.
+            why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
+            result.error = f"{golden_path}: {why}"
+            return result
         if golden == markdown:
             result.golden = "same"
         else:

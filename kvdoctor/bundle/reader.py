@@ -9,6 +9,7 @@ optional files give ``None``; unknown files and keys are ignored.
 from __future__ import annotations
 
 import json
+import math
 import re
 import tarfile
 import zlib
@@ -33,6 +34,7 @@ from kvdoctor.bundle.model import (
     EngineArgs,
     GpuSample,
     Manifest,
+    NotChecked,
     Scrape,
     ServerInfo,
 )
@@ -47,7 +49,9 @@ MAX_MEMBERS = 256
 T = TypeVar("T")
 
 _KNOWN = (MANIFEST, METRICS, SERVER, ENGINE_ARGS, MODEL_CONFIG, GPU, LOGS, REPRODUCERS, "slo.json")
-_SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d+)(?:\.\d+)*")
+# Bounded digits: int() of a 5,000-digit major raises (Python's int max str digits).
+_SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d{1,9})(?:\.\d{1,9})*")
+MAX_JSON_DEPTH = 200
 
 
 def read_bundle(path: str | Path) -> Bundle:
@@ -63,19 +67,49 @@ def read_bundle(path: str | Path) -> Bundle:
 
 
 def _read_dir(root: Path) -> dict[str, bytes]:
+    # The caps of an archive apply to a directory too: a directory is no more trusted (a 1.2 GB
+    # sparse file took 98 s and 2.5 GB of memory before being refused by nothing).
     files: dict[str, bytes] = {}
+    total = 0
     for name in _KNOWN:
         f = root / name
         if f.is_file():
             try:
-                files[name] = f.read_bytes()
+                size = f.stat().st_size
+                if size > MAX_MEMBER_BYTES:
+                    raise BundleError(f"bundle file {f} is larger than the size cap")
+                total += size
+                if total > MAX_TOTAL_BYTES:
+                    raise BundleError(f"bundle {root} is larger than the size cap")
+                with f.open("rb") as fh:
+                    data = fh.read(MAX_MEMBER_BYTES + 1)
             except OSError as exc:
                 raise BundleError(f"cannot read {f}: {exc.strerror or exc}") from None
+            if len(data) > MAX_MEMBER_BYTES:  # grew while being read
+                raise BundleError(f"bundle file {f} is larger than the size cap")
+            files[name] = data
     return files
 
 
 def _read_tar(path: Path) -> dict[str, bytes]:
-    return read_tar_members(path, _bundle_name)
+    # Bundle files from two folders (a.tar.gz holding run1/ and run2/) would be merged into one
+    # bundle that no capture ever made: refused instead.
+    folders: list[str] = []
+
+    def select(parts: list[str]) -> str | None:
+        name = _bundle_name(parts)
+        if name is not None:
+            folder = parts[0] if len(parts) == 2 else "."
+            if folder not in folders:
+                folders.append(folder)
+            if len(folders) > 1:
+                raise BundleError(
+                    f"archive {path.name} holds bundle files in several top-level folders "
+                    f"({', '.join(repr(f) for f in folders)}); pack one bundle per archive"
+                )
+        return name
+
+    return read_tar_members(path, select)
 
 
 def read_tar_members(
@@ -162,17 +196,47 @@ def _text(files: dict[str, bytes], name: str) -> str | None:
         raise BundleError(f"{name} is not UTF-8 text") from None
 
 
+def _loads(text: str, where: str) -> Any:
+    """``json.loads`` for untrusted text: every failure is one :class:`BundleError` line."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BundleError(
+            f"{where} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+        ) from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise BundleError(f"{where} holds a value out of range: {_one_line(exc)[:120]}") from None
+    if json_depth(value) > MAX_JSON_DEPTH:
+        # Loadable but deeper than any bundle file is: later walks over it would recurse.
+        raise BundleError(f"{where} is nested too deeply (more than {MAX_JSON_DEPTH} levels)")
+    return value
+
+
+def json_depth(value: Any) -> int:
+    """Nesting depth of a JSON value, without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            if d <= MAX_JSON_DEPTH:
+                stack.extend((x, d + 1) for x in v if isinstance(x, dict | list))
+    return deepest
+
+
 def _json(files: dict[str, bytes], name: str) -> Any:
     text = _text(files, name)
     if text is None:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BundleError(f"{name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return _loads(text, name)
 
 
-def _jsonl(files: dict[str, bytes], name: str) -> list[Any] | None:
+def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[Any] | None:
     text = _text(files, name)
     if text is None:
         return None
@@ -182,13 +246,17 @@ def _jsonl(files: dict[str, bytes], name: str) -> list[Any] | None:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError as exc:
+            out.append(_loads(line, f"{name} line {i}"))
+        except BundleError:
             if i == len(lines):
                 # The last line has no newline after it: a write that was cut short (a kill
-                # during a recording). Everything before it is intact, so keep that.
+                # during a recording). Everything before it is intact, so keep that, and say
+                # what was dropped (the report lists it under "not checked").
+                cut.append(
+                    NotChecked(what=name, why=f"line {i} cut short (no newline, not JSON); dropped")
+                )
                 break
-            raise BundleError(f"{name} line {i} is not valid JSON ({exc.msg})") from None
+            raise
     return out
 
 
@@ -197,7 +265,7 @@ def check_schema(schema: object) -> None:
         raise BundleError("manifest.json has no schema string; not a kvdoctor bundle")
     m = _SCHEMA_RE.fullmatch(schema)
     if m is None:
-        raise BundleError(f"unknown bundle schema {schema!r}; expected {BUNDLE_SCHEMA}")
+        raise BundleError(f"unknown bundle schema {schema[:60]!r}; expected {BUNDLE_SCHEMA}")
     major = int(m.group(1))
     if major > BUNDLE_MAJOR:
         raise BundleError(
@@ -205,7 +273,7 @@ def check_schema(schema: object) -> None:
             " upgrade kvdoctor to read it"
         )
     if major < 1:
-        raise BundleError(f"unknown bundle schema {schema!r}; expected {BUNDLE_SCHEMA}")
+        raise BundleError(f"unknown bundle schema {schema[:60]!r}; expected {BUNDLE_SCHEMA}")
 
 
 def _model(factory: Callable[[Any], T], data: Any, what: str) -> T:
@@ -232,7 +300,8 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     check_schema(raw_manifest.get("schema"))
     manifest = _model(Manifest.model_validate, raw_manifest, MANIFEST)
 
-    raw_scrapes = _jsonl(files, METRICS)
+    cut: list[NotChecked] = []
+    raw_scrapes = _jsonl(files, METRICS, cut)
     if raw_scrapes is None:
         raise BundleError(f"bundle has no {METRICS}: {source}")
     scrapes = [
@@ -249,7 +318,7 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     model_cfg = _json(files, MODEL_CONFIG)
     if model_cfg is not None and not isinstance(model_cfg, dict):
         raise BundleError(f"{MODEL_CONFIG} is not a JSON object")
-    gpu_raw = _jsonl(files, GPU)
+    gpu_raw = _jsonl(files, GPU, cut)
     gpu = (
         None
         if gpu_raw is None
@@ -258,7 +327,7 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
             for i, g in enumerate(gpu_raw, 1)
         ]
     )
-    repro = _jsonl(files, REPRODUCERS)
+    repro = _jsonl(files, REPRODUCERS, cut)
     if repro is not None and not all(isinstance(r, dict) for r in repro):
         raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
     slo = None
@@ -269,6 +338,18 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
             slo = slo_from_bundle_file(files["slo.json"]) or None
         except KvdoctorError as exc:
             raise BundleError(str(exc)) from None
+    start, end = manifest.started_at, manifest.ended_at
+    if not (math.isfinite(start) and math.isfinite(end)) or end < start:
+        # Impossible times are invalid data: the report shows no window rather than a negative
+        # one, and says why.
+        cut.append(
+            NotChecked(
+                what="capture window",
+                why=f"{MANIFEST} gives an impossible window ({start!r} to {end!r}); not shown",
+            )
+        )
+    if cut:
+        manifest = manifest.model_copy(update={"not_checked": [*manifest.not_checked, *cut]})
     return Bundle(
         manifest=manifest,
         scrapes=scrapes,

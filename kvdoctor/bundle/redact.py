@@ -1,8 +1,12 @@
 """Keep secrets (always) and identifying details (with ``--redact``) out of a bundle.
 
-Always: header values given with ``--header`` (and the token inside ``Bearer …``), and the
-values of API-key/token arguments in logs, are replaced by ``<secret>`` wherever they appear.
-With ``--redact``: host names, IPv4 addresses and local filesystem paths are replaced by stable
+Always: header values given with ``--header`` (the token inside ``Bearer …``, and for ``Basic …``
+the decoded ``user:password`` and password too), the values of key-ish arguments in logs
+(``api_key=…``, ``'hf_token': …``, ``--api-key sk-…``, ``--hf-token=hf_…``) and tokens that
+look like keys by their shape (``sk-…``, ``hf_…``, ``Bearer …``) are replaced by ``<secret>``
+wherever they appear. With ``--redact``: host names (the known ones, and any dotted name under a
+common or internal top-level domain), IPv4 and IPv6 addresses and absolute filesystem paths
+(any root except the server's own URL paths such as ``/v1/…``) are replaced by stable
 placeholders (``host-1``, ``ip-1``, ``<path-1>``): the same value always gets the same
 placeholder within a bundle, so the data still lines up. Placeholders contain no quote or
 backslash, so redacted exposition text still parses.
@@ -10,7 +14,10 @@ backslash, so redacted exposition text still parses.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
+import ipaddress
 import re
 import socket
 from collections.abc import Iterable
@@ -29,11 +36,50 @@ _PATH = re.compile(
     r"|nfs|var|media|shared|gpfs|lustre|fsx|efs|nvme|cache|checkpoints|weights|etc|usr))"
     r"(?:/[^\s\"'`,;:()\[\]{}<>|]*)+"
 )
+# Any other absolute path of two or more parts (/raid/models, /dev/shm/x): a fixed list of roots
+# always misses the site's own. The server's HTTP routes are not local paths and stay.
+_ANY_PATH = re.compile(
+    r"(?<![\w:/.<~-])/(?!(?:v1|v2|api|metrics|health|version|tokenize|detokenize|invocations"
+    r"|ping|docs|openapi\.json|pooling|score|rerank|classify|load|sleep|wake_up|is_sleeping"
+    r"|reset_prefix_cache|server_info|collective_rpc)(?![\w.-]))"
+    r"[A-Za-z0-9._+-]+(?:/[^\s\"'`,;:()\[\]{}<>|]*)+"
+)
+# Dotted names under a top-level domain that names hosts (public, or the usual internal ones):
+# "gpu-node-17.corp.example.com", "vllm-0.vllm.default.svc.cluster.local". File names
+# ("config.json", "worker.py") and Python modules ("vllm.engine") have no such suffix.
+_TLDS = (
+    "com|net|org|io|ai|dev|cloud|app|tech|site|xyz|info|biz|co|edu|gov|mil|int|eu|us|uk|de|fr"
+    "|nl|be|at|ch|se|no|fi|dk|pl|es|it|pt|ie|jp|cn|kr|tw|hk|sg|in|au|nz|ca|br|ru|il|za"
+    "|internal|local|localdomain|lan|corp|intra|intranet|priv|private|home|svc|cluster|example"
+    "|test|invalid"
+)
+_FQDN = re.compile(
+    r"(?<![\w.@/-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
+    rf"(?:{_TLDS})(?![\w-]|\.[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# Candidates only; ipaddress decides (a time such as 12:34:56 is not an address).
+_IPV6 = re.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
 _URL_HOST = re.compile(r"(?<=://)(?:[^/@\s\"']*@)?([A-Za-z0-9][A-Za-z0-9.-]*)")
+_KEYISH = (
+    r"(?:api[_-]?keys?|hf[_-]?token|hugging[_-]?face[_-]?token|(?:access|auth|api|bearer)[_-]?token"
+    r"|secret(?:[_-]?key)?|password|passwd)"
+)
 _API_ARG = re.compile(
-    r"""(['"]?(?:api[_-]?key|hf[_-]?token|api[_-]?keys)['"]?\s*[:=]\s*)"""
+    rf"""(['"]?(?<![A-Za-z0-9]){_KEYISH}['"]?\s*[:=]\s*)"""
     r"""(\[[^\]]*\]|'[^']*'|"[^"]*"|[^\s,}]+)""",
     re.IGNORECASE,
+)
+# The command-line form with a space: "--api-key sk-…", "--hf-token hf_…", "--token …".
+_FLAG_ARG = re.compile(
+    rf"""((?<![\w-])--(?:{_KEYISH}|token)\s+)(?!-)('[^']*'|"[^"]*"|\S+)""", re.IGNORECASE
+)
+# Tokens recognisable by their shape wherever they stand (OpenAI-style, Hugging Face, GitHub,
+# and the credential after an HTTP auth scheme).
+_TOKEN_SHAPE = re.compile(
+    r"(?<![\w-])(?:sk-[A-Za-z0-9_-]{12,}|hf_[A-Za-z0-9]{12,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,})"
+    r"|(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}|(?<=Basic )[A-Za-z0-9+/=]{8,}"
 )
 _KEEP_IPS = {"127.0.0.1", "0.0.0.0"}
 _KEEP_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
@@ -49,8 +95,14 @@ class Redactor:
             if len(s) >= 4:
                 values.add(s)
             scheme, _, token = s.partition(" ")
+            token = token.strip()
             if token and scheme.lower() in ("bearer", "basic", "token") and len(token) >= 4:
-                values.add(token.strip())
+                values.add(token)
+            if token and scheme.lower() == "basic":
+                # A server or proxy may echo the decoded pair ("user:password") or the password.
+                with contextlib.suppress(binascii.Error, UnicodeDecodeError, ValueError):
+                    pair = base64.b64decode(token, validate=True).decode("utf-8")
+                    values.update(v for v in (pair, pair.partition(":")[2]) if len(v) >= 4)
         # Longest first, so a token inside a longer header value is replaced as a whole.
         self._secrets = sorted(values, key=len, reverse=True)
         self.redact = redact
@@ -82,9 +134,13 @@ class Redactor:
             if secret in s:
                 s = s.replace(secret, SECRET)
         s = _API_ARG.sub(lambda m: m.group(1) + repr(SECRET), s)
+        s = _FLAG_ARG.sub(lambda m: m.group(1) + SECRET, s)
+        s = _TOKEN_SHAPE.sub(SECRET, s)
         if not self.redact:
             return s
         s = _PATH.sub(lambda m: self._placeholder("path", m.group(0)), s)
+        s = _ANY_PATH.sub(lambda m: self._placeholder("path", m.group(0)), s)
+        s = _IPV6.sub(self._ip6, s)
         for host in self._hosts:
             if host in s:
                 s = re.sub(
@@ -93,7 +149,22 @@ class Redactor:
                     s,
                 )
         s = _URL_HOST.sub(self._url_host, s)
+        s = _FQDN.sub(self._fqdn, s)
         return _IPV4.sub(self._ip, s)
+
+    def _fqdn(self, m: re.Match[str]) -> str:
+        host = m.group(0)
+        return host if host.lower() in _KEEP_HOSTS else self._placeholder("host", host)
+
+    def _ip6(self, m: re.Match[str]) -> str:
+        text = m.group(0)
+        try:
+            addr = ipaddress.IPv6Address(text)
+        except ValueError:
+            return text
+        if addr.is_loopback or addr.is_unspecified:
+            return text
+        return self._placeholder("ip", text)
 
     def _url_host(self, m: re.Match[str]) -> str:
         host = m.group(1)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.urlauth import url_credentials
 
 if TYPE_CHECKING:
     from kvdoctor.capture import CaptureOptions
@@ -213,6 +214,7 @@ def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOpt
     for h in params.get("headers") or ():
         name, value = parse_header(h)
         headers[name] = value
+    endpoint, headers = url_credentials(endpoint, headers, "--endpoint")
     window = parse_duration(params.get("window", 60.0))
     interval = parse_duration(params.get("interval", 2.0))
     if interval > window:

@@ -149,6 +149,11 @@ def diagnose(
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
+    if output is not None:
+        from kvdoctor.report.output import check_output
+
+        # Before any capture: a bad -o found after the window would lose the window.
+        check_output(output, inputs=[bundle_path, save_bundle])
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
@@ -210,10 +215,27 @@ def diagnose(
 
     report = diagnosis.report
     text = render_json(report) if fmt == "json" else render_markdown(report, diagnosis.context)
-    return _emit(report, text, output, fail_on)
+    return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
 
 
-def _emit(report: Any, text: str, output: Path | None, fail_on: str | None) -> int:
+def _unknown_why(report: Any, signals: Any) -> str:
+    """Why nothing could be diagnosed: the metrics' own failure first, not any not-checked line
+    (the first of those is often an unrelated one, such as NVML being unavailable)."""
+    ok = signals.values.get("scrapes_ok")
+    if ok is not None and ok.value == 0:
+        failed = signals.values.get("scrapes_failed")
+        first = failed.provenance.partition("(first: ")[2][:-1] if failed is not None else ""
+        return "no scrape of /metrics succeeded" + (f" (first: {first})" if first else "")
+    for wanted in ("impossible metric values", "KV cache usage"):
+        for entry in report.not_checked:
+            if entry.what == wanted:
+                return f"{entry.what}: {entry.why}"
+    return report.not_checked[0].why if report.not_checked else "no usable signal"
+
+
+def _emit(
+    report: Any, text: str, output: Path | None, fail_on: str | None, why: str | None = None
+) -> int:
     """Write the rendered report (atomically with -o) and turn the report into an exit code."""
     from kvdoctor.report.output import write_atomic
 
@@ -224,7 +246,8 @@ def _emit(report: Any, text: str, output: Path | None, fail_on: str | None) -> i
         click.echo(text, nl=False)
     code = exit_code_for(report, fail_on)
     if report.verdict == "unknown" and code == 0:
-        why = report.not_checked[0].why if report.not_checked else "no usable signal"
+        if why is None:
+            why = report.not_checked[0].why if report.not_checked else "no usable signal"
         click.echo(f"kvdoctor: nothing could be diagnosed: {why}", err=True)
         return 2
     return code

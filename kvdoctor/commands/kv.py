@@ -290,14 +290,17 @@ def _plan_rows(p: dict[str, Any]) -> list[list[str]]:
 
 
 def render_markdown(r: dict[str, Any]) -> str:
-    """The result as Markdown tables (pipes in cells escaped)."""
+    """The result as Markdown tables; every cell escaped (a model config is untrusted text: a
+    ``model_type`` of ``<img onerror=…>`` must not render in a ticket)."""
+    from kvdoctor.report.escape import escape_md
+
     out: list[str] = []
     for title, headers, rows in _sections(r):
         out.append(f"### {title}\n")
         out.append("| " + " | ".join(headers) + " |")
         out.append("|" + "---|" * len(headers))
         for row in rows:
-            out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+            out.append("| " + " | ".join(str(escape_md(cell, None)) for cell in row) + " |")
         out.append("")
     return "\n".join(out)
 

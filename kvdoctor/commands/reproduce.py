@@ -54,6 +54,7 @@ def reproduce(
 ) -> int:
     """Run one reproducer experiment (prefix-probe, ttft-split, itl-context, capacity-ramp,
     memory-headroom, quant-canary). Exit 1 when it confirms its hypothesis, else 0."""
+    from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import (
         ReproContext,
         check_allowed,
@@ -61,11 +62,17 @@ def reproduce(
         get_experiment,
         run_experiment,
     )
+    from kvdoctor.urlauth import url_credentials
 
     exp = get_experiment(name)
+    sent = dict(parse_header(h) for h in headers)
+    if endpoint:
+        # The same rule as diagnose: user:password@ becomes a header, so the endpoint that goes
+        # into records, messages and --save-bundle holds no credential.
+        endpoint, sent = url_credentials(endpoint, sent, "--endpoint")
     ctx = ReproContext(
         endpoint=endpoint or "",
-        headers=dict(parse_header(h) for h in headers),
+        headers=sent,
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
         shared_prefix_tokens=shared_prefix_tokens,
@@ -97,7 +104,13 @@ def reproduce(
     warning = cpu_share_warning(endpoint)
     if warning:
         click.echo(f"kvdoctor: warning: {warning}", err=True)
-    record = run_experiment(name, ctx)
+    # Error texts quote server answers, which may echo the credential.
+    scrub = Redactor(secrets=sent.values())
+    try:
+        record = run_experiment(name, ctx)
+    except KvdoctorError as exc:
+        raise KvdoctorError(scrub.text(str(exc))) from None
+    record = type(record).model_validate(scrub.data(record.model_dump()))
     if save_bundle is not None:
         _save(save_bundle, endpoint, record.model_dump(mode="json", by_alias=True))
     data = record.model_dump(mode="json", by_alias=True)

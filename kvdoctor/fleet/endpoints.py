@@ -63,9 +63,20 @@ def endpoint_names(urls: Sequence[str], redact: bool) -> list[str]:
     names: list[str] = []
     for i, url in enumerate(urls, 1):
         parts = urlsplit(url)
-        name = f"replica-{i}" if redact else parts.netloc + parts.path.rstrip("/")
+        # Never the netloc: it holds user:password@ when the URL carries credentials, and a
+        # replica's name goes into the report, fleet.json and every series' engine label.
+        try:
+            host = parts.hostname or ""
+            port = parts.port
+        except ValueError:
+            raise KvdoctorError(f"--endpoint #{i}: not a valid URL (check the port)") from None
+        if ":" in host:
+            host = f"[{host}]"
+        if port is not None:
+            host += f":{port}"
+        name = f"replica-{i}" if redact else host + parts.path.rstrip("/")
         if name in names:
-            raise KvdoctorError(f"--endpoint {url} is given twice")
+            raise KvdoctorError(f"--endpoint {name} is given twice")
         names.append(name)
     return names
 

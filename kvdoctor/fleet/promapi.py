@@ -89,12 +89,20 @@ class PromClient:
         timeout_s: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        from kvdoctor.bundle.redact import Redactor
+        from kvdoctor.urlauth import url_credentials
+
         url = base_url.strip().rstrip("/")
         if not re.match(r"^https?://[^/\s]+", url):
-            raise KvdoctorError(f"--prometheus: {base_url!r} is not an http(s) URL")
-        self.base_url = url
+            # Not echoed: a mistyped URL can still hold a password.
+            raise KvdoctorError("--prometheus: not an http(s) URL, e.g. http://prometheus:9090")
+        # user:password@ becomes a Basic header (one rule with --endpoint), so base_url, which
+        # every message below names, never holds a credential.
+        url, sent = url_credentials(url, headers or {}, "--prometheus")
+        self.base_url = url.rstrip("/")
+        self._scrub = Redactor(secrets=sent.values())
         self._client = httpx.Client(
-            headers=headers or {}, timeout=timeout_s, transport=transport, follow_redirects=True
+            headers=sent, timeout=timeout_s, transport=transport, follow_redirects=True
         )
 
     def close(self) -> None:
@@ -150,7 +158,7 @@ class PromClient:
                 f"Prometheus at {self.base_url} did not answer {endpoint} in time"
             ) from None
         except httpx.HTTPError as exc:
-            reason = _one_line(str(exc)) or type(exc).__name__
+            reason = _one_line(self._scrub.text(str(exc))) or type(exc).__name__
             raise PrometheusError(f"cannot reach Prometheus at {self.base_url}: {reason}") from None
         raw = b"".join(chunks)
         try:
@@ -163,8 +171,9 @@ class PromClient:
                 "JSON: is this the Prometheus server URL?"
             )
         if body.get("status") != "success":
-            kind = _one_line(str(body.get("errorType", "error")))
-            msg = _one_line(str(body.get("error", "no message")))
+            # A proxy in front of Prometheus can echo the request, credential included.
+            kind = _one_line(self._scrub.text(str(body.get("errorType", "error"))))
+            msg = _one_line(self._scrub.text(str(body.get("error", "no message"))))
             raise PrometheusError(f"Prometheus {endpoint} failed ({kind}): {msg}")
         return RawAnswer(endpoint, params, body)
 

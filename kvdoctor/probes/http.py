@@ -70,6 +70,10 @@ def describe_error(exc: BaseException, timeout: float) -> str:
         if "name or service not known" in low or "nodename nor servname" in low or "resolve" in low:
             return "cannot resolve the host name"
         return f"cannot connect: {_clip(text) or type(exc).__name__}"
+    if isinstance(exc, httpx.ReadError | httpx.WriteError) and (
+        "reset" in low or "broken pipe" in low
+    ):
+        return "the server reset the connection"
     if isinstance(exc, httpx.RemoteProtocolError):
         return "the server closed the connection without a valid HTTP answer"
     if isinstance(exc, httpx.UnsupportedProtocol):
@@ -96,12 +100,24 @@ def fetch(
     url: str,
     timeout: float = 5.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    deadline: float | None = None,
 ) -> Fetched:
-    """GET ``url``; never raises for network or server trouble."""
+    """GET ``url``; never raises for network or server trouble.
+
+    ``deadline`` (``time.monotonic()`` time) bounds the whole request, dripping bodies
+    included: a capture passes the end of its window, so a hanging server cannot stretch it.
+    """
     path = urlsplit(url).path or "/"
-    deadline = time.monotonic() + timeout * 2
+    now = time.monotonic()
+    cut_off = now + timeout * 2
+    if deadline is not None:
+        left = deadline - now
+        if left <= 0:
+            return Fetched(url, error=f"no time left in the capture window for {path}")
+        timeout = min(timeout, left)
+        cut_off = min(cut_off, deadline)
     try:
-        with client.stream("GET", url) as resp:
+        with client.stream("GET", url, timeout=httpx.Timeout(timeout)) as resp:
             ctype = resp.headers.get("content-type", "")
             if resp.status_code != 200:
                 return Fetched(
@@ -124,11 +140,12 @@ def fetch(
                         ),
                         content_type=ctype,
                     )
-                if time.monotonic() > deadline:
+                if time.monotonic() > cut_off:
                     return Fetched(
                         url,
                         status=resp.status_code,
-                        error=f"answer from {path} still arriving after {timeout * 2:g}s; cut off",
+                        error=f"answer from {path} still arriving after "
+                        f"{cut_off - now:.3g}s; cut off",
                         content_type=ctype,
                     )
                 chunks.append(chunk)

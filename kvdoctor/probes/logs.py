@@ -8,6 +8,7 @@ marker line says how much. Stdin is read on a background thread during the captu
 
 from __future__ import annotations
 
+import codecs
 import sys
 import threading
 from collections import deque
@@ -71,6 +72,15 @@ def read_capped(stream: TextIO, limit: int = MAX_LOG_CHARS) -> str:
     return buf.text()
 
 
+def _valid_utf8(text: str) -> str:
+    """``text`` with lone surrogates (bytes a text stream smuggled in) as U+FFFD."""
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # surrogates that stand for no byte
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
+
+
 class LogSource:
     """Logs from a file (read at the end of the window) or stdin (read while capturing)."""
 
@@ -91,11 +101,24 @@ class LogSource:
 
     def _pump(self) -> None:
         assert self._stdin is not None
+        # Bytes, decoded here with replacement: a log is not guaranteed UTF-8 (a binary blob, a
+        # latin-1 line), and the text layer of stdin would either raise mid-window or pass
+        # surrogates that no UTF-8 file can hold. One bad byte costs one character, not the run.
+        raw = getattr(self._stdin, "buffer", None)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             while True:
-                chunk = self._stdin.read(1 << 16)
-                if not chunk:
-                    return
+                if raw is not None:
+                    data = raw.read1(1 << 16) if hasattr(raw, "read1") else raw.read(1 << 16)
+                    chunk = decoder.decode(data, final=not data)
+                    if not data:
+                        with self._lock:
+                            self._buf.add(chunk)
+                        return
+                else:
+                    chunk = self._stdin.read(1 << 16)
+                    if not chunk:
+                        return
                 with self._lock:
                     self._buf.add(chunk)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -111,7 +134,7 @@ class LogSource:
             if self._error:
                 return None, NotChecked(what="logs", why=self._error)
             with self._lock:
-                return self._buf.text(), None
+                return _valid_utf8(self._buf.text()), None
         path = Path(self.spec).expanduser()
         try:
             with path.open("r", encoding="utf-8", errors="replace") as fh:

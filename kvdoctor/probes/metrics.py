@@ -31,10 +31,13 @@ def scrape_metrics(
     timeout: float = 5.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
     clock: Callable[[], float] = time.time,
+    deadline: float | None = None,
 ) -> Scrape:
     """Scrape ``endpoint``/metrics once; a failure becomes a scrape with ``error`` set."""
     t = clock()
-    got = fetch(client, join(endpoint, "/metrics"), timeout=timeout, max_bytes=max_bytes)
+    got = fetch(
+        client, join(endpoint, "/metrics"), timeout=timeout, max_bytes=max_bytes, deadline=deadline
+    )
     if got.error is not None or got.text is None:
         return Scrape(t=t, status=got.status, error=got.error or "empty answer")
     why = check_payload(got.text)

@@ -14,28 +14,44 @@ from kvdoctor.probes.http import fetch, join
 _MAX_BYTES = 4 * 1024 * 1024
 
 
-def _json_body(client: httpx.Client, url: str, timeout: float) -> tuple[Any, str | None]:
-    got = fetch(client, url, timeout=timeout, max_bytes=_MAX_BYTES)
+def _json_body(
+    client: httpx.Client, url: str, timeout: float, deadline: float | None
+) -> tuple[Any, str | None]:
+    from kvdoctor.bundle.reader import MAX_JSON_DEPTH, json_depth
+
+    got = fetch(client, url, timeout=timeout, max_bytes=_MAX_BYTES, deadline=deadline)
     if got.error is not None or got.text is None:
         return None, got.error or "empty answer"
     try:
-        return json.loads(got.text), None
-    except json.JSONDecodeError:
+        value = json.loads(got.text)
+    except RecursionError:
+        return None, "answer is JSON nested too deeply"
+    except ValueError:  # not JSON, or a number of thousands of digits
         return None, "answer is not JSON"
+    if json_depth(value) > MAX_JSON_DEPTH:
+        # The bundle reader would refuse it: keeping it would make the saved bundle unreadable.
+        return None, "answer is JSON nested too deeply"
+    return value, None
 
 
 def probe_server(
-    client: httpx.Client, endpoint: str, timeout: float = 5.0
+    client: httpx.Client, endpoint: str, timeout: float = 5.0, deadline: float | None = None
 ) -> tuple[ServerInfo | None, list[NotChecked]]:
     """Server facts, and what could not be read (never raises)."""
     missing: list[NotChecked] = []
-    version, err = _json_body(client, join(endpoint, "/version"), timeout)
+    version, err = _json_body(client, join(endpoint, "/version"), timeout, deadline)
     if err:
         missing.append(NotChecked(what="server /version", why=err))
-    models, err = _json_body(client, join(endpoint, "/v1/models"), timeout)
+    models, err = _json_body(client, join(endpoint, "/v1/models"), timeout, deadline)
     if err:
         missing.append(NotChecked(what="server /v1/models", why=err))
-    health_got = fetch(client, join(endpoint, "/health"), timeout=timeout, max_bytes=_MAX_BYTES)
+    health_got = fetch(
+        client,
+        join(endpoint, "/health"),
+        timeout=timeout,
+        max_bytes=_MAX_BYTES,
+        deadline=deadline,
+    )
     health = health_got.status
     if health is None:
         missing.append(NotChecked(what="server /health", why=health_got.error or "no answer"))

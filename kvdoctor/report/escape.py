@@ -24,6 +24,9 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 # C0/C1 controls other than tab break terminals and some renderers; they carry no meaning here.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _WHITESPACE_RUN = re.compile(r"[\t\r\n\u2028\u2029]+")
+# Bidirectional controls (right-to-left override and friends) make a cell display other text
+# than it holds ("Trojan Source"): shown as their code point instead, so the trick is visible.
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 DEFAULT_MAX_LEN = 300
 
@@ -31,6 +34,7 @@ DEFAULT_MAX_LEN = 300
 def _one_line(text: str, max_len: int | None) -> str:
     text = _WHITESPACE_RUN.sub(" ", text)
     text = _CONTROL.sub("", text)
+    text = _BIDI.sub(lambda m: f"U+{ord(m.group(0)):04X}", text)
     if max_len is not None and len(text) > max_len:
         # Cut before escaping so an escape sequence or entity is never split in half.
         text = text[: max_len - 1] + "…"

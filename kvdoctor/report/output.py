@@ -4,10 +4,46 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from kvdoctor.errors import KvdoctorError
+
+
+def check_output(path: str | Path, *, inputs: Sequence[Path | None] = ()) -> Path:
+    """Refuse an ``-o`` target that would destroy data or that cannot be written.
+
+    Called before any capture (a missing directory found after a ten-minute window loses the
+    window) and again by :func:`write_atomic`. ``inputs`` are files the run reads or writes
+    besides the report (``--bundle``, ``--save-bundle``): writing the report over one of them
+    would replace a bundle with Markdown. Returns the path to write: a symlink to a regular
+    file is followed, so the link survives and its target gets the report.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise KvdoctorError(f"cannot write report to {target}: it is a directory")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise KvdoctorError(f"cannot write report to {target}: no directory {directory}")
+    if os.path.lexists(target):
+        real = target.resolve()
+        if real.exists() and not stat.S_ISREG(real.stat().st_mode):
+            # os.replace would swap a device (as root, even /dev/null) for a regular file.
+            raise KvdoctorError(
+                f"cannot write report to {target}: not a regular file (a device, pipe or socket);"
+                " omit -o to print the report"
+            )
+        target = real
+    resolved = target.resolve()
+    for other in inputs:
+        if other is None:
+            continue
+        o = Path(other).resolve()
+        if resolved == o:
+            raise KvdoctorError(f"-o {path} is the bundle {other}: choose another report file")
+    return target
 
 
 def write_atomic(path: str | Path, text: str) -> Path:
@@ -16,12 +52,16 @@ def write_atomic(path: str | Path, text: str) -> Path:
     ``os.replace`` within one directory is atomic on POSIX and Windows, so ``path`` holds either
     the old content or the whole new report, even if kvdoctor is killed mid-write.
     """
-    target = Path(path)
+    target = check_output(path)
     directory = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise KvdoctorError(f"cannot write report to {target}: it is a directory")
-    if not directory.is_dir():
-        raise KvdoctorError(f"cannot write report to {target}: no directory {directory}")
+    try:
+        # Replacing a file keeps its mode (a 0600 report stays private); a new one gets the
+        # umask's default, like any file the user writes.
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -31,10 +71,7 @@ def write_atomic(path: str | Path, text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        # mkstemp creates 0600; a report is meant to be shared like any file the user writes.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError):

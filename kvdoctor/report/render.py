@@ -345,6 +345,8 @@ def build_view(report: Report, ctx: RenderContext) -> dict[str, Any]:
         if ctx.started_at is not None and ctx.ended_at is not None
         else None
     )
+    if window_s is not None and not (math.isfinite(window_s) and window_s >= 0):
+        window_s = None  # an impossible manifest window (the not-checked list says so)
     return {
         "report": report,
         "sig": sig,

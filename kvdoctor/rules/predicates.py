@@ -34,7 +34,15 @@ class SignalView:
     def value(self, name: str) -> Scalar:
         if name in DERIVED:
             if name not in self._derived:
-                self._derived[name] = DERIVED[name].fn(self)
+                try:
+                    v = DERIVED[name].fn(self)
+                except (OverflowError, ZeroDivisionError, ValueError):
+                    # A hostile or corrupt bundle (a gauge of 1e308) makes products overflow;
+                    # such a value is no evidence, not a crash.
+                    v = None
+                if isinstance(v, float) and not math.isfinite(v):
+                    v = None
+                self._derived[name] = v
             return self._derived[name]
         return self.raw(name)
 

@@ -62,6 +62,7 @@ def compute_signals(bundle: Bundle) -> SignalSet:
     """All catalog signals for ``bundle`` (unavailable ones are ``None`` with a reason)."""
     obs = observe(bundle)
     out = _Out()
+    out.ss.impossible = dict(sorted(obs.impossible.items()))
     _window(out, obs, bundle)
     _kv_and_requests(out, obs)
     _prefix(out, obs)

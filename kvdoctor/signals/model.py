@@ -31,6 +31,8 @@ class SignalSet:
     series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     # Per-engine / per-model scalar values when the endpoint serves several (label -> name -> v).
     per_engine: dict[str, dict[str, Scalar]] = field(default_factory=dict)
+    # Samples left out as impossible values (metric name -> count); the report lists them.
+    impossible: dict[str, int] = field(default_factory=dict)
 
     def get(self, name: str) -> Scalar:
         sv = self.values.get(name)

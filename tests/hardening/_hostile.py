@@ -1,0 +1,192 @@
+"""Hostile servers on loopback for the hardening tests: they echo every credential they get.
+
+A stand-in for vLLM (and one for Prometheus) that copies the request's ``Authorization`` header,
+its decoded Basic pair and its query string into every answer: /metrics (as a comment line),
+/version, /v1/models, error bodies. Whatever kvdoctor writes afterwards must not contain them.
+These are pure-logic fakes for the redaction paths, not vLLM behaviour; vLLM behaviour is
+tested against the real lab.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-0.32"
+
+
+@dataclass
+class Echo:
+    """What the server was sent (so a test can prove the credential did reach it)."""
+
+    authorizations: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    model_root: str = "kvdoctor-tiny-llama"
+    # "echo" answers at once; "hang" never answers; "drip" sends headers, then a byte a second.
+    mode: str = "echo"
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def _echo_of(handler: BaseHTTPRequestHandler) -> str:
+    auth = handler.headers.get("Authorization", "")
+    parts = [auth]
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            pair = base64.b64decode(token).decode("utf-8")
+        except ValueError:
+            pair = ""
+        parts += [pair, pair.partition(":")[2]]
+    parts.append(handler.path)
+    return " ".join(p for p in parts if p)
+
+
+def _vllm_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
+    metrics = (DATA / "metrics-idle.txt").read_text(encoding="utf-8")
+    models = json.loads((DATA / "models.json").read_text(encoding="utf-8"))
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+        def _send(self, code: int, body: str, ctype: str) -> None:
+            raw = body.encode("utf-8")
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def _any(self) -> None:
+            echo.authorizations.append(self.headers.get("Authorization", ""))
+            echo.paths.append(self.path)
+            if echo.mode == "hang":
+                echo.stop.wait(60)
+                return
+            if echo.mode == "drip":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(1 << 20))
+                self.end_headers()
+                try:
+                    while not echo.stop.wait(1.0):
+                        self.wfile.write(b"#")
+                        self.wfile.flush()
+                except OSError:
+                    return  # the client hung up, as it should
+                return
+            said = _echo_of(self)
+            path = self.path.split("?", 1)[0]
+            if path == "/metrics":
+                self._send(200, f"# echo {said}\n{metrics}", "text/plain; version=0.0.4")
+            elif path == "/version":
+                self._send(200, json.dumps({"version": "0.32.0", "echo": said}), "application/json")
+            elif path == "/v1/models":
+                body = json.loads(json.dumps(models))
+                body["data"][0]["root"] = echo.model_root
+                body["data"][0]["owned_by"] = said
+                self._send(200, json.dumps(body), "application/json")
+            elif path == "/health":
+                self._send(200, "", "text/plain")
+            else:
+                self._send(404, json.dumps({"detail": f"Not Found: {said}"}), "application/json")
+
+        def do_GET(self) -> None:
+            self._any()
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(length)
+            self._any()
+
+    return Handler
+
+
+def _prom_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(length)
+            echo.authorizations.append(self.headers.get("Authorization", ""))
+            body = json.dumps(
+                {"status": "error", "errorType": "bad_data", "error": f"echo {_echo_of(self)}"}
+            ).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+@contextmanager
+def serve(kind: str = "vllm", echo: Echo | None = None) -> Iterator[tuple[str, Echo]]:
+    """``http://127.0.0.1:PORT`` of a hostile server (port chosen free by the OS)."""
+    echo = echo or Echo()
+    handler = _vllm_handler(echo) if kind == "vllm" else _prom_handler(echo)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}", echo
+    finally:
+        echo.stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class Run:
+    rc: int
+    stdout: str
+    stderr: str
+
+
+def kvdoctor(args: Sequence[str], cwd: Path, stdin: bytes | None = None) -> Run:
+    """Run the CLI as a user would (a separate process: stdout and stderr as written)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kvdoctor", *args],
+        cwd=cwd,
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return Run(
+        proc.returncode,
+        proc.stdout.decode("utf-8", errors="replace"),
+        proc.stderr.decode("utf-8", errors="replace"),
+    )
+
+
+def written_texts(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (tar.gz bundles unpacked) as text, keyed by its path."""
+    import tarfile
+
+    out: dict[str, str] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if path.name.endswith(".tar.gz"):
+            with tarfile.open(path, "r:gz") as tar:
+                for member in tar.getmembers():
+                    f = tar.extractfile(member)
+                    if f is not None:
+                        out[f"{path}!{member.name}"] = f.read().decode("utf-8", errors="replace")
+        out[str(path)] = path.read_bytes().decode("utf-8", errors="replace")
+    return out
