@@ -47,12 +47,26 @@ _KINDS = {"counter": "counter", "gauge": "gauge", "histogram": "histogram", "sum
 _COMMON_LABELS = {"model_name", "engine"}
 
 
+# The V0 engine's metrics module: still in the tree (dead code in 0.11) after V1 took over.
+_V0_ENGINE = "vllm/engine/"
+
+
 @dataclass
 class Metric:
     kind: str
     labels: set[str] = field(default_factory=set)
-    hidden: bool = True  # True until one definition is seen outside a show_hidden_metrics branch
-    files: set[str] = field(default_factory=set)
+    # file -> defined there only under show_hidden_metrics
+    defs: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def v0_only(self) -> bool:
+        return all(f.startswith(_V0_ENGINE) for f in self.defs)
+
+    @property
+    def hidden(self) -> bool:
+        """Hidden on the V1 engine: every V1 definition sits under show_hidden_metrics."""
+        v1 = [h for f, h in self.defs.items() if not f.startswith(_V0_ENGINE)]
+        return bool(v1) and all(v1)
 
 
 def _kind_of(func: ast.expr) -> str | None:
@@ -113,11 +127,14 @@ def _const_names(tree: ast.Module) -> dict[str, str]:
             if isinstance(stmt, ast.Assign | ast.AnnAssign):
                 value = stmt.value
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    if _NAME_RE.fullmatch(value.value):
-                        for t in targets:
-                            if isinstance(t, ast.Name):
-                                out[prefix + t.id] = value.value
+                if (
+                    isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                    and _NAME_RE.fullmatch(value.value)
+                ):
+                    for t in targets:
+                        if isinstance(t, ast.Name):
+                            out[prefix + t.id] = value.value
     return out
 
 
@@ -135,8 +152,8 @@ class _Visitor(ast.NodeVisitor):
         if m.kind == "unknown" and kind != "unknown":
             m.kind = kind
         m.labels |= (labels or set()) - _COMMON_LABELS
-        m.hidden = m.hidden and self.hidden_depth > 0
-        m.files.add(self.rel)
+        gated = self.hidden_depth > 0
+        m.defs[self.rel] = m.defs.get(self.rel, gated) and gated
 
     def _resolve(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -263,9 +280,12 @@ def read_source(source: Path, version: str | None) -> tuple[str, dict[str, objec
         visitor.consts = _const_names(tree)
         visitor.visit(tree)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if _NAME_RE.fullmatch(node.value):
-                    literals.add(node.value)
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and _NAME_RE.fullmatch(node.value)
+            ):
+                literals.add(node.value)
         if rel.endswith("config/cache.py") or rel == "vllm/config.py":
             cache_fields = cache_fields or _cache_config_fields(tree)
     entries: dict[str, object] = {}
@@ -276,7 +296,9 @@ def read_source(source: Path, version: str | None) -> tuple[str, dict[str, objec
             entry["labels"] = sorted(m.labels)
         if m.hidden:
             entry["hidden"] = True
-        entry["files"] = sorted(m.files)
+        if m.v0_only:
+            entry["v0_engine_only"] = True
+        entry["files"] = sorted(m.defs)
         entries[name] = entry
     if cache_fields:
         entries["vllm:cache_config_info"] = {
@@ -329,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         "# vLLM Prometheus metric names per release, read from each release's source by\n"
         "# scripts/vllm-metric-names.py. Do not edit by hand: regenerate.\n"
         "# Names are as defined (counters get _total on the wire); hidden: only with\n"
-        "# --show-hidden-metrics-for-version (deprecated, removed in the next minor).\n"
+        "# --show-hidden-metrics-for-version (deprecated, removed in the next minor);\n"
+        "# v0_engine_only: defined only by the V0 engine (vllm/engine/), not exported by V1.\n"
     )
     args.out.write_text(header + yaml.safe_dump(doc, sort_keys=False, width=100), "utf-8")
     return 0
