@@ -113,6 +113,6 @@ def claimed_in(name: str, version: str) -> bool:
 
 
 def first_release(name: str) -> str:
-    """"vLLM X+" text for a reason line ("absent: needs vLLM 0.24+")."""
+    """ "vLLM X+" text for a reason line ("absent: needs vLLM 0.24+")."""
     since = READS.get(name, (None, None))[0]
     return f"vLLM {since}+" if since else "vLLM"

@@ -247,8 +247,10 @@ def _version_of(source: Path, texts: dict[str, str]) -> str | None:
     if m:
         return m.group(1)
     for rel in ("vllm/_version.py", "vllm/version.py"):
-        m = re.search(r"""(?:__version__|version)\s*(?::\s*str)?\s*=\s*['"]v?(\d[^'"+]*)""",
-                      texts.get(rel, ""))
+        m = re.search(
+            r"""(?:__version__|version)\s*(?::\s*str)?\s*=\s*['"]v?(\d[^'"+]*)""",
+            texts.get(rel, ""),
+        )
         if m:
             return m.group(1)
     return None

@@ -84,16 +84,25 @@ def test_generator_reads_a_source_tree(tmp_path: Path) -> None:
     )
     out = tmp_path / "table.yaml"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "vllm-metric-names.py"), "--out", str(out),
-         str(tmp_path / "vllm-9.9.9")],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "vllm-metric-names.py"),
+            "--out",
+            str(out),
+            str(tmp_path / "vllm-9.9.9"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     import yaml
 
     metrics = yaml.safe_load(out.read_text())["versions"]["9.9.9"]["metrics"]
     assert metrics["vllm:new_gauge"] == {
-        "kind": "gauge", "labels": ["reason"], "files": ["vllm/v1/metrics/loggers.py"]
+        "kind": "gauge",
+        "labels": ["reason"],
+        "files": ["vllm/v1/metrics/loggers.py"],
     }
     assert metrics["vllm:old_counter"]["hidden"] is True
     assert metrics["vllm:spec_counter"]["kind"] == "counter"
