@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.expfmt import Labels
 from kvdoctor.observations import Observations, histogram_quantile
+from kvdoctor.signals.model import SignalSet
 from kvdoctor.vllm_metrics import READS
 
 if TYPE_CHECKING:
@@ -432,3 +433,47 @@ def _config_labels(out: _Out, obs: Observations, bundle: Bundle) -> None:
         prov + f"kv_offloading_size={size} (backend {backend})",
         reason=why,
     )
+
+
+# ----------------------------------------------------------------------------- not checked
+
+# (what, the signal that carries it, the flag or signal that says the feature is on).
+# Core families are exported by every release that has them: absent means an older server.
+# Feature families exist only when the feature runs: listed when it is configured but silent,
+# never for a server that simply does not use it (that would be noise in every report).
+_CORE_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("deferred admission (waiting requests by reason)", "waiting_deferred_max"),
+    ("prompt tokens by source (local compute, cache, external)", "prompt_cached_share_window"),
+    ("external prefix cache (KV connector / offload hits)", "external_prefix_queries_window"),
+    ("prefill KV computed per request", "prefill_kv_computed_tokens_mean"),
+    ("preemptions per request", "request_preemptions_mean"),
+)
+_FEATURE_FAMILIES: tuple[tuple[str, str, str], ...] = (
+    ("speculative decoding acceptance", "spec_decode_acceptance_rate", "spec_decode_configured"),
+    ("KV transfer failures (NIXL)", "nixl_failed_transfers_window", "kv_transfer_configured"),
+    ("KV offload traffic", "kv_offload_store_bytes_window", "kv_offloading"),
+)
+
+
+def not_checked(signals: SignalSet, bundle: Bundle) -> list[tuple[str, str]]:
+    """(what, why) for the families above that could not be read, in a fixed order."""
+    out: list[tuple[str, str]] = []
+
+    def absent(name: str) -> str | None:
+        sv = signals.values.get(name)
+        if sv is None or sv.value is not None or not sv.reason:
+            return None
+        return sv.reason if sv.reason.startswith("metric ") else None
+
+    for what, name in _CORE_FAMILIES:
+        why = absent(name)
+        if why is not None:
+            out.append((what, why))
+    for what, name, switch in _FEATURE_FAMILIES:
+        why = absent(name)
+        if why is not None and signals.get(switch) is True:
+            out.append((what, why))
+    why = absent("kv_block_lifetime_p50")
+    if why is not None and _flag(bundle, "kv-cache-metrics"):
+        out.append(("KV block residency (lifetime, idle before eviction, reuse gap)", why))
+    return out

@@ -1,0 +1,122 @@
+"""Signals from the metrics vLLM added in 0.12-0.33, on real and generated expositions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.pipeline import diagnose
+from kvdoctor.signals.compute import compute_signals
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GENERATED = DATA / "vllm-generated"
+
+
+def _two_scrapes(first: str, second: str) -> Bundle:
+    return Bundle(
+        manifest=Manifest(
+            created_by="test", endpoint="test", started_at=0.0, ended_at=10.0, interval_s=10.0
+        ),
+        scrapes=[Scrape(t=0.0, status=200, text=first), Scrape(t=10.0, status=200, text=second)],
+    )
+
+
+def test_real_032_exposition_reads_sources_and_admission() -> None:
+    idle = (DATA / "vllm-0.32" / "metrics-idle.txt").read_text()
+    hits = (DATA / "vllm-0.32" / "metrics-prefix-hits.txt").read_text()
+    ss = compute_signals(_two_scrapes(idle, hits))
+    # 12 requests of 700 tokens: 5,632 of 8,400 prompt tokens came from the local cache.
+    assert ss.get("prompt_cached_share_window") == round(5632 / 8400, 4)
+    assert ss.get("prompt_tokens_external_window") == 0
+    assert ss.get("prompt_tokens_cached_offloaded_window") == 0
+    assert ss.get("waiting_deferred_max") == 0
+    assert ss.get("external_prefix_queries_window") == 0
+    # No connector: no external query, so no rate (with the reason saying so).
+    assert ss.get("external_prefix_hit_rate_window") is None
+    reason = ss.values["external_prefix_hit_rate_window"].reason or ""
+    assert "no external prefix-cache queries" in reason
+    assert ss.get("mamba_cache_mode") == "none"
+    assert ss.get("kv_offloading") is False
+    # Recorded without --kv-cache-metrics: residency is absent, and the reason says how to get it.
+    assert ss.get("kv_block_lifetime_p50") is None
+    assert "--kv-cache-metrics" in (ss.values["kv_block_lifetime_p50"].reason or "")
+
+
+@pytest.mark.parametrize(
+    ("version", "present", "absent"),
+    [
+        ("0.10.0", [], ["waiting_deferred_max", "external_prefix_queries_window"]),
+        ("0.12.0", ["external_prefix_queries_window"], ["waiting_deferred_max"]),
+        (
+            "0.24.0",
+            [
+                "waiting_deferred_max",
+                "prompt_cached_share_window",
+                "prefill_kv_computed_tokens_mean",
+            ],
+            ["request_preemptions_mean", "prompt_tokens_cached_offloaded_window"],
+        ),
+        (
+            "0.33.0",
+            [
+                "waiting_deferred_max",
+                "request_preemptions_mean",
+                "prompt_tokens_cached_offloaded_window",
+            ],
+            [],
+        ),
+    ],
+)
+def test_read_where_present_not_checked_where_absent(
+    version: str, present: list[str], absent: list[str]
+) -> None:
+    bundle = read_bundle(GENERATED / f"baseline-{version}")
+    d = diagnose(bundle)
+    for name in present:
+        assert d.signals.get(name) is not None, name
+    not_checked = {e.what: e.why for e in d.report.not_checked}
+    for name in absent:
+        sv = d.signals.values[name]
+        assert sv.value is None
+        assert sv.reason is not None and "absent from every scrape" in sv.reason
+        assert "+ exports it" in sv.reason, sv.reason  # names the release that adds it
+    if "waiting_deferred_max" in absent:
+        why = not_checked["deferred admission (waiting requests by reason)"]
+        assert "vLLM 0.24.0+" in why
+    # Every release reads its own ITL name into the same signal.
+    assert d.signals.get("itl_p50") is not None
+
+
+def test_feature_metrics_are_not_checked_only_when_the_feature_is_configured() -> None:
+    plain = diagnose(read_bundle(GENERATED / "baseline-0.33.0"))
+    assert not any("speculative" in e.what for e in plain.report.not_checked)
+    assert plain.signals.get("spec_decode_configured") is False
+    spec = diagnose(read_bundle(GENERATED / "spec-decode-low-acceptance"))
+    assert spec.signals.get("spec_decode_acceptance_rate") == 0.05
+    assert spec.signals.get("spec_decode_accepted_per_draft") == 0.2
+    offload = diagnose(read_bundle(GENERATED / "external-cache-never-serves"))
+    assert offload.signals.get("kv_offloading") is True
+    assert offload.signals.get("kv_offload_load_bytes_window") == 0
+    assert offload.signals.get("external_prefix_hit_rate_window") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("bundle", "cause"),
+    [
+        ("deferred-admission", "deferred-admission"),
+        ("external-cache-never-serves", "external-cache-never-serves"),
+        ("spec-decode-low-acceptance", "spec-decode-low-acceptance"),
+    ],
+)
+def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(
+    bundle: str, cause: str
+) -> None:
+    from kvdoctor.report.render import render_json
+
+    b = read_bundle(GENERATED / bundle)
+    first = diagnose(b).report
+    assert first.findings[0].cause == cause
+    assert render_json(first) == render_json(diagnose(read_bundle(GENERATED / bundle)).report)
