@@ -120,3 +120,23 @@ def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(
     first = diagnose(b).report
     assert first.findings[0].cause == cause
     assert render_json(first) == render_json(diagnose(read_bundle(GENERATED / bundle)).report)
+
+
+def test_real_032_kv_residency_histograms() -> None:
+    """Recorded with --kv-cache-metrics --kv-cache-metrics-sample 1.0 (tests/data/vllm-0.32)."""
+    idle = (DATA / "vllm-0.32" / "metrics-kv-residency-idle.txt").read_text()
+    after = (DATA / "vllm-0.32" / "metrics-kv-residency-after.txt").read_text()
+    ss = compute_signals(_two_scrapes(idle, after))
+    assert ss.get("kv_block_evictions_sampled_window") == 69
+    for name in (
+        "kv_block_lifetime_p50",
+        "kv_block_idle_before_evict_p50",
+        "kv_block_reuse_gap_p50",
+    ):
+        value = ss.get(name)
+        assert isinstance(value, float) and 0 < value < 60, (name, value)
+    # A block idles at most as long as it lives.
+    idle_p50, life_p50 = ss.get("kv_block_idle_before_evict_p50"), ss.get("kv_block_lifetime_p50")
+    assert isinstance(idle_p50, float) and isinstance(life_p50, float) and idle_p50 <= life_p50
+    # 4,096 of 15,000 prompt tokens were prefix-cache hits in this run.
+    assert ss.get("prompt_cached_share_window") == round(4096 / 15000, 4)
