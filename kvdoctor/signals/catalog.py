@@ -148,6 +148,7 @@ _DEFS += [
     ("kv_fetch_requests_max", "requests", "Most requests held in KV fetch stages on a KV "
      "consumer, num_requests_kv_fetch_by_stage (0.32+)."),
     ("kv_transfer_configured", "bool", "A KV connector is configured (--kv-transfer-config)."),
+    ("kv_connector", "name", "kv_connector of --kv-transfer-config (NixlConnector, ...)."),
     ("mamba_cache_mode", "name", "cache_config_info mamba_cache_mode (hybrid models)."),
     ("sliding_window", "tokens", "cache_config_info sliding_window."),
     ("hash_block_size", "tokens", "cache_config_info hash_block_size (prefix-hash granularity)."),

@@ -19,6 +19,7 @@ histogram-bucket deltas between the first and last good scrape) unless the name 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -316,6 +317,21 @@ def _flag(bundle: Bundle, *flags: str) -> bool:
     return any(f in keys or f.replace("-", "_") in keys or f"--{f}" in argv for f in flags)
 
 
+def _kv_connector(bundle: Bundle) -> str | None:
+    """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
+    args = bundle.engine_args
+    if args is None:
+        return None
+    raw = args.args.get("kv-transfer-config", args.args.get("kv_transfer_config"))
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return None
+    name = raw.get("kv_connector") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
 def _spec_decode(out: _Out, obs: Observations, bundle: Bundle) -> None:
     names = (
         "spec_decode_draft_tokens_window",
@@ -389,6 +405,15 @@ def _offload_and_transfer(out: _Out, obs: Observations, bundle: Bundle) -> None:
                 obs, KV_FETCH, "only a KV consumer (--kv-transfer-config) exports it", window=False
             ),
         )
+    connector = _kv_connector(bundle)
+    if connector is None and obs.has(NIXL_FAILED):
+        connector = "NixlConnector"
+    out.set(
+        "kv_connector",
+        connector,
+        "engine_args: kv_connector of --kv-transfer-config (else NIXL metrics)",
+        reason="no --kv-transfer-config recorded",
+    )
     configured = _flag(bundle, "kv-transfer-config") or obs.has(NIXL_FAILED) or obs.has(KV_FETCH)
     out.set("kv_transfer_configured", configured, "engine_args --kv-transfer-config, NIXL metrics")
     out.set(
@@ -450,7 +475,7 @@ _CORE_FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FEATURE_FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("speculative decoding acceptance", "spec_decode_acceptance_rate", "spec_decode_configured"),
-    ("KV transfer failures (NIXL)", "nixl_failed_transfers_window", "kv_transfer_configured"),
+    ("KV transfer failures (NIXL)", "nixl_failed_transfers_window", "kv_connector"),
     ("KV offload traffic", "kv_offload_store_bytes_window", "kv_offloading"),
 )
 
@@ -471,7 +496,8 @@ def not_checked(signals: SignalSet, bundle: Bundle) -> list[tuple[str, str]]:
             out.append((what, why))
     for what, name, switch in _FEATURE_FAMILIES:
         why = absent(name)
-        if why is not None and signals.get(switch) is True:
+        on = signals.get(switch)
+        if why is not None and (on is True or (isinstance(on, str) and "Nixl" in on)):
             out.append((what, why))
     why = absent("kv_block_lifetime_p50")
     if why is not None and _flag(bundle, "kv-cache-metrics"):

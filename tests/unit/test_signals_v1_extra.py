@@ -109,6 +109,7 @@ def test_feature_metrics_are_not_checked_only_when_the_feature_is_configured() -
         ("deferred-admission", "deferred-admission"),
         ("external-cache-never-serves", "external-cache-never-serves"),
         ("spec-decode-low-acceptance", "spec-decode-low-acceptance"),
+        ("kv-transfer-trouble", "kv-transfer-trouble"),
     ],
 )
 def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(

@@ -246,11 +246,40 @@ def spec_decode_low() -> Scenario:
     return sc
 
 
+def kv_transfer_trouble() -> Scenario:
+    sc = baseline("0.33.0")
+    sc.name = "kv-transfer-trouble"
+    sc.notes = (
+        "decode instance of a P/D pair (NixlConnector, kv_consumer): 12 failed NIXL transfers, "
+        "up to 8 requests waiting for their KV, TTFT ~5 s"
+    )
+    sc.gauges["vllm:num_requests_waiting"] = lambda i: min(8, 2 * i)
+    sc.labelled[("vllm:num_requests_waiting_by_reason", "reason", "deferred")] = lambda i: min(
+        8, 2 * i
+    )
+    sc.labelled[("vllm:num_requests_kv_fetch_by_stage", "stage", "waiting_to_start")] = lambda i: (
+        min(5, i)
+    )
+    sc.labelled[("vllm:num_requests_kv_fetch_by_stage", "stage", "in_progress")] = lambda i: min(
+        3, i
+    )
+    sc.labelled[("vllm:num_requests_kv_fetch_by_stage", "stage", "completed_waiting")] = _const(0)
+    sc.counters["vllm:nixl_num_failed_transfers"] = lambda i: 2 * i
+    sc.counters["vllm:nixl_num_failed_notifications"] = _const(0)
+    sc.hists["vllm:time_to_first_token_seconds"] = (5.0, 2)
+    sc.hists["vllm:request_queue_time_seconds"] = (4.8, 2)
+    sc.engine_args = {
+        "kv-transfer-config": '{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}'
+    }
+    return sc
+
+
 SCENARIOS: list[Scenario] = [
     *(baseline(v) for v in ("0.10.0", "0.11.0", "0.12.0", "0.24.0", "0.33.0")),
     deferred_admission(),
     external_never_serves(),
     spec_decode_low(),
+    kv_transfer_trouble(),
 ]
 
 
