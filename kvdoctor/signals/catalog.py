@@ -154,6 +154,14 @@ _DEFS += [
     ("hash_block_size", "tokens", "cache_config_info hash_block_size (prefix-hash granularity)."),
     ("mamba_block_size", "tokens", "cache_config_info mamba_block_size."),
     ("kv_offloading", "bool", "A KV offloading size is configured (cache_config_info)."),
+    ("log_cudagraph_max_capture_size", "requests", "Largest CUDA graph batch size captured at "
+     "start-up (compilation_config); decode batches above it run without graphs."),
+    ("log_cudagraph_truncated", "bool", "Start-up log: capture sizes truncated or overridden."),
+    ("log_cudagraph_memory_gib", "GiB", "CUDA graph memory estimated or taken at capture."),
+    ("log_cudagraph_kv_util_taken", "fraction", "GPU memory fraction CUDA graph profiling "
+     "takes from the KV pool (vLLM 0.21+ start-up line)."),
+    ("log_cudagraph_suggested_utilization", "fraction", "--gpu-memory-utilization that start-up "
+     "line suggests to keep the pre-0.21 KV pool size."),
 ]
 
 SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}

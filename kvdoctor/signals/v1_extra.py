@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -116,6 +117,7 @@ def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
     _spec_decode(out, obs, bundle)
     _offload_and_transfer(out, obs, bundle)
     _config_labels(out, obs, bundle)
+    cudagraphs(out, bundle)
 
 
 # ------------------------------------------------------------------------------- admission
@@ -503,3 +505,72 @@ def not_checked(signals: SignalSet, bundle: Bundle) -> list[tuple[str, str]]:
     if why is not None and _flag(bundle, "kv-cache-metrics"):
         out.append(("KV block residency (lifetime, idle before eviction, reuse gap)", why))
     return out
+
+
+# ------------------------------------------------------------------- CUDA graphs (start-up log)
+
+# Lines of vLLM 0.32's start-up log (vllm/config/vllm.py, v1/worker/gpu_model_runner.py,
+# v1/worker/gpu_worker.py); the engine config line prints the final compilation_config.
+_CG = {
+    "max_size": re.compile(r"'max_cudagraph_capture_size': (\d+)"),
+    "sizes": re.compile(r"'cudagraph_capture_sizes': \[([\d, ]*)\]"),
+    "truncated": re.compile(
+        r"Truncating max_cudagraph_capture_size to (\d+)"
+        r"|cudagraph_capture_sizes specified in compilation_config .* is overridden by config"
+    ),
+    "memory": re.compile(
+        r"Estimated CUDA graph memory: (\d+(?:\.\d+)?) GiB total"
+        r"|Graph capturing finished in \d+ secs, took (\d+(?:\.\d+)?) GiB"
+    ),
+    "profiling": re.compile(
+        r"CUDA graph memory profiling is enabled.*?--gpu-memory-utilization=(\d+(?:\.\d+)?) is "
+        r"equivalent to --gpu-memory-utilization=(\d+(?:\.\d+)?) without.*?increase "
+        r"--gpu-memory-utilization to (\d+(?:\.\d+)?)"
+    ),
+}
+_CG_NAMES = (
+    "log_cudagraph_max_capture_size",
+    "log_cudagraph_truncated",
+    "log_cudagraph_memory_gib",
+    "log_cudagraph_kv_util_taken",
+    "log_cudagraph_suggested_utilization",
+)
+
+
+def cudagraphs(out: _Out, bundle: Bundle) -> None:
+    text = bundle.logs
+    if text is None:
+        for n in _CG_NAMES:
+            out.set(n, None, reason="no logs in the bundle (--logs FILE or -)")
+        return
+    sizes = [int(m.group(1)) for m in _CG["max_size"].finditer(text)]
+    if not sizes:
+        for m in _CG["sizes"].finditer(text):
+            listed = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            if listed:
+                sizes.append(max(listed))
+    out.set(
+        "log_cudagraph_max_capture_size",
+        sizes[-1] if sizes else None,
+        "logs.txt: compilation_config max_cudagraph_capture_size (engine config line)",
+        reason="no CUDA graph capture size in the logs (eager mode, or a CPU build)",
+    )
+    out.set("log_cudagraph_truncated", bool(_CG["truncated"].search(text)), "logs.txt")
+    mem = [m.group(1) or m.group(2) for m in _CG["memory"].finditer(text)]
+    out.set(
+        "log_cudagraph_memory_gib",
+        float(mem[-1]) if mem else None,
+        "logs.txt: 'Estimated CUDA graph memory' / 'Graph capturing finished ... took' line",
+        reason="no CUDA graph memory line in the logs",
+    )
+    prof = list(_CG["profiling"].finditer(text))
+    why = "no 'CUDA graph memory profiling is enabled' line in the logs (vLLM before 0.21?)"
+    if prof:
+        # The regex admits only digits with one optional decimal point: float() cannot fail.
+        current, equiv, suggested = (float(x) for x in prof[-1].groups())
+        prov = "logs.txt: 'CUDA graph memory profiling is enabled' start-up line"
+        out.set("log_cudagraph_kv_util_taken", round(current - equiv, 4), prov)
+        out.set("log_cudagraph_suggested_utilization", suggested, prov)
+    else:
+        out.set("log_cudagraph_kv_util_taken", None, reason=why)
+        out.set("log_cudagraph_suggested_utilization", None, reason=why)

@@ -110,6 +110,8 @@ def test_feature_metrics_are_not_checked_only_when_the_feature_is_configured() -
         ("external-cache-never-serves", "external-cache-never-serves"),
         ("spec-decode-low-acceptance", "spec-decode-low-acceptance"),
         ("kv-transfer-trouble", "kv-transfer-trouble"),
+        ("cudagraph-batch-above-capture", "cudagraph-batch-above-capture"),
+        ("cudagraph-profiling-shrinks-pool", "cudagraph-profiling-shrinks-pool"),
     ],
 )
 def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(
@@ -141,3 +143,19 @@ def test_real_032_kv_residency_histograms() -> None:
     assert isinstance(idle_p50, float) and isinstance(life_p50, float) and idle_p50 <= life_p50
     # 4,096 of 15,000 prompt tokens were prefix-cache hits in this run.
     assert ss.get("prompt_cached_share_window") == round(4096 / 15000, 4)
+
+
+def test_cudagraph_lines_from_the_startup_log() -> None:
+    # The real lab log (CPU build, --enforce-eager): no capture sizes, so nothing is claimed.
+    log = (DATA / "vllm-0.32" / "log-startup-healthy.txt").read_text()
+    b = _two_scrapes("", "")
+    b = b.model_copy(update={"logs": log, "scrapes": []})
+    ss = compute_signals(b)
+    assert ss.get("log_cudagraph_max_capture_size") is None
+    assert ss.get("log_cudagraph_truncated") is False
+    # Generated GPU start-up log in vLLM 0.32's line formats.
+    gen = compute_signals(read_bundle(GENERATED / "cudagraph-profiling-shrinks-pool"))
+    assert gen.get("log_cudagraph_max_capture_size") == 512
+    assert gen.get("log_cudagraph_kv_util_taken") == 0.04
+    assert gen.get("log_cudagraph_suggested_utilization") == 0.94
+    assert gen.get("log_cudagraph_memory_gib") == 0.41

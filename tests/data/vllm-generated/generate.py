@@ -60,7 +60,8 @@ class Scenario:
     gauges: dict[str, Callable[[int], float]] = field(default_factory=dict)
     labelled: dict[tuple[str, str, str], Callable[[int], float]] = field(default_factory=dict)
     counters: dict[str, Callable[[int], float]] = field(default_factory=dict)
-    hists: dict[str, Hist] = field(default_factory=dict)
+    hists: dict[str, Hist | list[Hist]] = field(default_factory=dict)
+    logs: str | None = None
     cache_labels: dict[str, str] = field(default_factory=dict)
     engine_args: dict[str, object] = field(default_factory=dict)
 
@@ -89,16 +90,18 @@ def exposition(sc: Scenario, i: int) -> str:
     for name, f in sorted(sc.counters.items()):
         if kind(name) == "counter":
             lines += [f"# TYPE {name}_total counter", f"{name}_total{{{BASE}}} {_num(f(i))}"]
-    for name, (value, per) in sorted(sc.hists.items()):
+    for name, spec in sorted(sc.hists.items()):
         if kind(name) != "histogram":
             continue
-        n = per * i
+        parts = spec if isinstance(spec, list) else [spec]
         lines.append(f"# TYPE {name} histogram")
         for le in BUCKETS.get(name, list(DEFAULT_BUCKETS)):
-            lines.append(f'{name}_bucket{{{BASE},le="{le}"}} {_num(n if value <= le else 0)}')
-        lines.append(f'{name}_bucket{{{BASE},le="+Inf"}} {_num(n)}')
-        lines.append(f"{name}_sum{{{BASE}}} {_num(n * value)}")
-        lines.append(f"{name}_count{{{BASE}}} {_num(n)}")
+            n = sum(per * i for value, per in parts if value <= le)
+            lines.append(f'{name}_bucket{{{BASE},le="{le}"}} {_num(n)}')
+        total = sum(per * i for _, per in parts)
+        lines.append(f'{name}_bucket{{{BASE},le="+Inf"}} {_num(total)}')
+        lines.append(f"{name}_sum{{{BASE}}} {_num(sum(per * i * v for v, per in parts))}")
+        lines.append(f"{name}_count{{{BASE}}} {_num(total)}")
     if "vllm:cache_config_info" in have:
         labels = {
             "block_size": "16",
@@ -134,6 +137,8 @@ def write(sc: Scenario) -> None:
             f.write(json.dumps(rec) + "\n")
     server = {"version": {"version": sc.version}, "models": None, "health": 200}
     (out / "server.json").write_text(json.dumps(server, indent=1) + "\n")
+    if sc.logs is not None:
+        (out / "logs.txt").write_text(sc.logs)
     args = {"max-num-seqs": 64, "max-num-batched-tokens": 8192, **sc.engine_args}
     (out / "engine_args.json").write_text(json.dumps({"argv": None, "args": args}, indent=1) + "\n")
 
@@ -274,12 +279,74 @@ def kv_transfer_trouble() -> Scenario:
     return sc
 
 
+# Start-up lines in vLLM 0.32's own formats (config/vllm.py, v1/worker/gpu_model_runner.py,
+# v1/worker/gpu_worker.py), with the numbers of each scenario.
+def _startup_log(max_size: int, truncated: bool, util: float, equiv: float) -> str:
+    sizes = ", ".join(str(x) for x in [1, 2, 4, *range(8, max_size + 1, 8)])
+    lines = [
+        "INFO 12-01 03:00:00 [core.py:93] Initializing a V1 LLM engine (v0.33.0) with config: "
+        "model='gen-model', dtype=torch.bfloat16, max_seq_len=8192, "
+        "compilation_config={'mode': <CompilationMode.VLLM_COMPILE: 3>, "
+        f"'cudagraph_capture_sizes': [{sizes}], 'max_cudagraph_capture_size': {max_size}}}",
+    ]
+    if truncated:
+        lines.append(
+            f"WARNING 12-01 03:00:00 [vllm.py:2519] Truncating max_cudagraph_capture_size to "
+            f"{max_size}"
+        )
+    lines += [
+        "INFO 12-01 03:00:20 [gpu_model_runner.py:6475] Estimated CUDA graph memory: 0.41 GiB "
+        "total",
+        "INFO 12-01 03:00:21 [gpu_worker.py:760] Available KV cache memory: 52.10 GiB",
+        "INFO 12-01 03:00:21 [gpu_worker.py:774] CUDA graph memory profiling is enabled (default "
+        f"since v0.21.0). The current --gpu-memory-utilization={util:.4f} is equivalent to "
+        f"--gpu-memory-utilization={equiv:.4f} without CUDA graph memory profiling. To maintain "
+        "the same effective KV cache size as before, increase --gpu-memory-utilization to "
+        f"{min(1.0, util + (util - equiv)):.4f}. To disable, set "
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.",
+        "INFO 12-01 03:00:40 [gpu_model_runner.py:6582] Graph capturing finished in 19 secs, "
+        "took 0.41 GiB",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def cudagraph_batch_above_capture() -> Scenario:
+    sc = baseline("0.33.0")
+    sc.name = "cudagraph-batch-above-capture"
+    sc.notes = (
+        "96 running sequences while CUDA graphs were captured up to batch 64 (truncated at "
+        "start-up): a third of the decode steps run eagerly, ITL p99 far above p50"
+    )
+    sc.gauges["vllm:num_requests_running"] = lambda i: [40, 64, 80, 96, 96, 96, 90][i]
+    sc.hists["vllm:inter_token_latency_seconds"] = [(0.018, 400), (0.09, 200)]
+    sc.engine_args = {"max-num-seqs": 128}
+    sc.logs = _startup_log(64, True, 0.90, 0.8995)
+    return sc
+
+
+def cudagraph_profiling_shrinks_pool() -> Scenario:
+    sc = baseline("0.33.0")
+    sc.name = "cudagraph-profiling-shrinks-pool"
+    sc.notes = (
+        "after an upgrade past 0.21, CUDA graph memory profiling takes 4 % of GPU memory from "
+        "the KV pool: KV usage at 97 %, preemptions climbing"
+    )
+    sc.gauges["vllm:kv_cache_usage_perc"] = lambda i: [0.8, 0.9, 0.95, 0.97, 0.97, 0.97, 0.96][i]
+    sc.gauges["vllm:num_requests_waiting"] = lambda i: min(6, i)
+    sc.counters["vllm:num_preemptions"] = lambda i: 3 * i
+    sc.cache_labels = {"gpu_memory_utilization": "0.9"}
+    sc.logs = _startup_log(512, False, 0.90, 0.86)
+    return sc
+
+
 SCENARIOS: list[Scenario] = [
     *(baseline(v) for v in ("0.10.0", "0.11.0", "0.12.0", "0.24.0", "0.33.0")),
     deferred_admission(),
     external_never_serves(),
     spec_decode_low(),
     kv_transfer_trouble(),
+    cudagraph_batch_above_capture(),
+    cudagraph_profiling_shrinks_pool(),
 ]
 
 
