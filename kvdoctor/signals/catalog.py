@@ -154,6 +154,10 @@ _DEFS += [
     ("hash_block_size", "tokens", "cache_config_info hash_block_size (prefix-hash granularity)."),
     ("mamba_block_size", "tokens", "cache_config_info mamba_block_size."),
     ("kv_offloading", "bool", "A KV offloading size is configured (cache_config_info)."),
+    ("hybrid_model", "bool", "Hybrid model (Mamba / linear-attention layers beside attention), "
+     "from the model config or cache_config_info's Mamba labels."),
+    ("prefix_hit_granularity_tokens", "tokens", "Tokens at which prefix-cache hits land: "
+     "cache_hit_alignment_tokens (0.32+), else the block size."),
     ("log_cudagraph_max_capture_size", "requests", "Largest CUDA graph batch size captured at "
      "start-up (compilation_config); decode batches above it run without graphs."),
     ("log_cudagraph_truncated", "bool", "Start-up log: capture sizes truncated or overridden."),

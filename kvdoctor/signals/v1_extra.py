@@ -116,8 +116,12 @@ def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
     _requests(out, obs)
     _spec_decode(out, obs, bundle)
     _offload_and_transfer(out, obs, bundle)
-    _config_labels(out, obs, bundle)
+    from kvdoctor.signals.compute import cache_config_labels
+
+    labels = cache_config_labels(obs)
+    _config_labels(out, labels)
     cudagraphs(out, bundle)
+    hybrid(out, bundle, labels)
 
 
 # ------------------------------------------------------------------------------- admission
@@ -428,10 +432,7 @@ def _offload_and_transfer(out: _Out, obs: Observations, bundle: Bundle) -> None:
 # ---------------------------------------------------------------------------- config labels
 
 
-def _config_labels(out: _Out, obs: Observations, bundle: Bundle) -> None:
-    from kvdoctor.signals.compute import cache_config_labels
-
-    labels = cache_config_labels(obs)
+def _config_labels(out: _Out, labels: dict[str, str]) -> None:
     why = "vllm:cache_config_info absent" if not labels else "label not in vllm:cache_config_info"
 
     def text(key: str) -> str | None:
@@ -574,3 +575,67 @@ def cudagraphs(out: _Out, bundle: Bundle) -> None:
     else:
         out.set("log_cudagraph_kv_util_taken", None, reason=why)
         out.set("log_cudagraph_suggested_utilization", None, reason=why)
+
+
+# --------------------------------------------------------------------------- hybrid models
+
+
+def hybrid(out: _Out, bundle: Bundle, labels: dict[str, str]) -> None:
+    """Hybrid (Mamba + attention) models and the granularity at which prefix hits land.
+
+    vLLM 0.32 caches a hybrid model's Mamba state only at block boundaries
+    (mamba_cache_mode "align", the default with prefix caching), and sizes the attention block
+    up to the Mamba state page: a prefix hit lands only at multiples of that block, and a
+    smaller --block-size is raised again at start-up.
+    """
+    ss = out.ss
+    verdict: bool | None = None
+    prov = ""
+    cfg = bundle.model_config_raw
+    if cfg is not None:
+        from kvdoctor.errors import KvdoctorError
+        from kvdoctor.kvmath import KvModel
+
+        try:
+            verdict = KvModel.from_hf_config(cfg).layer_mix == "hybrid"
+            prov = "kvmath: model_config.json layer layout"
+        except KvdoctorError as exc:
+            # A pure Mamba/RWKV model has no attention at all: its whole cache is state.
+            if "attention-free" in str(exc) or "no attention layers" in str(exc):
+                verdict, prov = True, "model_config.json: attention-free model"
+        except Exception:  # the model config is untrusted input of any shape
+            verdict = None
+    if verdict is None:
+        mode, mamba_block = ss.get("mamba_cache_mode"), ss.get("mamba_block_size")
+        if mode in ("align", "all") or isinstance(mamba_block, int):
+            verdict, prov = (
+                True,
+                "metrics: vllm:cache_config_info mamba_cache_mode/mamba_block_size",
+            )
+        elif mode == "none" and ss.get("prefix_caching") is True:
+            # With prefix caching on, a hybrid model runs in "align" mode: "none" means no Mamba.
+            verdict, prov = False, "metrics: vllm:cache_config_info mamba_cache_mode=none"
+    out.set(
+        "hybrid_model",
+        verdict,
+        prov,
+        reason="no model config and no Mamba labels in vllm:cache_config_info",
+    )
+    align = labels.get("cache_hit_alignment_tokens")
+    granularity: int | None = None
+    gprov = ""
+    try:
+        granularity = int(float(align)) if align not in (None, "None", "") else None
+        gprov = "metrics: vllm:cache_config_info cache_hit_alignment_tokens"
+    except ValueError:
+        granularity = None
+    if granularity is None:
+        bs = ss.get("block_size")
+        if isinstance(bs, int) and not isinstance(bs, bool):
+            granularity, gprov = bs, "block_size (whole blocks are cached)"
+    out.set(
+        "prefix_hit_granularity_tokens",
+        granularity,
+        gprov,
+        reason="block size unknown",
+    )

@@ -112,6 +112,7 @@ def test_feature_metrics_are_not_checked_only_when_the_feature_is_configured() -
         ("kv-transfer-trouble", "kv-transfer-trouble"),
         ("cudagraph-batch-above-capture", "cudagraph-batch-above-capture"),
         ("cudagraph-profiling-shrinks-pool", "cudagraph-profiling-shrinks-pool"),
+        ("hybrid-alignment-miss", "hybrid-alignment-miss"),
     ],
 )
 def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(
@@ -159,3 +160,19 @@ def test_cudagraph_lines_from_the_startup_log() -> None:
     assert gen.get("log_cudagraph_kv_util_taken") == 0.04
     assert gen.get("log_cudagraph_suggested_utilization") == 0.94
     assert gen.get("log_cudagraph_memory_gib") == 0.41
+
+
+def test_hybrid_model_from_config_and_from_labels() -> None:
+    b = read_bundle(GENERATED / "hybrid-alignment-miss")
+    ss = compute_signals(b)
+    assert ss.get("hybrid_model") is True
+    assert ss.get("prefix_hit_granularity_tokens") == 1024
+    # Without the model config the cache_config_info labels (mamba_cache_mode=align) still say so.
+    labels_only = compute_signals(b.model_copy(update={"model_config_raw": None}))
+    assert labels_only.get("hybrid_model") is True
+    # The real 0.32 lab (dense tiny Llama, prefix caching on, mamba_cache_mode=none).
+    dense = compute_signals(
+        read_bundle(DATA.parent.parent / "fixtures" / "healthy" / "bundle.tar.gz")
+    )
+    assert dense.get("hybrid_model") is False
+    assert dense.get("prefix_hit_granularity_tokens") == 128

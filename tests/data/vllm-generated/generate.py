@@ -62,6 +62,7 @@ class Scenario:
     counters: dict[str, Callable[[int], float]] = field(default_factory=dict)
     hists: dict[str, Hist | list[Hist]] = field(default_factory=dict)
     logs: str | None = None
+    model_config: dict[str, object] | None = None
     cache_labels: dict[str, str] = field(default_factory=dict)
     engine_args: dict[str, object] = field(default_factory=dict)
 
@@ -139,6 +140,8 @@ def write(sc: Scenario) -> None:
     (out / "server.json").write_text(json.dumps(server, indent=1) + "\n")
     if sc.logs is not None:
         (out / "logs.txt").write_text(sc.logs)
+    if sc.model_config is not None:
+        (out / "model_config.json").write_text(json.dumps(sc.model_config, indent=1) + "\n")
     args = {"max-num-seqs": 64, "max-num-batched-tokens": 8192, **sc.engine_args}
     (out / "engine_args.json").write_text(json.dumps({"argv": None, "args": args}, indent=1) + "\n")
 
@@ -339,6 +342,45 @@ def cudagraph_profiling_shrinks_pool() -> Scenario:
     return sc
 
 
+def hybrid_alignment_miss() -> Scenario:
+    sc = baseline("0.33.0")
+    sc.name = "hybrid-alignment-miss"
+    sc.notes = (
+        "Jamba-shaped hybrid (1 attention layer in 8, the rest Mamba), prefix caching in "
+        "mamba_cache_mode=align with 1,024-token hybrid blocks; prompts of 1,500 tokens share "
+        "a 900-token system prompt, so no prefix hit can land"
+    )
+    sc.counters["vllm:prefix_cache_queries"] = _lin(15000, 3000)
+    sc.counters["vllm:prefix_cache_hits"] = _const(0)
+    sc.labelled[("vllm:prompt_tokens_by_source", "source", "local_compute")] = _lin(15000, 3000)
+    sc.labelled[("vllm:prompt_tokens_by_source", "source", "local_cache_hit")] = _const(0)
+    sc.labelled[("vllm:prompt_tokens_cached_by_source", "source", "device")] = _const(0)
+    sc.counters["vllm:prompt_tokens_cached"] = _const(0)
+    sc.hists["vllm:request_prompt_tokens"] = (1500, 2)
+    sc.cache_labels = {
+        "block_size": "1024",
+        "mamba_cache_mode": "align",
+        "mamba_block_size": "1024",
+        "cache_hit_alignment_tokens": "1024",
+        "num_gpu_blocks": "2000",
+    }
+    sc.model_config = {
+        "model_type": "jamba",
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "hidden_size": 4096,
+        "attn_layer_period": 8,
+        "attn_layer_offset": 4,
+        "mamba_d_state": 16,
+        "mamba_d_conv": 4,
+        "mamba_expand": 2,
+        "vocab_size": 65536,
+        "torch_dtype": "bfloat16",
+    }
+    return sc
+
+
 SCENARIOS: list[Scenario] = [
     *(baseline(v) for v in ("0.10.0", "0.11.0", "0.12.0", "0.24.0", "0.33.0")),
     deferred_admission(),
@@ -347,6 +389,7 @@ SCENARIOS: list[Scenario] = [
     kv_transfer_trouble(),
     cudagraph_batch_above_capture(),
     cudagraph_profiling_shrinks_pool(),
+    hybrid_alignment_miss(),
 ]
 
 
