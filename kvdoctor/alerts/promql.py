@@ -50,9 +50,18 @@ class MetricNames:
     prefix_hits: str
     itl: str
     generation: str  # "old", "new" or "transitional" (new KV/prefix names, old ITL name)
+    version: Version | None = None  # None: current releases
 
     def m(self, base: str) -> str:
         return f"{self.prefix}{base}"
+
+    def exports(self, metric: str) -> bool:
+        """Whether this release exports ``metric`` (``vllm:`` name, as in vllm_metrics.READS)."""
+        from kvdoctor.vllm_metrics import claimed_in
+
+        if self.version is None:
+            return True
+        return claimed_in(metric, ".".join(str(p) for p in self.version))
 
 
 def parse_version(text: str) -> Version | None:
@@ -83,6 +92,7 @@ def metric_names(version: Version | None, prefix: str = "vllm:") -> MetricNames:
         prefix_hits=f"{prefix}{ph}_total",
         itl=f"{prefix}{itl}",
         generation=generation,
+        version=version,
     )
 
 
@@ -194,6 +204,71 @@ def signal_expr(name: str, ctx: Ctx) -> str | None:
     }
     if name in simple:
         return simple[name]
+    return _v1_extra_expr(name, ctx)
+
+
+def _v1_extra_expr(name: str, ctx: Ctx) -> str | None:
+    """Signals of the metrics vLLM added from 0.12 on (kvdoctor/signals/v1_extra.py); ``None``
+    for a release that does not export the metric, so the alert says the clause is left out."""
+    n = ctx.names
+    counters: dict[str, tuple[str, str]] = {
+        "external_prefix_queries_window": ("external_prefix_cache_queries", ""),
+        "external_prefix_hits_window": ("external_prefix_cache_hits", ""),
+        "spec_decode_draft_tokens_window": ("spec_decode_num_draft_tokens", ""),
+        "nixl_failed_transfers_window": ("nixl_num_failed_transfers", ""),
+        "nixl_failed_notifications_window": ("nixl_num_failed_notifications", ""),
+        "nixl_expired_requests_window": ("nixl_num_kv_expired_reqs", ""),
+        "kv_offload_store_bytes_window": ("kv_offload_store_bytes", ""),
+        "kv_offload_load_bytes_window": ("kv_offload_load_bytes", ""),
+        "prompt_tokens_external_window": (
+            "prompt_tokens_by_source",
+            '{source="external_kv_transfer"}',
+        ),
+    }
+    ratios: dict[str, tuple[str, str]] = {
+        "external_prefix_hit_rate_window": (
+            "external_prefix_cache_hits",
+            "external_prefix_cache_queries",
+        ),
+        "spec_decode_acceptance_rate": (
+            "spec_decode_num_accepted_tokens",
+            "spec_decode_num_draft_tokens",
+        ),
+        "spec_decode_accepted_per_draft": (
+            "spec_decode_num_accepted_tokens",
+            "spec_decode_num_drafts",
+        ),
+    }
+    if name in counters:
+        base, sel = counters[name]
+        if not n.exports(f"vllm:{base}"):
+            return None
+        return _increase(f"{n.m(base)}_total{sel}", ctx)
+    if name in ratios:
+        num, den = ratios[name]
+        if not (n.exports(f"vllm:{num}") and n.exports(f"vllm:{den}")):
+            return None
+        return _ratio(_increase(f"{n.m(num)}_total", ctx), _increase(f"{n.m(den)}_total", ctx))
+    by_reason = n.m("num_requests_waiting_by_reason")
+    if name in ("waiting_deferred_max", "waiting_deferred_share", "kv_fetch_requests_max"):
+        metric = (
+            "num_requests_kv_fetch_by_stage"
+            if name == "kv_fetch_requests_max"
+            else ("num_requests_waiting_by_reason")
+        )
+        if not n.exports(f"vllm:{metric}"):
+            return None
+    if name == "waiting_deferred_max":
+        return _gauge(f'{by_reason}{{reason="deferred"}}', "max", ctx)
+    if name == "waiting_deferred_share":
+        # Summed over the window's samples, as the local path sums over its scrapes.
+        return _ratio(
+            f'sum {BY} (sum_over_time({by_reason}{{reason="deferred"}}[{ctx.window}]))',
+            f"sum {BY} (sum_over_time({by_reason}[{ctx.window}]))",
+        )
+    if name == "kv_fetch_requests_max":
+        fetch = n.m("num_requests_kv_fetch_by_stage")
+        return f"max_over_time((sum {BY} ({fetch}))[{ctx.window}:{ctx.resolution}])"
     return None
 
 
@@ -221,7 +296,13 @@ CONFIG_LABELS: dict[str, str] = {
     "cache_dtype": "cache_dtype",
     "prefix_caching": "enable_prefix_caching",
     "gpu_memory_utilization": "gpu_memory_utilization",
+    # vLLM 0.32+: the token granularity of prefix hits (hybrid models: the hybrid block).
+    "prefix_hit_granularity_tokens": "cache_hit_alignment_tokens",
+    # A boolean read from mamba_cache_mode (see config_expr), not a label of its own.
+    "hybrid_model": "mamba_cache_mode",
 }
+# Labels that appeared after 0.9.2: (label, first release whose CacheConfig has it).
+LABEL_SINCE: dict[str, Version] = {"cache_hit_alignment_tokens": (0, 32, 0)}
 
 
 def label_value(value: object) -> str:
@@ -238,7 +319,7 @@ def quote(value: str) -> str:
 
 
 # Settings whose label holds a plain integer: numeric tests become label regexes.
-INTEGER_LABELS = frozenset({"block_size", "num_gpu_blocks"})
+INTEGER_LABELS = frozenset({"block_size", "num_gpu_blocks", "prefix_hit_granularity_tokens"})
 
 
 def _alt(parts: list[str]) -> str:
@@ -285,10 +366,20 @@ def config_expr(name: str, op: str, value: object, ctx: Ctx) -> str | None:
     Equality works for every setting; ordering comparisons only for integer settings with an
     integer threshold, through a regex that matches exactly the integers on that side.
     """
+    metric = ctx.names.m("cache_config_info")
+    version = ctx.names.version
+    if name == "hybrid_model" and op == "==" and isinstance(value, bool):
+        # mamba_cache_mode (0.18+) is "align"/"all" for a hybrid model with prefix caching.
+        if version is not None and version < (0, 18, 0):
+            return None
+        matcher = "=~" if value else "!~"
+        return f'max {BY} ({metric}{{mamba_cache_mode{matcher}"align|all"}})'
     label = CONFIG_LABELS.get(name)
     if label is None:
         return None
-    metric = ctx.names.m("cache_config_info")
+    since = LABEL_SINCE.get(label)
+    if since is not None and version is not None and version < since:
+        return None
     if op in ("==", "!="):
         matcher = "=" if op == "==" else "!="
         sel = f"{metric}{{{label}{matcher}{quote(label_value(value))}}}"
@@ -320,7 +411,7 @@ SERIES_GAUGES: dict[str, str] = _GAUGES
 
 
 def series_expr(series: str, op: str, value: float, fraction: float, ctx: Ctx) -> str | None:
-    """"``series op value`` for at least ``fraction`` of the window" as a subquery average."""
+    """ "``series op value`` for at least ``fraction`` of the window" as a subquery average."""
     if series == "kv_usage":
         metric = ctx.names.kv_usage
     elif series in SERIES_GAUGES:
@@ -328,9 +419,7 @@ def series_expr(series: str, op: str, value: float, fraction: float, ctx: Ctx) -
     else:
         return None
     inner = f"max {BY} ({metric}) {op} bool {number(value)}"
-    return (
-        f"avg_over_time(({inner})[{ctx.window}:{ctx.resolution}]) >= {number(fraction)}"
-    )
+    return f"avg_over_time(({inner})[{ctx.window}:{ctx.resolution}]) >= {number(fraction)}"
 
 
 def number(value: float | int) -> str:

@@ -156,6 +156,8 @@ _DEFS += [
     ("kv_offloading", "bool", "A KV offloading size is configured (cache_config_info)."),
     ("hybrid_model", "bool", "Hybrid model (Mamba / linear-attention layers beside attention), "
      "from the model config or cache_config_info's Mamba labels."),
+    ("mamba_state_bytes_per_seq", "bytes", "Mamba (conv + SSM) state of one sequence over all "
+     "attention-free layers; it does not grow with context, unlike KV."),
     ("prefix_hit_granularity_tokens", "tokens", "Tokens at which prefix-cache hits land: "
      "cache_hit_alignment_tokens (0.32+), else the block size."),
     ("log_cudagraph_max_capture_size", "requests", "Largest CUDA graph batch size captured at "

@@ -591,20 +591,38 @@ def hybrid(out: _Out, bundle: Bundle, labels: dict[str, str]) -> None:
     ss = out.ss
     verdict: bool | None = None
     prov = ""
+    state: int | None = None
+    state_why = "no model config in the bundle" if bundle.model_config_raw is None else ""
     cfg = bundle.model_config_raw
     if cfg is not None:
         from kvdoctor.errors import KvdoctorError
         from kvdoctor.kvmath import KvModel
 
         try:
-            verdict = KvModel.from_hf_config(cfg).layer_mix == "hybrid"
+            model = KvModel.from_hf_config(cfg)
+            verdict = model.layer_mix == "hybrid"
             prov = "kvmath: model_config.json layer layout"
+            ssm_dtype = labels.get("mamba_ssm_cache_dtype")
+            state = model.mamba_state_bytes_per_seq(
+                None if ssm_dtype in (None, "None", "auto") else ssm_dtype
+            )
+            state_why = (
+                "no attention-free layers" if not verdict else "Mamba shape not in the config"
+            )
         except KvdoctorError as exc:
             # A pure Mamba/RWKV model has no attention at all: its whole cache is state.
             if "attention-free" in str(exc) or "no attention layers" in str(exc):
                 verdict, prov = True, "model_config.json: attention-free model"
-        except Exception:  # the model config is untrusted input of any shape
+            state_why = f"model config not understood: {exc}"
+        except Exception as exc:  # the model config is untrusted input of any shape
             verdict = None
+            state_why = f"model config not understood: {type(exc).__name__}"
+    out.set(
+        "mamba_state_bytes_per_seq",
+        state,
+        "kvmath: conv + SSM state of every Mamba layer, one copy per sequence",
+        reason=state_why or "not available",
+    )
     if verdict is None:
         mode, mamba_block = ss.get("mamba_cache_mode"), ss.get("mamba_block_size")
         if mode in ("align", "all") or isinstance(mamba_block, int):

@@ -167,6 +167,9 @@ def test_hybrid_model_from_config_and_from_labels() -> None:
     ss = compute_signals(b)
     assert ss.get("hybrid_model") is True
     assert ss.get("prefix_hit_granularity_tokens") == 1024
+    # 28 Mamba1 layers of (24,576 conv + 131,072 SSM) elements; the generated labels carry
+    # mamba_ssm_cache_dtype only where vLLM 0.33 has it, else the SSM state is bf16.
+    assert ss.get("mamba_state_bytes_per_seq") == 8_716_288
     # Without the model config the cache_config_info labels (mamba_cache_mode=align) still say so.
     labels_only = compute_signals(b.model_copy(update={"model_config_raw": None}))
     assert labels_only.get("hybrid_model") is True
