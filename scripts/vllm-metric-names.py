@@ -308,7 +308,8 @@ def read_source(source: Path, version: str | None) -> tuple[str, dict[str, objec
             "labels": sorted(set(cache_fields) | {"engine"}),
             "files": ["vllm/v1/metrics/loggers.py"],
         }
-    out: dict[str, object] = {"metrics": entries}
+    kind = "sdist" if source.is_file() else "installed package" if source.name == "vllm" else "tree"
+    out: dict[str, object] = {"source": f"{source.name} ({kind})", "metrics": entries}
     # Literal "vllm:..." strings that no construction above accounts for: listed, not trusted.
     other = sorted(literals - set(entries))
     if other:
