@@ -112,7 +112,7 @@ def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
     """Set every signal of this module (the catalog's "vLLM 0.12+ metrics" block)."""
     _admission(out, obs)
     _sources(out, obs)
-    _residency(out, obs, bundle)
+    _residency(out, obs)
     _requests(out, obs)
     _spec_decode(out, obs, bundle)
     _offload_and_transfer(out, obs, bundle)
@@ -231,7 +231,7 @@ def _sources(out: _Out, obs: Observations) -> None:
 # ------------------------------------------------------------------------------- residency
 
 
-def _residency(out: _Out, obs: Observations, bundle: Bundle) -> None:
+def _residency(out: _Out, obs: Observations) -> None:
     hint = "start vLLM with --kv-cache-metrics"
     for short, base in RESIDENCY.items():
         name = f"{short}_p50"

@@ -179,3 +179,29 @@ def test_hybrid_model_from_config_and_from_labels() -> None:
     )
     assert dense.get("hybrid_model") is False
     assert dense.get("prefix_hit_granularity_tokens") == 128
+
+
+def test_odd_labels_args_and_log_lines_never_raise() -> None:
+    from kvdoctor.bundle.model import EngineArgs
+
+    text = (
+        'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
+        'vllm:cache_config_info{engine="0",mamba_block_size="abc",cache_hit_alignment_tokens="x",'
+        'mamba_cache_mode="align",kv_offloading_size="None",sliding_window="?"} 1\n'
+        'vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="deferred"} 2\n'
+    )
+    b = _two_scrapes(text, text).model_copy(
+        update={
+            "engine_args": EngineArgs(argv=None, args={"kv-transfer-config": "{not json"}),
+            "model_config_raw": {"model_type": "jamba", "num_hidden_layers": "x"},
+            "logs": "Truncating max_cudagraph_capture_size to 256\n'max_cudagraph_capture_size': 1e3\n"
+            "CUDA graph memory profiling is enabled. --gpu-memory-utilization=0.9. is equivalent",
+        }
+    )
+    ss = compute_signals(b)
+    assert ss.get("hybrid_model") is True  # from mamba_cache_mode, the config being unreadable
+    assert ss.get("prefix_hit_granularity_tokens") is None
+    assert ss.get("kv_connector") is None
+    assert ss.get("log_cudagraph_truncated") is True
+    assert ss.get("log_cudagraph_kv_util_taken") is None
+    assert ss.get("waiting_deferred_max") == 2
