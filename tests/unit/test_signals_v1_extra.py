@@ -194,7 +194,8 @@ def test_odd_labels_args_and_log_lines_never_raise() -> None:
         update={
             "engine_args": EngineArgs(argv=None, args={"kv-transfer-config": "{not json"}),
             "model_config_raw": {"model_type": "jamba", "num_hidden_layers": "x"},
-            "logs": "Truncating max_cudagraph_capture_size to 256\n'max_cudagraph_capture_size': 1e3\n"
+            "logs": "Truncating max_cudagraph_capture_size to 256\n"
+            "'max_cudagraph_capture_size': 1e3\n"
             "CUDA graph memory profiling is enabled. --gpu-memory-utilization=0.9. is equivalent",
         }
     )
