@@ -29,6 +29,7 @@ from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
 from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.signals import v1_extra
 from kvdoctor.signals.model import SignalSet
 
 # Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
@@ -185,6 +186,7 @@ def not_checked_for(
                         what=f"reproducer {name} for {finding.symptom}/{finding.cause}", why=why
                     )
                 )
+    out.extend(NotChecked(what=w, why=y) for w, y in v1_extra.not_checked(signals, bundle))
     out.extend(extra)
     seen: set[tuple[str, str]] = set()
     unique: list[NotChecked] = []

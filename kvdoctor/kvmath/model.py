@@ -102,6 +102,10 @@ class KvModel(BaseModel):
     qk_rope_head_dim: int | None = None
     qk_nope_head_dim: int | None = None
     v_head_dim: int | None = None
+    # Per attention-free (Mamba) layer: elements of its conv and SSM state, one copy per
+    # sequence whatever its length (None when the config does not give the Mamba shape).
+    mamba_conv_elems: int | None = None
+    mamba_ssm_elems: int | None = None
     # Parameter count and bytes per weight when known (catalog or explicit), for weight bytes.
     params: int | None = None
     weight_bytes_per_param: Fraction | None = None
@@ -240,6 +244,7 @@ class KvModel(BaseModel):
             )
         if not windowed:
             window = None
+        mamba = _mamba_state_elems(cfg, hidden) if free else None
         return cls(
             name=name,
             model_type=model_type,
@@ -259,6 +264,8 @@ class KvModel(BaseModel):
             qk_rope_head_dim=rope,
             qk_nope_head_dim=nope,
             v_head_dim=v_dim,
+            mamba_conv_elems=mamba[0] if mamba else None,
+            mamba_ssm_elems=mamba[1] if mamba else None,
             notes=tuple(notes),
         )
 
@@ -390,6 +397,22 @@ class KvModel(BaseModel):
         if self.params is None or self.weight_bytes_per_param is None:
             return None
         return _ceil(self.params * self.weight_bytes_per_param)
+
+    def mamba_state_bytes_per_seq(self, ssm_dtype: str | None = None) -> int | None:
+        """Bytes of Mamba state one sequence holds across all attention-free layers.
+
+        Unlike KV it does not grow with the context: conv state + SSM state per layer, the conv
+        state in the model dtype and the SSM state in ``ssm_dtype`` (vLLM's
+        --mamba-ssm-cache-dtype; ``None``/"auto" = the model dtype).
+        """
+        if not self.attention_free_layers or self.mamba_conv_elems is None:
+            return None
+        if self.mamba_ssm_elems is None:
+            return None
+        conv = model_dtype_bytes(self.dtype)
+        ssm = conv if ssm_dtype in (None, "auto") else model_dtype_bytes(str(ssm_dtype))
+        per_layer = self.mamba_conv_elems * conv + self.mamba_ssm_elems * ssm
+        return self.attention_free_layers * per_layer
 
     @property
     def label(self) -> str:
@@ -529,6 +552,39 @@ def _layer_kinds(
         return ["window" if i >= first else "full" for i in range(layers)]
     # Mistral-7B-v0.1 style: one window on every layer.
     return ["window"] * layers
+
+
+def _mamba_state_elems(cfg: Mapping[str, Any], hidden: int | None) -> tuple[int, int] | None:
+    """(conv, ssm) state elements of one Mamba layer, from the HF config, or None.
+
+    Mamba2 (Nemotron-H, Bamba, Granite 4, Zamba2): heads × head_dim inner channels; the conv
+    runs over the inner channels plus 2 × groups × d_state (B and C), over d_conv − 1 past
+    steps; the SSM state is heads × head_dim × d_state. Mamba1 (Jamba, Falcon-Mamba): inner =
+    expand × hidden; conv over inner × (d_conv − 1), SSM inner × d_state.
+    """
+
+    def num(*keys: str) -> int | None:
+        for k in keys:
+            v = cfg.get(k)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                return v
+        return None
+
+    d_state = num("mamba_d_state", "ssm_state_size", "state_size", "mamba_ssm_state_size")
+    d_conv = num("mamba_d_conv", "conv_kernel", "mamba_conv_kernel", "d_conv")
+    if d_state is None or d_conv is None:
+        return None
+    heads = num("mamba_n_heads", "mamba_num_heads")
+    head_dim = num("mamba_d_head", "mamba_head_dim")
+    if heads is not None and head_dim is not None:
+        inner = heads * head_dim
+        groups = num("mamba_n_groups", "n_groups", "mamba_ngroups") or 1
+        return (inner + 2 * groups * d_state) * (d_conv - 1), inner * d_state
+    expand = num("mamba_expand", "expand")
+    if expand is not None and hidden is not None:
+        inner = expand * hidden
+        return inner * (d_conv - 1), inner * d_state
+    return None
 
 
 def _model_dtype_name(value: Any) -> str:

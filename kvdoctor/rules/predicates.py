@@ -271,7 +271,8 @@ def _mnbt_half(s: SignalView) -> Scalar:
 )
 def _hit_rate_effective(s: SignalView) -> Scalar:
     # Tokens recomputed after a preemption find their own blocks still cached and count as
-    # hits on vLLM versions that do not separate them: they inflate the hit rate.
+    # hits before vLLM 0.12 (from 0.12 the prefix-cache stats leave preempted requests out):
+    # there they inflate the hit rate.
     q, h = s.num("prefix_queries_window"), s.num("prefix_hits_window")
     if q is None or h is None:
         return s.num("prefix_hit_rate_window")

@@ -17,6 +17,7 @@ from typing import Any
 
 from kvdoctor.bundle.model import Bundle, EngineArgs
 from kvdoctor.observations import Group, Observations, group_label, histogram_quantile, observe
+from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 
@@ -75,6 +76,7 @@ def compute_signals(bundle: Bundle) -> SignalSet:
     _gpu(out, bundle)
     _logs(out, bundle)
     _locker_math(out, bundle)
+    v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     _per_engine(out, obs)
     # Anything still unset is reported, never silently missing.
     for name in SIGNALS:

@@ -40,7 +40,9 @@ def _generate(tmp_path: Path, *args: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("version", [None, "0.10.1", "0.32.0"])
+@pytest.mark.parametrize(
+    "version", [None, "0.9.1", "0.10.1", "0.11.0", "0.12.0", "0.32.0", "0.33.0"]
+)
 def test_generated_rules_pass_promtool_check(tmp_path: Path, version: str | None) -> None:
     promtool = _promtool()
     args = ["--vllm-version", version] if version else []
@@ -90,18 +92,48 @@ def test_alerts_fire_and_hold_at_their_boundaries(tmp_path: Path) -> None:
     assert generated - tested == set(), f"alerts without a promtool test: {generated - tested}"
 
 
-def test_old_vllm_gets_old_metric_names(tmp_path: Path) -> None:
-    old = _generate(tmp_path, "--vllm-version", "0.10.1").read_text()
-    assert "vllm:gpu_cache_usage_perc" in old
-    assert "vllm:kv_cache_usage_perc" not in old
-    new_dir = tmp_path / "new"
-    new_dir.mkdir()
-    new = _generate(new_dir, "--vllm-version", "0.11.0").read_text()
-    assert "vllm:kv_cache_usage_perc" in new
-    assert "vllm:gpu_cache_usage_perc" not in new
+def _exported(version: str) -> set[str]:
+    """Names vLLM ``version`` exports without --show-hidden-metrics (from the source table)."""
+    from kvdoctor.vllm_metrics import exported_names
+
+    return exported_names(version)
+
+
+@pytest.mark.parametrize(
+    ("version", "kv", "itl"),
+    [
+        # Before 0.9.2 only the old names exist.
+        ("0.9.1", "vllm:gpu_cache_usage_perc", "vllm:time_per_output_token_seconds"),
+        # 0.9.2 and 0.10 export both KV names; inter_token_latency_seconds arrives in 0.11.
+        ("0.9.2", "vllm:kv_cache_usage_perc", "vllm:time_per_output_token_seconds"),
+        ("0.10.0", "vllm:kv_cache_usage_perc", "vllm:time_per_output_token_seconds"),
+        ("0.11.0", "vllm:kv_cache_usage_perc", "vllm:inter_token_latency_seconds"),
+        ("0.12.0", "vllm:kv_cache_usage_perc", "vllm:inter_token_latency_seconds"),
+        ("0.33.0", "vllm:kv_cache_usage_perc", "vllm:inter_token_latency_seconds"),
+    ],
+)
+def test_alerts_use_the_names_each_vllm_exports(
+    tmp_path: Path, version: str, kv: str, itl: str
+) -> None:
+    text = _generate(tmp_path, "--vllm-version", version).read_text()
+    assert kv in text
+    assert itl + "_bucket" in text
+    other_kv = {"vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc"} - {kv}
+    other_itl = {"vllm:time_per_output_token_seconds", "vllm:inter_token_latency_seconds"} - {itl}
+    assert not any(n in text for n in other_kv | other_itl)
     # Counters carry _total on the wire; histograms are read through _bucket/_sum/_count.
-    assert "vllm:num_preemptions_total" in new
-    assert "vllm:num_preemptions[" not in new
+    assert "vllm:num_preemptions_total" in text
+    assert "vllm:num_preemptions[" not in text
+    # Every vllm: name in the rules exists (and is not hidden) in that release's source.
+    import re
+
+    from kvdoctor.vllm_metrics import table_versions
+
+    if version in table_versions():
+        exported = _exported(version)
+        for wire in set(re.findall(r"vllm:[a-z0-9_]+", text)):
+            base = re.sub(r"(_total|_bucket|_sum|_count)$", "", wire)
+            assert base in exported or wire in exported, (version, wire)
 
 
 @pytest.mark.parametrize(

@@ -146,11 +146,31 @@ def capture_kv_too_small() -> None:
     raise SystemExit("kv-too-small unexpectedly started: vLLM's behaviour changed")
 
 
+def capture_kv_residency() -> None:
+    """KV block residency histograms (vLLM 0.12+ ``--kv-cache-metrics``, every block sampled).
+
+    eviction-churn's 24-block pool: requests sharing a 512-token prefix (reuse), then distinct
+    1,000-token prompts that evict it, then the shared prefix again.
+    """
+    extra = ["--kv-cache-metrics", "--kv-cache-metrics-sample", "1.0"]
+    with lab_server("eviction-churn", extra_args=extra) as lab:
+        url = lab.url
+        write("metrics-kv-residency-idle.txt", metrics(url))
+        shared = ("The system prompt. " * 40)[:512]
+        load(url, [prompt(i, 700, shared) for i in range(6)], 16, 2).join()
+        load(url, [prompt(100 + i, 1000) for i in range(8)], 16, 2).join()
+        load(url, [prompt(200 + i, 700, shared) for i in range(4)], 16, 2).join()
+        write("metrics-kv-residency-after.txt", metrics(url))
+        time.sleep(6)
+        write("log-kv-residency.txt", lab.log_path.read_text())
+
+
 STEPS = {
     "healthy": capture_healthy,
     "preemption": capture_preemption,
     "fp8": capture_fp8_startup,
     "kv-too-small": capture_kv_too_small,
+    "kv-residency": capture_kv_residency,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,659 @@
+"""Signals from the metrics vLLM added from 0.12 to 0.33 (names and releases: ``vllm_metrics``).
+
+Each metric is read where the server exports it; where it is absent the signal is ``None`` with
+a reason that says which release adds it or which flag turns it on, so the report can tell
+"not checked" apart from "checked and fine". Everything is a window quantity (counter and
+histogram-bucket deltas between the first and last good scrape) unless the name says otherwise.
+
+* admission: ``num_requests_waiting_by_reason{reason=capacity|deferred}`` (0.24+): deferred
+  requests wait on a transient constraint (LoRA budget, KV transfer), not on capacity;
+* prompt sources: ``prompt_tokens_by_source{source}``, ``prompt_tokens_cached``,
+  ``prompt_tokens_cached_by_source{source}``, ``external_prefix_cache_queries/_hits``: the hit
+  rate including connectors and offload tiers;
+* KV residency (``--kv-cache-metrics``): block lifetime, idle time before eviction, reuse gap;
+* per-request prefill KV, scheduler step sizes, per-request preemptions;
+* speculative decoding, KV offloading and NIXL (P/D disaggregation) counters, and the requests
+  a KV consumer holds in its fetch stages;
+* ``cache_config_info`` labels of hybrid and offloading setups.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.expfmt import Labels
+from kvdoctor.observations import Observations, histogram_quantile
+from kvdoctor.signals.model import SignalSet
+from kvdoctor.vllm_metrics import READS
+
+if TYPE_CHECKING:
+    from kvdoctor.signals.compute import _Out
+
+WAITING_BY_REASON = "vllm:num_requests_waiting_by_reason"
+PROMPT_BY_SOURCE = "vllm:prompt_tokens_by_source"
+PROMPT_CACHED = "vllm:prompt_tokens_cached"
+PROMPT_CACHED_BY_SOURCE = "vllm:prompt_tokens_cached_by_source"
+EXT_Q = "vllm:external_prefix_cache_queries"
+EXT_H = "vllm:external_prefix_cache_hits"
+RESIDENCY = {
+    "kv_block_lifetime": "vllm:kv_block_lifetime_seconds",
+    "kv_block_idle_before_evict": "vllm:kv_block_idle_before_evict_seconds",
+    "kv_block_reuse_gap": "vllm:kv_block_reuse_gap_seconds",
+}
+PREFILL_KV = "vllm:request_prefill_kv_computed_tokens"
+# A histogram whose own name ends in _total: its samples are iteration_tokens_total_bucket etc.
+ITERATION = "vllm:iteration_tokens_total"
+REQ_PREEMPTIONS = "vllm:request_num_preemptions"
+SPEC_DRAFTS = "vllm:spec_decode_num_drafts"
+SPEC_DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"
+SPEC_ACCEPTED = "vllm:spec_decode_num_accepted_tokens"
+OFFLOAD_STORE = "vllm:kv_offload_store_bytes"
+OFFLOAD_LOAD = "vllm:kv_offload_load_bytes"
+NIXL_FAILED = "vllm:nixl_num_failed_transfers"
+NIXL_FAILED_NOTIF = "vllm:nixl_num_failed_notifications"
+NIXL_EXPIRED = "vllm:nixl_num_kv_expired_reqs"
+KV_FETCH = "vllm:num_requests_kv_fetch_by_stage"
+
+# Sources of prompt_tokens_by_source that did not need a local prefill.
+_CACHED_SOURCES = ("local_cache_hit", "external_kv_transfer")
+# Tiers of prompt_tokens_cached_by_source other than the device pool itself.
+_OFFLOAD_TIERS = ("host", "disk", "p2p", "external_unspecified")
+
+
+def _label(labels: Labels, key: str) -> str | None:
+    for k, v in labels:
+        if k == key:
+            return v
+    return None
+
+
+def _where(key: str, *values: str) -> Callable[[Labels], bool]:
+    return lambda labels: _label(labels, key) in values
+
+
+def _absent(obs: Observations, name: str, hint: str = "", window: bool = True) -> str:
+    if not obs.times:
+        return "no good scrape in the bundle"
+    if window and len(obs.times) < 2 and obs.has(name):
+        return "only one good scrape; a window needs two"
+    if obs.has(name):
+        return "not available"
+    since = READS.get(name, (None, None))[0]
+    notes = [f"vLLM {since}+ exports it" if since else "", hint]
+    note = "; ".join(n for n in notes if n)
+    return f"metric {name} absent from every scrape" + (f" ({note})" if note else "")
+
+
+def _num(v: float) -> float | int:
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _gauge_by_label(obs: Observations, name: str, key: str, values: tuple[str, ...]) -> list[float]:
+    """Per good scrape, the sum over label sets whose ``key`` label is in ``values``."""
+    cols = [
+        col
+        for labels, col in sorted(obs.columns.get(name, {}).items())
+        if _label(labels, key) in values
+    ]
+    out: list[float] = []
+    for i in range(len(obs.times)):
+        vals = [c[i] for c in cols if c[i] == c[i]]
+        if vals:
+            out.append(math.fsum(vals))
+    return out
+
+
+def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
+    """Set every signal of this module (the catalog's "vLLM 0.12+ metrics" block)."""
+    _admission(out, obs)
+    _sources(out, obs)
+    _residency(out, obs)
+    _requests(out, obs)
+    _spec_decode(out, obs, bundle)
+    _offload_and_transfer(out, obs, bundle)
+    from kvdoctor.signals.compute import cache_config_labels
+
+    labels = cache_config_labels(obs)
+    _config_labels(out, labels)
+    cudagraphs(out, bundle)
+    hybrid(out, bundle, labels)
+
+
+# ------------------------------------------------------------------------------- admission
+
+
+def _admission(out: _Out, obs: Observations) -> None:
+    if not obs.has(WAITING_BY_REASON):
+        why = _absent(obs, WAITING_BY_REASON, window=False)
+        for name in ("waiting_deferred_max", "waiting_capacity_max", "waiting_deferred_share"):
+            out.set(name, None, reason=why)
+        return
+    deferred = _gauge_by_label(obs, WAITING_BY_REASON, "reason", ("deferred",))
+    capacity = _gauge_by_label(obs, WAITING_BY_REASON, "reason", ("capacity",))
+    prov = f"metrics: {WAITING_BY_REASON}"
+    out.set(
+        "waiting_deferred_max", _num(max(deferred, default=0.0)), f"{prov}{{reason=deferred}}, max"
+    )
+    out.set(
+        "waiting_capacity_max", _num(max(capacity, default=0.0)), f"{prov}{{reason=capacity}}, max"
+    )
+    total = math.fsum(deferred) + math.fsum(capacity)
+    if total <= 0:
+        out.set("waiting_deferred_share", None, reason="no request waited in the window")
+    else:
+        out.set(
+            "waiting_deferred_share",
+            round(math.fsum(deferred) / total, 4),
+            f"{prov}: deferred / all waiting, summed over the window's scrapes",
+        )
+
+
+# ---------------------------------------------------------------------------- prompt sources
+
+
+def _sources(out: _Out, obs: Observations) -> None:
+    if obs.has(PROMPT_BY_SOURCE) and len(obs.times) >= 2:
+        by = {
+            src: obs.counter_increase(PROMPT_BY_SOURCE, where=_where("source", src)) or 0.0
+            for src in ("local_compute", "local_cache_hit", "external_kv_transfer")
+        }
+        total = math.fsum(by.values())
+        prov = f"metrics: {PROMPT_BY_SOURCE}_total increase"
+        out.set("prompt_tokens_external_window", _num(by["external_kv_transfer"]), prov)
+        if total <= 0:
+            out.set("prompt_cached_share_window", None, reason="no prompt tokens in the window")
+        else:
+            served = math.fsum(by[s] for s in _CACHED_SOURCES)
+            out.set(
+                "prompt_cached_share_window",
+                round(served / total, 4),
+                f"{prov}: (local_cache_hit + external_kv_transfer) / all sources",
+            )
+    else:
+        why = _absent(obs, PROMPT_BY_SOURCE)
+        out.set("prompt_tokens_external_window", None, reason=why)
+        out.set("prompt_cached_share_window", None, reason=why)
+    cached = obs.counter_increase(PROMPT_CACHED)
+    out.set(
+        "prompt_tokens_cached_window",
+        None if cached is None else _num(cached),
+        f"metrics: {PROMPT_CACHED}_total increase",
+        reason=_absent(obs, PROMPT_CACHED),
+    )
+    if obs.has(PROMPT_CACHED_BY_SOURCE) and len(obs.times) >= 2:
+        off = obs.counter_increase(PROMPT_CACHED_BY_SOURCE, where=_where("source", *_OFFLOAD_TIERS))
+        out.set(
+            "prompt_tokens_cached_offloaded_window",
+            _num(off or 0.0),
+            f"metrics: {PROMPT_CACHED_BY_SOURCE}_total{{source!=device}} increase",
+        )
+    else:
+        out.set(
+            "prompt_tokens_cached_offloaded_window",
+            None,
+            reason=_absent(obs, PROMPT_CACHED_BY_SOURCE),
+        )
+    q, h = obs.counter_increase(EXT_Q), obs.counter_increase(EXT_H)
+    prov = f"metrics: {EXT_Q}_total / {EXT_H}_total increase"
+    out.set(
+        "external_prefix_queries_window",
+        None if q is None else _num(q),
+        prov,
+        reason=_absent(obs, EXT_Q),
+    )
+    out.set(
+        "external_prefix_hits_window",
+        None if h is None else _num(h),
+        prov,
+        reason=_absent(obs, EXT_H),
+    )
+    if q is None or h is None:
+        out.set(
+            "external_prefix_hit_rate_window",
+            None,
+            reason=_absent(obs, EXT_Q if q is None else EXT_H),
+        )
+    elif q <= 0:
+        out.set(
+            "external_prefix_hit_rate_window",
+            None,
+            reason="no external prefix-cache queries in the window (no KV connector, or idle)",
+        )
+    else:
+        out.set("external_prefix_hit_rate_window", round(min(1.0, h / q), 4), prov)
+
+
+# ------------------------------------------------------------------------------- residency
+
+
+def _residency(out: _Out, obs: Observations) -> None:
+    hint = "start vLLM with --kv-cache-metrics"
+    for short, base in RESIDENCY.items():
+        name = f"{short}_p50"
+        hist = obs.histogram_window(base)
+        if hist is None:
+            out.set(name, None, reason=_absent(obs, base, hint))
+            continue
+        buckets, _, count = hist
+        if count <= 0:
+            out.set(name, None, reason=f"{base}: no sampled block in the window")
+            continue
+        out.set(
+            name,
+            histogram_quantile(0.5, buckets),
+            f"metrics: {base} median of bucket deltas (sampled blocks)",
+        )
+    hist = obs.histogram_window(RESIDENCY["kv_block_idle_before_evict"])
+    if hist is None:
+        out.set(
+            "kv_block_evictions_sampled_window",
+            None,
+            reason=_absent(obs, RESIDENCY["kv_block_idle_before_evict"], hint),
+        )
+    else:
+        out.set(
+            "kv_block_evictions_sampled_window",
+            _num(hist[2]),
+            f"metrics: {RESIDENCY['kv_block_idle_before_evict']}_count increase (sampled blocks)",
+        )
+
+
+# -------------------------------------------------------------------------------- requests
+
+
+def _hist_mean(
+    out: _Out, obs: Observations, signal: str, base: str, what: str
+) -> tuple[list[tuple[float, float]], float] | None:
+    hist = obs.histogram_window(base)
+    if hist is None:
+        out.set(signal, None, reason=_absent(obs, base))
+        return None
+    buckets, total, count = hist
+    if count <= 0:
+        out.set(signal, None, reason=f"no {what} in the window")
+        return None
+    out.set(signal, total / count, f"metrics: {base} _sum/_count deltas over the window")
+    return buckets, count
+
+
+def _requests(out: _Out, obs: Observations) -> None:
+    _hist_mean(out, obs, "prefill_kv_computed_tokens_mean", PREFILL_KV, "finished request")
+    hist = obs.histogram_window(ITERATION)
+    if hist is None or hist[2] <= 0:
+        why = _absent(obs, ITERATION) if hist is None else "no engine step in the window"
+        out.set("iteration_tokens_p99", None, reason=why)
+        out.set("iteration_tokens_budget_share", None, reason=why)
+    else:
+        p99 = histogram_quantile(0.99, hist[0])
+        out.set("iteration_tokens_p99", p99, f"metrics: {ITERATION} p99 of bucket deltas")
+        budget = out.ss.get("max_num_batched_tokens")
+        if (
+            p99 is None
+            or not isinstance(budget, int | float)
+            or isinstance(budget, bool)
+            or budget <= 0
+        ):
+            out.set(
+                "iteration_tokens_budget_share", None, reason="--max-num-batched-tokens unknown"
+            )
+        else:
+            out.set(
+                "iteration_tokens_budget_share",
+                round(p99 / budget, 4),
+                f"iteration_tokens_p99 / max_num_batched_tokens ({budget})",
+            )
+    # The buckets start at le=1, so "never preempted" cannot be told from "once": the mean only.
+    _hist_mean(out, obs, "request_preemptions_mean", REQ_PREEMPTIONS, "finished request")
+
+
+# ------------------------------------------------------------------------------ spec decode
+
+
+def _flag(bundle: Bundle, *flags: str) -> bool:
+    args = bundle.engine_args
+    if args is None:
+        return False
+    keys = set(args.args)
+    argv = " ".join(args.argv or [])
+    return any(f in keys or f.replace("-", "_") in keys or f"--{f}" in argv for f in flags)
+
+
+def _kv_connector(bundle: Bundle) -> str | None:
+    """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
+    args = bundle.engine_args
+    if args is None:
+        return None
+    raw = args.args.get("kv-transfer-config", args.args.get("kv_transfer_config"))
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return None
+    name = raw.get("kv_connector") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _spec_decode(out: _Out, obs: Observations, bundle: Bundle) -> None:
+    names = (
+        "spec_decode_draft_tokens_window",
+        "spec_decode_acceptance_rate",
+        "spec_decode_accepted_per_draft",
+    )
+    drafts = obs.counter_increase(SPEC_DRAFTS)
+    tokens = obs.counter_increase(SPEC_DRAFT_TOKENS)
+    accepted = obs.counter_increase(SPEC_ACCEPTED)
+    if drafts is None or tokens is None or accepted is None:
+        why = _absent(
+            obs,
+            SPEC_DRAFT_TOKENS,
+            "yet --speculative-config is set"
+            if _flag(bundle, "speculative-config")
+            else "no --speculative-config recorded",
+        )
+        for n in names:
+            out.set(n, None, reason=why)
+        return
+    prov = f"metrics: {SPEC_ACCEPTED}_total / {SPEC_DRAFT_TOKENS}_total increase"
+    out.set(names[0], _num(tokens), f"metrics: {SPEC_DRAFT_TOKENS}_total increase")
+    if tokens <= 0 or drafts <= 0:
+        for n in names[1:]:
+            out.set(n, None, reason="no draft token proposed in the window")
+        return
+    out.set(names[1], round(accepted / tokens, 4), prov)
+    out.set(names[2], round(accepted / drafts, 4), f"metrics: {SPEC_ACCEPTED} / {SPEC_DRAFTS}")
+
+
+# ---------------------------------------------------------------------- offload and transfer
+
+
+def _offload_and_transfer(out: _Out, obs: Observations, bundle: Bundle) -> None:
+    for signal, base in (
+        ("kv_offload_store_bytes_window", OFFLOAD_STORE),
+        ("kv_offload_load_bytes_window", OFFLOAD_LOAD),
+    ):
+        v = obs.counter_increase(base)
+        out.set(
+            signal,
+            None if v is None else _num(v),
+            f"metrics: {base}_total increase",
+            reason=_absent(obs, base, "an offloading KV connector exports it"),
+        )
+    for signal, base in (
+        ("nixl_failed_transfers_window", NIXL_FAILED),
+        ("nixl_failed_notifications_window", NIXL_FAILED_NOTIF),
+        ("nixl_expired_requests_window", NIXL_EXPIRED),
+    ):
+        v = obs.counter_increase(base)
+        out.set(
+            signal,
+            None if v is None else _num(v),
+            f"metrics: {base}_total increase",
+            reason=_absent(obs, base, "the NIXL KV connector exports it"),
+        )
+    if obs.has(KV_FETCH):
+        series = obs.gauge_series(KV_FETCH, "sum")
+        out.set(
+            "kv_fetch_requests_max",
+            _num(max(v for _, v in series)) if series else None,
+            f"metrics: {KV_FETCH} summed over stages, max",
+            reason="no value in the window",
+        )
+    else:
+        out.set(
+            "kv_fetch_requests_max",
+            None,
+            reason=_absent(
+                obs, KV_FETCH, "only a KV consumer (--kv-transfer-config) exports it", window=False
+            ),
+        )
+    connector = _kv_connector(bundle)
+    if connector is None and obs.has(NIXL_FAILED):
+        connector = "NixlConnector"
+    out.set(
+        "kv_connector",
+        connector,
+        "engine_args: kv_connector of --kv-transfer-config (else NIXL metrics)",
+        reason="no --kv-transfer-config recorded",
+    )
+    configured = _flag(bundle, "kv-transfer-config") or obs.has(NIXL_FAILED) or obs.has(KV_FETCH)
+    out.set("kv_transfer_configured", configured, "engine_args --kv-transfer-config, NIXL metrics")
+    out.set(
+        "spec_decode_configured",
+        _flag(bundle, "speculative-config") or obs.has(SPEC_DRAFTS),
+        "engine_args --speculative-config, spec_decode metrics",
+    )
+
+
+# ---------------------------------------------------------------------------- config labels
+
+
+def _config_labels(out: _Out, labels: dict[str, str]) -> None:
+    why = "vllm:cache_config_info absent" if not labels else "label not in vllm:cache_config_info"
+
+    def text(key: str) -> str | None:
+        v = labels.get(key)
+        return None if v is None or v in ("None", "") else v
+
+    def integer(key: str) -> int | None:
+        v = text(key)
+        try:
+            return int(float(v)) if v is not None else None
+        except ValueError:
+            return None
+
+    prov = "metrics: vllm:cache_config_info label "
+    mode = text("mamba_cache_mode")
+    out.set("mamba_cache_mode", mode, prov + "mamba_cache_mode", reason=why)
+    out.set("sliding_window", integer("sliding_window"), prov + "sliding_window", reason=why)
+    out.set("hash_block_size", integer("hash_block_size"), prov + "hash_block_size", reason=why)
+    out.set("mamba_block_size", integer("mamba_block_size"), prov + "mamba_block_size", reason=why)
+    backend = text("kv_offloading_backend")
+    size = text("kv_offloading_size")
+    # The backend label has a default ("native") even when nothing is offloaded: the size says.
+    out.set(
+        "kv_offloading",
+        size is not None if labels else None,
+        prov + f"kv_offloading_size={size} (backend {backend})",
+        reason=why,
+    )
+
+
+# ----------------------------------------------------------------------------- not checked
+
+# (what, the signal that carries it, the flag or signal that says the feature is on).
+# Core families are exported by every release that has them: absent means an older server.
+# Feature families exist only when the feature runs: listed when it is configured but silent,
+# never for a server that simply does not use it (that would be noise in every report).
+_CORE_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("deferred admission (waiting requests by reason)", "waiting_deferred_max"),
+    ("prompt tokens by source (local compute, cache, external)", "prompt_cached_share_window"),
+    ("external prefix cache (KV connector / offload hits)", "external_prefix_queries_window"),
+    ("prefill KV computed per request", "prefill_kv_computed_tokens_mean"),
+    ("preemptions per request", "request_preemptions_mean"),
+)
+_FEATURE_FAMILIES: tuple[tuple[str, str, str], ...] = (
+    ("speculative decoding acceptance", "spec_decode_acceptance_rate", "spec_decode_configured"),
+    ("KV transfer failures (NIXL)", "nixl_failed_transfers_window", "kv_connector"),
+    ("KV offload traffic", "kv_offload_store_bytes_window", "kv_offloading"),
+)
+
+
+def not_checked(signals: SignalSet, bundle: Bundle) -> list[tuple[str, str]]:
+    """(what, why) for the families above that could not be read, in a fixed order."""
+    out: list[tuple[str, str]] = []
+
+    def absent(name: str) -> str | None:
+        sv = signals.values.get(name)
+        if sv is None or sv.value is not None or not sv.reason:
+            return None
+        return sv.reason if sv.reason.startswith("metric ") else None
+
+    for what, name in _CORE_FAMILIES:
+        why = absent(name)
+        if why is not None:
+            out.append((what, why))
+    for what, name, switch in _FEATURE_FAMILIES:
+        why = absent(name)
+        on = signals.get(switch)
+        if why is not None and (on is True or (isinstance(on, str) and "Nixl" in on)):
+            out.append((what, why))
+    why = absent("kv_block_lifetime_p50")
+    if why is not None and _flag(bundle, "kv-cache-metrics"):
+        out.append(("KV block residency (lifetime, idle before eviction, reuse gap)", why))
+    return out
+
+
+# ------------------------------------------------------------------- CUDA graphs (start-up log)
+
+# Lines of vLLM 0.32's start-up log (vllm/config/vllm.py, v1/worker/gpu_model_runner.py,
+# v1/worker/gpu_worker.py); the engine config line prints the final compilation_config.
+_CG = {
+    "max_size": re.compile(r"'max_cudagraph_capture_size': (\d+)"),
+    "sizes": re.compile(r"'cudagraph_capture_sizes': \[([\d, ]*)\]"),
+    "truncated": re.compile(
+        r"Truncating max_cudagraph_capture_size to (\d+)"
+        r"|cudagraph_capture_sizes specified in compilation_config .* is overridden by config"
+    ),
+    "memory": re.compile(
+        r"Estimated CUDA graph memory: (\d+(?:\.\d+)?) GiB total"
+        r"|Graph capturing finished in \d+ secs, took (\d+(?:\.\d+)?) GiB"
+    ),
+    "profiling": re.compile(
+        r"CUDA graph memory profiling is enabled.*?--gpu-memory-utilization=(\d+(?:\.\d+)?) is "
+        r"equivalent to --gpu-memory-utilization=(\d+(?:\.\d+)?) without.*?increase "
+        r"--gpu-memory-utilization to (\d+(?:\.\d+)?)"
+    ),
+}
+_CG_NAMES = (
+    "log_cudagraph_max_capture_size",
+    "log_cudagraph_truncated",
+    "log_cudagraph_memory_gib",
+    "log_cudagraph_kv_util_taken",
+    "log_cudagraph_suggested_utilization",
+)
+
+
+def cudagraphs(out: _Out, bundle: Bundle) -> None:
+    text = bundle.logs
+    if text is None:
+        for n in _CG_NAMES:
+            out.set(n, None, reason="no logs in the bundle (--logs FILE or -)")
+        return
+    sizes = [int(m.group(1)) for m in _CG["max_size"].finditer(text)]
+    if not sizes:
+        for m in _CG["sizes"].finditer(text):
+            listed = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            if listed:
+                sizes.append(max(listed))
+    out.set(
+        "log_cudagraph_max_capture_size",
+        sizes[-1] if sizes else None,
+        "logs.txt: compilation_config max_cudagraph_capture_size (engine config line)",
+        reason="no CUDA graph capture size in the logs (eager mode, or a CPU build)",
+    )
+    out.set("log_cudagraph_truncated", bool(_CG["truncated"].search(text)), "logs.txt")
+    mem = [m.group(1) or m.group(2) for m in _CG["memory"].finditer(text)]
+    out.set(
+        "log_cudagraph_memory_gib",
+        float(mem[-1]) if mem else None,
+        "logs.txt: 'Estimated CUDA graph memory' / 'Graph capturing finished ... took' line",
+        reason="no CUDA graph memory line in the logs",
+    )
+    prof = list(_CG["profiling"].finditer(text))
+    why = "no 'CUDA graph memory profiling is enabled' line in the logs (vLLM before 0.21?)"
+    if prof:
+        # The regex admits only digits with one optional decimal point: float() cannot fail.
+        current, equiv, suggested = (float(x) for x in prof[-1].groups())
+        prov = "logs.txt: 'CUDA graph memory profiling is enabled' start-up line"
+        out.set("log_cudagraph_kv_util_taken", round(current - equiv, 4), prov)
+        out.set("log_cudagraph_suggested_utilization", suggested, prov)
+    else:
+        out.set("log_cudagraph_kv_util_taken", None, reason=why)
+        out.set("log_cudagraph_suggested_utilization", None, reason=why)
+
+
+# --------------------------------------------------------------------------- hybrid models
+
+
+def hybrid(out: _Out, bundle: Bundle, labels: dict[str, str]) -> None:
+    """Hybrid (Mamba + attention) models and the granularity at which prefix hits land.
+
+    vLLM 0.32 caches a hybrid model's Mamba state only at block boundaries
+    (mamba_cache_mode "align", the default with prefix caching), and sizes the attention block
+    up to the Mamba state page: a prefix hit lands only at multiples of that block, and a
+    smaller --block-size is raised again at start-up.
+    """
+    ss = out.ss
+    verdict: bool | None = None
+    prov = ""
+    state: int | None = None
+    state_why = "no model config in the bundle" if bundle.model_config_raw is None else ""
+    cfg = bundle.model_config_raw
+    if cfg is not None:
+        from kvdoctor.errors import KvdoctorError
+        from kvdoctor.kvmath import KvModel
+
+        try:
+            model = KvModel.from_hf_config(cfg)
+            verdict = model.layer_mix == "hybrid"
+            prov = "kvmath: model_config.json layer layout"
+            ssm_dtype = labels.get("mamba_ssm_cache_dtype")
+            state = model.mamba_state_bytes_per_seq(
+                None if ssm_dtype in (None, "None", "auto") else ssm_dtype
+            )
+            state_why = (
+                "no attention-free layers" if not verdict else "Mamba shape not in the config"
+            )
+        except KvdoctorError as exc:
+            # A pure Mamba/RWKV model has no attention at all: its whole cache is state.
+            if "attention-free" in str(exc) or "no attention layers" in str(exc):
+                verdict, prov = True, "model_config.json: attention-free model"
+            state_why = f"model config not understood: {exc}"
+        except Exception as exc:  # the model config is untrusted input of any shape
+            verdict = None
+            state_why = f"model config not understood: {type(exc).__name__}"
+    out.set(
+        "mamba_state_bytes_per_seq",
+        state,
+        "kvmath: conv + SSM state of every Mamba layer, one copy per sequence",
+        reason=state_why or "not available",
+    )
+    if verdict is None:
+        mode, mamba_block = ss.get("mamba_cache_mode"), ss.get("mamba_block_size")
+        if mode in ("align", "all") or isinstance(mamba_block, int):
+            verdict, prov = (
+                True,
+                "metrics: vllm:cache_config_info mamba_cache_mode/mamba_block_size",
+            )
+        elif mode == "none" and ss.get("prefix_caching") is True:
+            # With prefix caching on, a hybrid model runs in "align" mode: "none" means no Mamba.
+            verdict, prov = False, "metrics: vllm:cache_config_info mamba_cache_mode=none"
+    out.set(
+        "hybrid_model",
+        verdict,
+        prov,
+        reason="no model config and no Mamba labels in vllm:cache_config_info",
+    )
+    align = labels.get("cache_hit_alignment_tokens")
+    granularity: int | None = None
+    gprov = ""
+    try:
+        granularity = int(float(align)) if align not in (None, "None", "") else None
+        gprov = "metrics: vllm:cache_config_info cache_hit_alignment_tokens"
+    except ValueError:
+        granularity = None
+    if granularity is None:
+        bs = ss.get("block_size")
+        if isinstance(bs, int) and not isinstance(bs, bool):
+            granularity, gprov = bs, "block_size (whole blocks are cached)"
+    out.set(
+        "prefix_hit_granularity_tokens",
+        granularity,
+        gprov,
+        reason="block size unknown",
+    )

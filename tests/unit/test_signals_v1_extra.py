@@ -1,0 +1,208 @@
+"""Signals from the metrics vLLM added in 0.12-0.33, on real and generated expositions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.pipeline import diagnose
+from kvdoctor.signals.compute import compute_signals
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GENERATED = DATA / "vllm-generated"
+
+
+def _two_scrapes(first: str, second: str) -> Bundle:
+    return Bundle(
+        manifest=Manifest(
+            created_by="test", endpoint="test", started_at=0.0, ended_at=10.0, interval_s=10.0
+        ),
+        scrapes=[Scrape(t=0.0, status=200, text=first), Scrape(t=10.0, status=200, text=second)],
+    )
+
+
+def test_real_032_exposition_reads_sources_and_admission() -> None:
+    idle = (DATA / "vllm-0.32" / "metrics-idle.txt").read_text()
+    hits = (DATA / "vllm-0.32" / "metrics-prefix-hits.txt").read_text()
+    ss = compute_signals(_two_scrapes(idle, hits))
+    # 12 requests of 700 tokens: 5,632 of 8,400 prompt tokens came from the local cache.
+    assert ss.get("prompt_cached_share_window") == round(5632 / 8400, 4)
+    assert ss.get("prompt_tokens_external_window") == 0
+    assert ss.get("prompt_tokens_cached_offloaded_window") == 0
+    assert ss.get("waiting_deferred_max") == 0
+    assert ss.get("external_prefix_queries_window") == 0
+    # No connector: no external query, so no rate (with the reason saying so).
+    assert ss.get("external_prefix_hit_rate_window") is None
+    reason = ss.values["external_prefix_hit_rate_window"].reason or ""
+    assert "no external prefix-cache queries" in reason
+    assert ss.get("mamba_cache_mode") == "none"
+    assert ss.get("kv_offloading") is False
+    # Recorded without --kv-cache-metrics: residency is absent, and the reason says how to get it.
+    assert ss.get("kv_block_lifetime_p50") is None
+    assert "--kv-cache-metrics" in (ss.values["kv_block_lifetime_p50"].reason or "")
+
+
+@pytest.mark.parametrize(
+    ("version", "present", "absent"),
+    [
+        ("0.10.0", [], ["waiting_deferred_max", "external_prefix_queries_window"]),
+        ("0.12.0", ["external_prefix_queries_window"], ["waiting_deferred_max"]),
+        (
+            "0.24.0",
+            [
+                "waiting_deferred_max",
+                "prompt_cached_share_window",
+                "prefill_kv_computed_tokens_mean",
+            ],
+            ["request_preemptions_mean", "prompt_tokens_cached_offloaded_window"],
+        ),
+        (
+            "0.33.0",
+            [
+                "waiting_deferred_max",
+                "request_preemptions_mean",
+                "prompt_tokens_cached_offloaded_window",
+            ],
+            [],
+        ),
+    ],
+)
+def test_read_where_present_not_checked_where_absent(
+    version: str, present: list[str], absent: list[str]
+) -> None:
+    bundle = read_bundle(GENERATED / f"baseline-{version}")
+    d = diagnose(bundle)
+    for name in present:
+        assert d.signals.get(name) is not None, name
+    not_checked = {e.what: e.why for e in d.report.not_checked}
+    for name in absent:
+        sv = d.signals.values[name]
+        assert sv.value is None
+        assert sv.reason is not None and "absent from every scrape" in sv.reason
+        assert "+ exports it" in sv.reason, sv.reason  # names the release that adds it
+    if "waiting_deferred_max" in absent:
+        why = not_checked["deferred admission (waiting requests by reason)"]
+        assert "vLLM 0.24.0+" in why
+    # Every release reads its own ITL name into the same signal.
+    assert d.signals.get("itl_p50") is not None
+
+
+def test_feature_metrics_are_not_checked_only_when_the_feature_is_configured() -> None:
+    plain = diagnose(read_bundle(GENERATED / "baseline-0.33.0"))
+    assert not any("speculative" in e.what for e in plain.report.not_checked)
+    assert plain.signals.get("spec_decode_configured") is False
+    spec = diagnose(read_bundle(GENERATED / "spec-decode-low-acceptance"))
+    assert spec.signals.get("spec_decode_acceptance_rate") == 0.05
+    assert spec.signals.get("spec_decode_accepted_per_draft") == 0.2
+    offload = diagnose(read_bundle(GENERATED / "external-cache-never-serves"))
+    assert offload.signals.get("kv_offloading") is True
+    assert offload.signals.get("kv_offload_load_bytes_window") == 0
+    assert offload.signals.get("external_prefix_hit_rate_window") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("bundle", "cause"),
+    [
+        ("deferred-admission", "deferred-admission"),
+        ("external-cache-never-serves", "external-cache-never-serves"),
+        ("spec-decode-low-acceptance", "spec-decode-low-acceptance"),
+        ("kv-transfer-trouble", "kv-transfer-trouble"),
+        ("cudagraph-batch-above-capture", "cudagraph-batch-above-capture"),
+        ("cudagraph-profiling-shrinks-pool", "cudagraph-profiling-shrinks-pool"),
+        ("hybrid-alignment-miss", "hybrid-alignment-miss"),
+    ],
+)
+def test_each_new_cause_is_primary_on_its_bundle_and_replays_identically(
+    bundle: str, cause: str
+) -> None:
+    from kvdoctor.report.render import render_json
+
+    b = read_bundle(GENERATED / bundle)
+    first = diagnose(b).report
+    assert first.findings[0].cause == cause
+    assert render_json(first) == render_json(diagnose(read_bundle(GENERATED / bundle)).report)
+
+
+def test_real_032_kv_residency_histograms() -> None:
+    """Recorded with --kv-cache-metrics --kv-cache-metrics-sample 1.0 (tests/data/vllm-0.32)."""
+    idle = (DATA / "vllm-0.32" / "metrics-kv-residency-idle.txt").read_text()
+    after = (DATA / "vllm-0.32" / "metrics-kv-residency-after.txt").read_text()
+    ss = compute_signals(_two_scrapes(idle, after))
+    assert ss.get("kv_block_evictions_sampled_window") == 69
+    for name in (
+        "kv_block_lifetime_p50",
+        "kv_block_idle_before_evict_p50",
+        "kv_block_reuse_gap_p50",
+    ):
+        value = ss.get(name)
+        assert isinstance(value, float) and 0 < value < 60, (name, value)
+    # A block idles at most as long as it lives.
+    idle_p50, life_p50 = ss.get("kv_block_idle_before_evict_p50"), ss.get("kv_block_lifetime_p50")
+    assert isinstance(idle_p50, float) and isinstance(life_p50, float) and idle_p50 <= life_p50
+    # 4,096 of 15,000 prompt tokens were prefix-cache hits in this run.
+    assert ss.get("prompt_cached_share_window") == round(4096 / 15000, 4)
+
+
+def test_cudagraph_lines_from_the_startup_log() -> None:
+    # The real lab log (CPU build, --enforce-eager): no capture sizes, so nothing is claimed.
+    log = (DATA / "vllm-0.32" / "log-startup-healthy.txt").read_text()
+    b = _two_scrapes("", "")
+    b = b.model_copy(update={"logs": log, "scrapes": []})
+    ss = compute_signals(b)
+    assert ss.get("log_cudagraph_max_capture_size") is None
+    assert ss.get("log_cudagraph_truncated") is False
+    # Generated GPU start-up log in vLLM 0.32's line formats.
+    gen = compute_signals(read_bundle(GENERATED / "cudagraph-profiling-shrinks-pool"))
+    assert gen.get("log_cudagraph_max_capture_size") == 512
+    assert gen.get("log_cudagraph_kv_util_taken") == 0.04
+    assert gen.get("log_cudagraph_suggested_utilization") == 0.94
+    assert gen.get("log_cudagraph_memory_gib") == 0.41
+
+
+def test_hybrid_model_from_config_and_from_labels() -> None:
+    b = read_bundle(GENERATED / "hybrid-alignment-miss")
+    ss = compute_signals(b)
+    assert ss.get("hybrid_model") is True
+    assert ss.get("prefix_hit_granularity_tokens") == 1024
+    # 28 Mamba1 layers of (24,576 conv + 131,072 SSM) elements; the generated labels carry
+    # mamba_ssm_cache_dtype only where vLLM 0.33 has it, else the SSM state is bf16.
+    assert ss.get("mamba_state_bytes_per_seq") == 8_716_288
+    # Without the model config the cache_config_info labels (mamba_cache_mode=align) still say so.
+    labels_only = compute_signals(b.model_copy(update={"model_config_raw": None}))
+    assert labels_only.get("hybrid_model") is True
+    # The real 0.32 lab (dense tiny Llama, prefix caching on, mamba_cache_mode=none).
+    dense = compute_signals(
+        read_bundle(DATA.parent.parent / "fixtures" / "healthy" / "bundle.tar.gz")
+    )
+    assert dense.get("hybrid_model") is False
+    assert dense.get("prefix_hit_granularity_tokens") == 128
+
+
+def test_odd_labels_args_and_log_lines_never_raise() -> None:
+    from kvdoctor.bundle.model import EngineArgs
+
+    text = (
+        'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
+        'vllm:cache_config_info{engine="0",mamba_block_size="abc",cache_hit_alignment_tokens="x",'
+        'mamba_cache_mode="align",kv_offloading_size="None",sliding_window="?"} 1\n'
+        'vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="deferred"} 2\n'
+    )
+    b = _two_scrapes(text, text).model_copy(
+        update={
+            "engine_args": EngineArgs(argv=None, args={"kv-transfer-config": "{not json"}),
+            "model_config_raw": {"model_type": "jamba", "num_hidden_layers": "x"},
+            "logs": "Truncating max_cudagraph_capture_size to 256\n"
+            "'max_cudagraph_capture_size': 1e3\n"
+            "CUDA graph memory profiling is enabled. --gpu-memory-utilization=0.9. is equivalent",
+        }
+    )
+    ss = compute_signals(b)
+    assert ss.get("hybrid_model") is True  # from mamba_cache_mode, the config being unreadable
+    assert ss.get("prefix_hit_granularity_tokens") is None
+    assert ss.get("kv_connector") is None
+    assert ss.get("log_cudagraph_truncated") is True
+    assert ss.get("log_cudagraph_kv_util_taken") is None
+    assert ss.get("waiting_deferred_max") == 2
