@@ -9,11 +9,9 @@ with load *between* scrape intervals:
 * per interval (two consecutive good scrapes), the mean inter-token latency and TTFT come from
   histogram ``_sum``/``_count`` deltas; the resident KV tokens from the KV usage gauge × pool
   size; prompt tokens from the prompt-token counter delta;
-* ``itl_baseline`` is the mean ITL of the least-loaded quarter of intervals (by resident KV
-  tokens, or by prompt tokens arriving, whichever explains more), or the intercept of a fit of
-  ITL against resident tokens when the fit explains the window and extrapolates lower (a
-  window that is busy throughout still has a zero-load intercept); ``itl_loaded`` is the mean
-  ITL of the most-loaded quarter;
+* ``itl_baseline`` is the mean ITL of the least-loaded quarter of intervals (by context per
+  running sequence, or by prompt tokens arriving, whichever explains more); ``itl_loaded`` is
+  the mean ITL of the most-loaded quarter;
 * ``itl_kv_fit_r2`` (ITL against resident KV tokens) and ``itl_prefill_r2`` (ITL against prompt
   tokens arriving in the interval) separate KV-read-bound decoding from prefill interference;
 * ``prompt_turnover`` is the window's computed prompt tokens over the pool's capacity: a pool
@@ -138,13 +136,15 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         return
     # The server at its lightest and at its heaviest load in the same window: the quarter of
     # the intervals with the least work against the quarter with the most, where work is the
-    # KV the decode steps read (resident tokens; running requests when the pool size is
-    # unknown) or the prompt tokens prefilled beside them. Ordering by load, never by ITL
-    # itself, keeps a busy host's noise (uncorrelated with the server's load) from posing as
-    # a regression; the larger of the two regressions is the one that explains the window.
+    # context each decode step reads per sequence (resident KV tokens / running requests) or
+    # the prompt tokens prefilled beside the decodes. Ordering by load, never by ITL itself,
+    # keeps a busy host's noise (uncorrelated with the server's load) from posing as a
+    # regression. The batch size alone is not a load key on purpose: a step that serves more
+    # sequences is throughput bought with latency by design (on compute-bound hardware the
+    # step time grows with the batch), not harm; the larger regression of the two keys wins.
     best: tuple[float, float, float, int, str] | None = None  # ratio, quiet, busy, k, what
     for what, key in (
-        ("resident KV tokens", _resident_or_running),
+        ("context per running sequence", _context_per_sequence),
         ("prompt tokens arriving", lambda iv: iv.prompt_tokens),
     ):
         got = _by_load(usable, key)
@@ -168,7 +168,7 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         ys = [float(iv.itl_mean or 0.0) for iv in loaded]
         fit = linear_fit(xs, ys)
     if fit is not None:
-        a, b, r2 = fit
+        _, b, r2 = fit
         # Only a rising fit says KV reads cost time; a falling one explains nothing of a
         # slowdown, so it counts as no fit (r² 0), like the prompt-arrival fit below.
         set_signal(
@@ -184,16 +184,6 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
             "seconds of ITL per resident KV token (least-squares slope)",
             None,
         )
-        # The zero-load intercept is a baseline only when the fit explains the window and the
-        # slope is a cost, not noise; then it also covers a window that was busy throughout.
-        if r2 >= 0.5 and b > 0 and a > 0 and (baseline is None or a < baseline):
-            baseline, how = (
-                a,
-                (
-                    f"zero-load intercept of ITL vs resident KV tokens (r² {r2:.2f}, "
-                    f"{len(loaded)} intervals)"
-                ),
-            )
     else:
         why = "resident KV tokens unknown or constant over the window"
         set_signal("itl_kv_fit_r2", None, "", why)
@@ -235,8 +225,10 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         set_signal("itl_regression", None, "", "no ITL baseline")
 
 
-def _resident_or_running(iv: Interval) -> float | None:
-    return iv.resident_tokens if iv.resident_tokens is not None else iv.running
+def _context_per_sequence(iv: Interval) -> float | None:
+    if iv.resident_tokens is None or iv.running is None or iv.running <= 0:
+        return None
+    return iv.resident_tokens / iv.running
 
 
 def _by_load(
