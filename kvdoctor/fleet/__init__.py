@@ -16,20 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from kvdoctor.fleet.bundle import (
-    fleet_bundle_kind,
-    is_fleet_bundle,
-    read_fleet_capture,
-    write_fleet_bundle,
-)
-from kvdoctor.fleet.capture import FleetOptions, capture_fleet
-from kvdoctor.fleet.diagnose import FleetDiagnosis, diagnose_data
-from kvdoctor.fleet.promapi import PromClient, parse_duration
-from kvdoctor.fleet.render import render_fleet_markdown
+# Everything but the click options is imported on first use: ``diagnose --bundle`` of a
+# single-replica bundle imports this package for its options and must not pay for httpx and
+# the fleet models (about a third of a replay's start-up).
+if TYPE_CHECKING:
+    from kvdoctor.fleet.capture import FleetOptions
+    from kvdoctor.fleet.diagnose import FleetDiagnosis
+    from kvdoctor.fleet.promapi import PromClient
 
 __all__ = [
     "FleetDiagnosis",
@@ -40,6 +37,34 @@ __all__ = [
     "is_fleet_bundle",
     "render_fleet_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy re-exports of the fleet types (PEP 562)."""
+    if name == "FleetDiagnosis":
+        from kvdoctor.fleet.diagnose import FleetDiagnosis
+
+        return FleetDiagnosis
+    if name == "FleetOptions":
+        from kvdoctor.fleet.capture import FleetOptions
+
+        return FleetOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_fleet_bundle(path: str | Path) -> bool:
+    """True for a fleet bundle (either layout), False for a single-replica one."""
+    from kvdoctor.fleet.bundle import is_fleet_bundle as _is_fleet_bundle
+
+    return _is_fleet_bundle(path)
+
+
+def render_fleet_markdown(fleet: FleetDiagnosis) -> str:
+    """The fleet incident report (Markdown) with the per-replica table."""
+    from kvdoctor.fleet.render import render_fleet_markdown as _render
+
+    return _render(fleet)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -83,6 +108,10 @@ def diagnose_fleet(
 ) -> FleetDiagnosis:
     """Query Prometheus, save the raw answers when asked, and diagnose every replica."""
     from kvdoctor.fleet.build import build_fleet
+    from kvdoctor.fleet.bundle import write_fleet_bundle
+    from kvdoctor.fleet.capture import FleetOptions, capture_fleet
+    from kvdoctor.fleet.diagnose import diagnose_data
+    from kvdoctor.fleet.promapi import parse_duration
 
     opts = FleetOptions(
         prometheus_url=prometheus,
@@ -102,6 +131,8 @@ def diagnose_fleet(
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
     """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
     from kvdoctor.fleet.build import build_fleet
+    from kvdoctor.fleet.bundle import fleet_bundle_kind, read_fleet_capture
+    from kvdoctor.fleet.diagnose import diagnose_data
 
     if fleet_bundle_kind(path) == "endpoints":
         from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle

@@ -28,20 +28,22 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
 from kvdoctor.bundle.writer import bundle_files, is_archive
 from kvdoctor.errors import BundleError
-from kvdoctor.fleet.build import FleetData
-from kvdoctor.fleet.capture import (
-    PROM_DIR,
-    QUERY_FILE,
-    FleetCapture,
-    capture_files,
-    capture_from_files,
-)
 
+# The capture and build modules are imported where used: ``diagnose --bundle`` asks this module
+# whether a single-replica bundle is a fleet one, and must not load the fleet machinery to
+# hear "no".
+if TYPE_CHECKING:
+    from kvdoctor.fleet.build import FleetData
+    from kvdoctor.fleet.capture import FleetCapture
+
+# The Prometheus layout's folder and its query record (kvdoctor.fleet.capture writes them).
+PROM_DIR = "prometheus"
+QUERY_FILE = "query.json"
 ENDPOINTS_FILE = "fleet.json"
 REPLICAS_DIR = "replicas"
 # A fleet archive holds one bundle per replica: more members than a single bundle's cap.
@@ -50,6 +52,8 @@ FLEET_MAX_MEMBERS = 4096
 
 def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
     """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
+    from kvdoctor.fleet.capture import capture_files
+
     files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(data.fleet).items()}
     files.update(capture_files(data.capture))
     return write_files(files, dest, int(data.capture.end))
@@ -198,4 +202,6 @@ def is_fleet_bundle(path: str | Path) -> bool:
 
 
 def read_fleet_capture(path: str | Path) -> FleetCapture:
+    from kvdoctor.fleet.capture import capture_from_files
+
     return capture_from_files(prometheus_files(path), str(path))

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet.bundle import PROM_DIR, QUERY_FILE
 from kvdoctor.fleet.promapi import (
     PromClient,
     PrometheusError,
@@ -177,8 +178,6 @@ def check_not_empty(capture: FleetCapture) -> None:
 
 # --- on-disk form (the bundle's prometheus/ folder) ----------------------------------------
 
-PROM_DIR = "prometheus"
-QUERY_FILE = "query.json"
 SERIES_FILE = "series.json"
 UP_FILE = "up.json"
 METADATA_FILE = "metadata.json"

@@ -12,11 +12,14 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from kvdoctor.errors import KvdoctorError
+
+# httpx is imported where a client is made: an offline fleet replay never opens one, and the
+# import is a large share of a replay's start-up.
+if TYPE_CHECKING:
+    import httpx
 
 # Caps on one answer. Prometheus itself refuses range queries above 11,000 points per series;
 # these bound what kvdoctor holds in memory and writes into a bundle.
@@ -93,6 +96,8 @@ class PromClient:
         if not re.match(r"^https?://[^/\s]+", url):
             raise KvdoctorError(f"--prometheus: {base_url!r} is not an http(s) URL")
         self.base_url = url
+        import httpx
+
         self._client = httpx.Client(
             headers=headers or {}, timeout=timeout_s, transport=transport, follow_redirects=True
         )
@@ -129,6 +134,8 @@ class PromClient:
         return self._call("metadata", {})
 
     def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
+        import httpx
+
         url = f"{self.base_url}/api/v1/{endpoint}"
         try:
             # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.

@@ -78,7 +78,8 @@ def _load_one(path: Path, label: str) -> Playbook:
     except (OSError, UnicodeDecodeError) as exc:
         raise KvdoctorError(f"{label}: cannot read: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        # libyaml's loader when PyYAML has it: the pure-Python one was a quarter of a replay.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,0 +1,75 @@
+"""Offline replay of a fixture bundle (target: median ≤ 150 ms), against the bare interpreter.
+
+    .venv/bin/python benchmarks/bench_replay.py [--runs 15] [--fixture fixtures/healthy]
+
+Each run is a fresh process, as a user types ``kvdoctor diagnose --bundle F``. The reference
+measured in the same run is ``python -c pass`` with the same interpreter, so the ratio shows what
+kvdoctor adds on this machine however loaded it is. The first runs warm the page cache and
+kvdoctor's own caches (compiled report template, validated playbooks), as any second run on a
+user's machine would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TARGET_MS = 150.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_ms(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    # Exit code 1 means "a finding fires", which is what most fixtures are for.
+    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
+    if rc not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited {rc}")
+    return (time.perf_counter() - t) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument(
+        "--fixture",
+        action="append",
+        help="fixture directory (repeatable; default: every fixture under fixtures/)",
+    )
+    args = ap.parse_args()
+    fixtures = [Path(f) for f in args.fixture] if args.fixture else sorted(
+        p.parent for p in (ROOT / "fixtures").glob("*/bundle.tar.gz")
+    )
+    exe = Path(sys.executable).with_name("kvdoctor")
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "kvdoctor"]
+    ref_cmd = [sys.executable, "-c", "pass"]
+    cmds = {f.name: [*base, "diagnose", "--bundle", str(f / "bundle.tar.gz")] for f in fixtures}
+    for cmd in [ref_cmd, *cmds.values()]:  # warm-up: page cache and kvdoctor's caches
+        run_ms(cmd)
+        run_ms(cmd)
+    # Interleave reference and kvdoctor runs so a load spike on a shared host hits both.
+    ref: list[float] = []
+    ours: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(args.runs):
+        ref.append(run_ms(ref_cmd))
+        for name, cmd in cmds.items():
+            ours[name].append(run_ms(cmd))
+    ref_ms = statistics.median(ref)
+    print(f"python -c pass: median {ref_ms:.1f} ms over {args.runs} runs")
+    worst = 0.0
+    for name, times in ours.items():
+        med = statistics.median(times)
+        worst = max(worst, med)
+        print(
+            f"diagnose --bundle {name}: median {med:.1f} ms  "
+            f"(ratio to bare interpreter {med / ref_ms:.1f}x, budget {med / TARGET_MS:.2f})"
+        )
+    print(f"worst median {worst:.1f} / {TARGET_MS:.0f} ms: {'PASS' if worst <= TARGET_MS else 'FAIL'}")
+    return 0 if worst <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
