@@ -343,6 +343,41 @@ def _scrape_failure(status: int | None, error: str | None, text: str | None) -> 
     return None
 
 
+def _columns_from(
+    pre: dict[tuple[str, Labels], list[float | None]],
+    good_at: list[int],
+    raw_cols: dict[tuple[str, bool, Labels], list[float]],
+    wire_seen: dict[tuple[str, bool], set[str]],
+    cumulative: set[str],
+) -> int:
+    """The sample loop of :func:`observe`, column by column (same columns, same counts)."""
+    nonfinite = 0
+    n = len(good_at)
+    for (name, labels), values in pre.items():
+        if not name.startswith(PREFIXES):
+            continue
+        c = canonical(name)
+        if c is None:
+            continue
+        key = (c.name, c.preferred, labels)
+        col = raw_cols.get(key)
+        for i, k in enumerate(good_at):
+            value = values[k]
+            if value is None:
+                continue
+            if value != value or value in (math.inf, -math.inf):
+                nonfinite += 1
+                continue
+            if col is None:
+                col = [NAN] * n
+                raw_cols[key] = col
+                wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
+                if c.cumulative:
+                    cumulative.add(c.name)
+            col[i] = value
+    return nonfinite
+
+
 def observe(bundle: Bundle) -> Observations:
     """Parse every scrape of ``bundle`` into canonical columns (a pure function of the bundle)."""
     scrapes = sorted(bundle.scrapes, key=lambda s: s.t)
@@ -354,12 +389,19 @@ def observe(bundle: Bundle) -> Observations:
     cumulative: set[str] = set()
     nonfinite = 0
     i = 0
-    for scrape in scrapes:
+    pre = bundle.columns_for([s.t for s in scrapes])
+    good_at: list[int] = []  # with ``pre``: index of each good scrape among all scrapes
+    for k, scrape in enumerate(scrapes):
         why = _scrape_failure(scrape.status, scrape.error, scrape.text)
         if why is not None:
             obs.failed.append((scrape.t, why))
             continue
         assert scrape.text is not None
+        if pre is not None:
+            good_at.append(k)
+            obs.times.append(scrape.t)
+            i += 1
+            continue
         try:
             samples = parse(scrape.text, PREFIXES)
         except KvdoctorError as exc:
@@ -386,6 +428,8 @@ def observe(bundle: Bundle) -> Observations:
             col[i] = value
         obs.times.append(scrape.t)
         i += 1
+    if pre is not None:
+        nonfinite = _columns_from(pre, good_at, raw_cols, wire_seen, cumulative)
     good = i
     # Merge: the canonical wire name wins; an alias fills only the scrapes it alone covers.
     for (cname, preferred, labels), col in sorted(

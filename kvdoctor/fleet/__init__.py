@@ -88,7 +88,12 @@ def fleet_options(fn: F) -> F:
         click.option(
             "--since", default="30m", show_default=True, help="How far back the range queries go."
         ),
-        click.option("--step", default="15s", show_default=True, help="Range-query resolution."),
+        click.option(
+            "--step",
+            default="auto",
+            show_default=True,
+            help="Range-query resolution (auto: about 240 steps over --since, at least 15s).",
+        ),
     ]
     for deco in reversed(decorators):
         fn = deco(fn)
@@ -99,7 +104,7 @@ def diagnose_fleet(
     prometheus: str,
     selector: str = "",
     since: str = "30m",
-    step: str = "15s",
+    step: str = "auto",
     *,
     headers: dict[str, str] | None = None,
     save_bundle: str | Path | None = None,
@@ -109,15 +114,16 @@ def diagnose_fleet(
     """Query Prometheus, save the raw answers when asked, and diagnose every replica."""
     from kvdoctor.fleet.build import build_fleet
     from kvdoctor.fleet.bundle import write_fleet_bundle
-    from kvdoctor.fleet.capture import FleetOptions, capture_fleet
+    from kvdoctor.fleet.capture import FleetOptions, auto_step, capture_fleet
     from kvdoctor.fleet.diagnose import diagnose_data
     from kvdoctor.fleet.promapi import parse_duration
 
+    since_s = parse_duration(since, "--since")
     opts = FleetOptions(
         prometheus_url=prometheus,
         selector=selector,
-        since_s=parse_duration(since, "--since"),
-        step_s=parse_duration(step, "--step"),
+        since_s=since_s,
+        step_s=auto_step(since_s) if step.strip() == "auto" else parse_duration(step, "--step"),
         end=end,
         headers=dict(headers or {}),
     )

@@ -52,9 +52,11 @@ FLEET_MAX_MEMBERS = 4096
 
 def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
     """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
+    from kvdoctor.fleet.build import fleet_view_with_text
     from kvdoctor.fleet.capture import capture_files
 
-    files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(data.fleet).items()}
+    view = fleet_view_with_text(data)
+    files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(view).items()}
     files.update(capture_files(data.capture))
     return write_files(files, dest, int(data.capture.end))
 

@@ -8,6 +8,7 @@ path rebuilds the same observations and signals as the local path.
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,11 @@ class FakePrometheus:
             return _ok(result)
         if "{" in query and "job=" in query and f'job="{self.job}"' not in query:
             return _ok([])
+        m = re.search(r'__name__=~"((?:[^"\\]|\\.)*)"', query)
+        names = re.compile(m.group(1)) if m else None
         for key, pts in self.series.items():
+            if names is not None and not names.fullmatch(dict(key)["__name__"]):
+                continue
             vals = self._at_steps(pts, start, end, step)
             if vals:
                 result.append({"metric": dict(key), "values": vals})
