@@ -110,8 +110,8 @@ class ReplicaSpec:
     instance: str
     template: Template
     factor: float = 1.0  # traffic relative to the recording
-    stop_fraction: float | None = None  # stale: stops reporting at this fraction of the window
-    start_fraction: float | None = None  # partial: appears only at this fraction of the window
+    stop_before_end_s: float | None = None  # stale: stops reporting this long before the end
+    start_after_s: float | None = None  # partial: appears only this long after the start
     config_labels: dict[str, str] = field(default_factory=dict)  # cache_config_info overrides
     families: tuple[str, ...] | None = None  # partial: only these families' series
     problem: str = ""  # what was planted ("" for a healthy replica)
@@ -129,10 +129,20 @@ def replica_name(i: int) -> str:
     return f"replica-{i:03d}:8000"
 
 
+# The four planted problems: replica index → (what, the finding that must name it).
+PLANTED: dict[int, tuple[str, str]] = {
+    1: ("preempting (the preemption-storm recording)", "preemption"),
+    3: ("prefix caching off (the prefix-off recording)", "prefix-miss/caching-disabled"),
+    5: ("stale: stops reporting 20 minutes before the end", "fleet-stale-targets"),
+    7: ("block size 256 where its peers use 128", "fleet-config-drift"),
+}
+STALE_BEFORE_END_S = 1200.0
+
+
 def plant_fleet(
     n: int, start: float, end: float, interval_s: float = 30.0, seed: int = 7
 ) -> FleetSpec:
-    """``n`` replicas; replicas 1, 3, 5 and 7 carry the four planted problems (n >= 8)."""
+    """``n`` replicas; replicas 1, 3, 5 and 7 carry the planted problems (:data:`PLANTED`)."""
     if n < 8:
         raise ValueError("a planted fleet needs at least 8 replicas")
     rng = random.Random(seed)
@@ -147,7 +157,7 @@ def plant_fleet(
         elif i == 3:
             spec.template, spec.problem = prefix_off, "prefix caching off"
         elif i == 5:
-            spec.stop_fraction, spec.problem = 0.5, "stale"
+            spec.stop_before_end_s, spec.problem = STALE_BEFORE_END_S, "stale"
         elif i == 7:
             # Twice the block size, half the blocks: the same KV pool cut differently.
             spec.config_labels = {"block_size": "256", "effective_attention_block_size": "256"}
@@ -195,54 +205,61 @@ def _values(ts: TemplateSeries, steps: int, factor: float) -> list[float]:
     return out
 
 
+def _replica_series(
+    rep: ReplicaSpec, times: list[float], name: str
+) -> list[tuple[str, list[tuple[float, float]]]]:
+    """(label text, points) of one replica's series named ``name`` (``up`` included)."""
+    first = times[0] + (rep.start_after_s or 0.0) if times else 0.0
+    last = times[-1] - (rep.stop_before_end_s or 0.0) if times else 0.0
+    ts_list = [t for t in times if first <= t <= last]
+    target = {"job": JOB, "instance": rep.instance}
+    if name == "up":
+        return [(_label_text(target), [(t, 1.0) for t in ts_list])]
+    out = []
+    for ts in rep.template.series:
+        if ts.name != name:
+            continue
+        m = _FAMILY_RE.match(ts.name)
+        assert m is not None
+        if rep.families is not None and m.group(1) not in rep.families:
+            continue
+        labels = {**ts.labels, **target}
+        if ts.name.endswith("cache_config_info"):
+            labels.update(rep.config_labels)
+            if "block_size" in rep.config_labels:
+                old = int(ts.labels.get("block_size", "0") or 0)
+                new = int(rep.config_labels["block_size"])
+                blocks = ts.labels.get("num_gpu_blocks")
+                if blocks and blocks.isdigit() and old:
+                    labels["num_gpu_blocks"] = str(int(blocks) * old // new)
+        vals = _values(ts, len(ts_list), rep.factor)
+        out.append((_label_text(labels), list(zip(ts_list, vals, strict=True))))
+    return out
+
+
 def write_openmetrics(fleet: FleetSpec, dest: Path) -> int:
     """Write the fleet as OpenMetrics (every series' samples in time order); returns samples.
 
     Every sample name is its own ``unknown`` family: backfilled blocks carry no metadata
     anyway (Prometheus serves metadata from live scrapes only), so kvdoctor types the series
-    by their suffixes, as it does for any Prometheus without /api/v1/metadata.
+    by their suffixes, as it does for any Prometheus without /api/v1/metadata. Written one
+    family at a time, one replica at a time, so memory stays small for any fleet size.
     """
     times = []
     t = fleet.start
     while t <= fleet.end + 1e-9:
         times.append(t)
         t += fleet.interval_s
-    by_name: dict[str, list[tuple[str, list[tuple[float, float]]]]] = {}
-    for rep in fleet.replicas:
-        lo = 0
-        hi = len(times)
-        if rep.start_fraction is not None:
-            lo = int(len(times) * rep.start_fraction)
-        if rep.stop_fraction is not None:
-            hi = int(len(times) * rep.stop_fraction)
-        ts_list = times[lo:hi]
-        target = {"job": JOB, "instance": rep.instance}
-        by_name.setdefault("up", []).append((_label_text(target), [(t, 1.0) for t in ts_list]))
-        for ts in rep.template.series:
-            m = _FAMILY_RE.match(ts.name)
-            assert m is not None
-            if rep.families is not None and m.group(1) not in rep.families:
-                continue
-            labels = {**ts.labels, **target}
-            if ts.name.endswith("cache_config_info"):
-                labels.update(rep.config_labels)
-                if "block_size" in rep.config_labels:
-                    old = int(ts.labels.get("block_size", "0") or 0)
-                    new = int(rep.config_labels["block_size"])
-                    blocks = ts.labels.get("num_gpu_blocks")
-                    if blocks and blocks.isdigit() and old:
-                        labels["num_gpu_blocks"] = str(int(blocks) * old // new)
-            vals = _values(ts, len(ts_list), rep.factor)
-            points = list(zip(ts_list, vals, strict=True))
-            by_name.setdefault(ts.name, []).append((_label_text(labels), points))
+    names = sorted({"up"} | {ts.name for rep in fleet.replicas for ts in rep.template.series})
     count = 0
     with dest.open("w", encoding="utf-8") as fh:
-        for name in sorted(by_name):
+        for name in names:
             fh.write(f"# TYPE {name} unknown\n")
-            for label_text, points in by_name[name]:
-                head = f"{name}{label_text} "
-                fh.write("".join(f"{head}{_fmt(v)} {t:.3f}\n" for t, v in points))
-                count += len(points)
+            for rep in fleet.replicas:
+                for label_text, points in _replica_series(rep, times, name):
+                    head = f"{name}{label_text} "
+                    fh.write("".join(f"{head}{_fmt(v)} {t:.3f}\n" for t, v in points))
+                    count += len(points)
         fh.write("# EOF\n")
     return count
 

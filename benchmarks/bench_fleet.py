@@ -1,0 +1,186 @@
+"""Fleet diagnosis through a real Prometheus at scale (goal: 50 replicas x 1 h in <= 10 s).
+
+    .venv/bin/python benchmarks/bench_fleet.py [--replicas 10 50 200] [--hours 1 6]
+
+Needs ``prometheus`` and ``promtool`` (``bash scripts/install-prometheus.sh``). One synthetic
+fleet of max(--replicas) replicas over max(--hours) hours is built from real recorded lab
+scrapes (``benchmarks/fleetsynth.py``: four planted problems on replicas 1, 3, 5, 7), backfilled
+into a TSDB with ``promtool tsdb create-blocks-from openmetrics``, and served by a Prometheus on
+loopback (a free port above 18000, stopped by PID). Each (N, H) run is one fresh
+``kvdoctor diagnose --prometheus URL --selector <first N replicas> --since Hh --format json``
+process, timed end to end, with its peak memory and CPU time (``wait4``), and the range queries
+and answer bytes it cost as counted by Prometheus itself (``prometheus_http_*`` on /metrics).
+
+The findings are checked: each planted problem must be found on its replica, and no firing
+finding may name any other replica. Exit status 0 when every run passes that check and the
+50 x 1 h run (when measured) takes at most 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import fleetsynth as fs  # noqa: E402
+
+GOAL = (50, 1.0, 10.0)  # replicas, hours, seconds
+_REPLICA = re.compile(r"replica-\d{3}:8000")
+
+
+def selector(n: int) -> str:
+    names = "|".join(fs.replica_name(i) for i in range(n))  # no regex metacharacters
+    return f'{{job="{fs.JOB}", instance=~"{names}"}}'
+
+
+def run_diagnose(url: str, n: int, hours: float, out: Path) -> dict[str, Any]:
+    exe = Path(sys.executable).with_name("kvdoctor")
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "kvdoctor"]
+    cmd = [
+        *base,
+        "diagnose",
+        "--prometheus",
+        url,
+        "--selector",
+        selector(n),
+        "--since",
+        f"{hours:g}h",
+        "--format",
+        "json",
+        "-o",
+        str(out),
+    ]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"kvdoctor diagnose exited {proc.returncode}: {err.strip()[-500:]}")
+    return {
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "report": json.loads(out.read_text()),
+    }
+
+
+def check_findings(report: dict[str, Any], n: int) -> tuple[bool, list[str]]:
+    """Each planted problem on its replica; no firing finding naming another replica."""
+    planted = {fs.replica_name(i): what for i, what in fs.PLANTED.items() if i < n}
+    lines: list[str] = []
+    found: dict[str, set[str]] = {r: set() for r in planted}
+    ok = True
+    for f in report["findings"]:
+        if f["status"] == "refuted":
+            continue
+        text = " ".join([f["title"], *(str(e.get("value")) for e in f["evidence"])])
+        names = sorted(set(_REPLICA.findall(text)))
+        label = f"{f['id']}/{f['cause']}"
+        stray = [r for r in names if r not in planted]
+        if stray or not names:
+            ok = False
+        for r in names:
+            if r in found:
+                found[r] |= {f["id"], label}
+        mark = "UNEXPECTED " if stray or not names else ""
+        lines.append(f"    {mark}{label} ({f['status']}, {f['severity']}): {', '.join(names)}")
+    for replica, (what, finding) in planted.items():
+        hit = finding in found[replica]
+        ok = ok and hit
+        lines.append(f"    {'found' if hit else 'MISSED'}: {replica} {what} -> {finding}")
+    return ok, lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--replicas", type=int, nargs="+", default=[10, 50, 200])
+    ap.add_argument("--hours", type=float, nargs="+", default=[1.0, 6.0])
+    ap.add_argument(
+        "--interval", type=float, default=30.0, help="scrape interval of the synthetic fleet (s)"
+    )
+    ap.add_argument("--workdir", type=Path, help="keep the TSDB here (default: a temp dir)")
+    args = ap.parse_args()
+    for tool in ("prometheus", "promtool"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} not found: bash scripts/install-prometheus.sh")
+    n_max, h_max = max(args.replicas), max(args.hours)
+    end = float(int(time.time() // 60 * 60 - 60))
+    start = end - h_max * 3600
+    fleet = fs.plant_fleet(n_max, start, end, interval_s=args.interval)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="kvdoctor-bench-fleet-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        t0 = time.perf_counter()
+        om = work / "fleet.om"
+        samples = fs.write_openmetrics(fleet, om)
+        size = om.stat().st_size
+        t1 = time.perf_counter()
+        fs.backfill(om, work / "tsdb")
+        om.unlink()
+        t2 = time.perf_counter()
+        print(
+            f"synthetic fleet: {n_max} replicas x {h_max:g} h at {args.interval:g} s, "
+            f"{samples:,} samples ({size / 2**20:.0f} MiB OpenMetrics) written in "
+            f"{t1 - t0:.1f} s, backfilled by promtool in {t2 - t1:.1f} s"
+        )
+        print(
+            "planted: "
+            + "; ".join(f"{fs.replica_name(i)} {w}" for i, (w, _) in sorted(fs.PLANTED.items()))
+        )
+        rows: list[tuple[int, float, dict[str, Any], int, float, bool]] = []
+        all_ok = True
+        goal_s: float | None = None
+        with fs.running_prometheus(work / "tsdb", work) as prom:
+            for hours in sorted(args.hours):
+                for n in sorted(args.replicas):
+                    q0, b0 = prom.http_stats()
+                    res = run_diagnose(prom.url, n, hours, work / f"report-{n}-{hours:g}.json")
+                    q1, b1 = prom.http_stats()
+                    ok, lines = check_findings(res["report"], n)
+                    all_ok = all_ok and ok
+                    rows.append((n, hours, res, q1 - q0, b1 - b0, ok))
+                    if (n, hours) == GOAL[:2]:
+                        goal_s = res["wall_s"]
+                    print(
+                        f"N={n} H={hours:g}: {res['wall_s']:.2f} s, findings "
+                        f"{'as planted' if ok else 'WRONG'}"
+                    )
+                    print("\n".join(lines))
+        print()
+        print(
+            f"{'replicas':>8} {'hours':>5} {'time s':>7} {'CPU s':>6} {'peak MiB':>8} "
+            f"{'queries':>7} {'MiB fetched':>11} {'s/replica':>9}  findings"
+        )
+        for n, hours, res, queries, fetched, ok in rows:
+            print(
+                f"{n:>8} {hours:>5g} {res['wall_s']:>7.2f} {res['cpu_s']:>6.2f} "
+                f"{res['peak_mib']:>8.0f} {queries:>7} {fetched / 2**20:>11.1f} "
+                f"{res['wall_s'] / n:>9.3f}  {'as planted' if ok else 'WRONG'}"
+            )
+        print(f"load average during the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        if goal_s is not None:
+            verdict = "PASS" if goal_s <= GOAL[2] else "FAIL"
+            print(f"goal 50 x 1 h <= {GOAL[2]:.0f} s: {goal_s:.2f} s {verdict}")
+        return 0 if all_ok and (goal_s is None or goal_s <= GOAL[2]) else 1
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
