@@ -31,12 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
-from kvdoctor.bundle.writer import bundle_files, is_archive
 from kvdoctor.errors import BundleError
 
-# The capture and build modules are imported where used: ``diagnose --bundle`` asks this module
-# whether a single-replica bundle is a fleet one, and must not load the fleet machinery to
-# hear "no".
+# The writer, capture and build modules are imported where used: ``diagnose --bundle`` asks
+# this module whether a single-replica bundle is a fleet one, and must not load the fleet
+# machinery to hear "no".
 if TYPE_CHECKING:
     from kvdoctor.fleet.build import FleetData
     from kvdoctor.fleet.capture import FleetCapture
@@ -52,6 +51,7 @@ FLEET_MAX_MEMBERS = 4096
 
 def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
     """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
+    from kvdoctor.bundle.writer import bundle_files
     from kvdoctor.fleet.build import fleet_view_with_text
     from kvdoctor.fleet.capture import capture_files
 
@@ -64,6 +64,8 @@ def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
 def write_files(files: dict[str, bytes], dest: str | Path, mtime: int) -> Path:
     """Write relative path → bytes under ``dest`` atomically: a directory, or a ``.tar.gz``."""
     dest = Path(dest)
+    from kvdoctor.bundle.writer import is_archive
+
     archive = is_archive(dest)
     if not archive and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BundleError(f"refusing to write the bundle into non-empty {dest}")
