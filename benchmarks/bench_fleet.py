@@ -44,7 +44,7 @@ def selector(n: int) -> str:
     return f'{{job="{fs.JOB}", instance=~"{names}"}}'
 
 
-def run_diagnose(url: str, n: int, hours: float, out: Path) -> dict[str, Any]:
+def run_diagnose(url: str, n: int, hours: float, end: float, out: Path) -> dict[str, Any]:
     exe = Path(sys.executable).with_name("kvdoctor")
     base = [str(exe)] if exe.exists() else [sys.executable, "-m", "kvdoctor"]
     cmd = [
@@ -56,6 +56,10 @@ def run_diagnose(url: str, n: int, hours: float, out: Path) -> dict[str, Any]:
         selector(n),
         "--since",
         f"{hours:g}h",
+        # The window ends at the fleet's last sample: building the TSDB takes minutes, and
+        # every replica would look stale against "now".
+        "--until",
+        f"{end:.0f}",
         "--format",
         "json",
         "-o",
@@ -113,31 +117,43 @@ def main() -> int:
     ap.add_argument(
         "--interval", type=float, default=30.0, help="scrape interval of the synthetic fleet (s)"
     )
-    ap.add_argument("--workdir", type=Path, help="keep the TSDB here (default: a temp dir)")
+    ap.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the TSDB here, and reuse it when it holds the same fleet (default: a temp dir)",
+    )
     args = ap.parse_args()
     for tool in ("prometheus", "promtool"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} not found: bash scripts/install-prometheus.sh")
     n_max, h_max = max(args.replicas), max(args.hours)
-    end = float(int(time.time() // 60 * 60 - 60))
-    start = end - h_max * 3600
-    fleet = fs.plant_fleet(n_max, start, end, interval_s=args.interval)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="kvdoctor-bench-fleet-"))
     work.mkdir(parents=True, exist_ok=True)
+    record = work / "fleet.json"
+    wanted = {"replicas": n_max, "hours": h_max, "interval_s": args.interval}
     try:
-        t0 = time.perf_counter()
-        om = work / "fleet.om"
-        samples = fs.write_openmetrics(fleet, om)
-        size = om.stat().st_size
-        t1 = time.perf_counter()
-        fs.backfill(om, work / "tsdb")
-        om.unlink()
-        t2 = time.perf_counter()
-        print(
-            f"synthetic fleet: {n_max} replicas x {h_max:g} h at {args.interval:g} s, "
-            f"{samples:,} samples ({size / 2**20:.0f} MiB OpenMetrics) written in "
-            f"{t1 - t0:.1f} s, backfilled by promtool in {t2 - t1:.1f} s"
-        )
+        built = json.loads(record.read_text()) if record.is_file() else {}
+        if {k: built.get(k) for k in wanted} == wanted and (work / "tsdb").is_dir():
+            end = float(built["end"])
+            print(f"synthetic fleet: reusing {work / 'tsdb'} ({json.dumps(built)})")
+        else:
+            end = float(int(time.time() // 60 * 60 - 60))
+            fleet = fs.plant_fleet(n_max, end - h_max * 3600, end, interval_s=args.interval)
+            shutil.rmtree(work / "tsdb", ignore_errors=True)
+            t0 = time.perf_counter()
+            om = work / "fleet.om"
+            samples = fs.write_openmetrics(fleet, om)
+            size = om.stat().st_size
+            t1 = time.perf_counter()
+            fs.backfill(om, work / "tsdb")
+            om.unlink()
+            t2 = time.perf_counter()
+            record.write_text(json.dumps({**wanted, "end": end}))
+            print(
+                f"synthetic fleet: {n_max} replicas x {h_max:g} h at {args.interval:g} s, "
+                f"{samples:,} samples ({size / 2**20:.0f} MiB OpenMetrics) written in "
+                f"{t1 - t0:.1f} s, backfilled by promtool in {t2 - t1:.1f} s"
+            )
         print(
             "planted: "
             + "; ".join(f"{fs.replica_name(i)} {w}" for i, (w, _) in sorted(fs.PLANTED.items()))
@@ -149,7 +165,8 @@ def main() -> int:
             for hours in sorted(args.hours):
                 for n in sorted(args.replicas):
                     q0, b0 = prom.http_stats()
-                    res = run_diagnose(prom.url, n, hours, work / f"report-{n}-{hours:g}.json")
+                    report = work / f"report-{n}-{hours:g}.json"
+                    res = run_diagnose(prom.url, n, hours, end, report)
                     q1, b1 = prom.http_stats()
                     ok, lines = check_findings(res["report"], n)
                     all_ok = all_ok and ok

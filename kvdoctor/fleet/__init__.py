@@ -35,6 +35,7 @@ __all__ = [
     "diagnose_fleet_bundle",
     "fleet_options",
     "is_fleet_bundle",
+    "parse_until",
     "render_fleet_markdown",
 ]
 
@@ -70,7 +71,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fleet_options(fn: F) -> F:
-    """Add the fleet flags to a click command (keyword args: prometheus, selector, since, step)."""
+    """Add the fleet flags to a click command (keyword args: prometheus, selector, since, step,
+    until)."""
     decorators = [
         click.option(
             "--prometheus",
@@ -94,10 +96,40 @@ def fleet_options(fn: F) -> F:
             show_default=True,
             help="Range-query resolution (auto: about 240 steps over --since, at least 15s).",
         ),
+        click.option(
+            "--until",
+            default=None,
+            metavar="TIME",
+            help="End of the --prometheus window: unix seconds or ISO 8601 (UTC unless it says "
+            "otherwise); default now. For a look back at an incident.",
+        ),
     ]
     for deco in reversed(decorators):
         fn = deco(fn)
     return fn
+
+
+def parse_until(text: str) -> float:
+    """``--until``: unix seconds, or an ISO 8601 time (UTC when it names no offset)."""
+    from datetime import UTC, datetime
+
+    from kvdoctor.errors import KvdoctorError
+
+    value = text.strip()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise KvdoctorError(
+            f"--until: {text!r} is not unix seconds or an ISO 8601 time "
+            "(example: 2026-12-01T03:10:00Z)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
 
 
 def diagnose_fleet(

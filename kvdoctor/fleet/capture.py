@@ -45,6 +45,10 @@ MAX_STEPS = 10_000
 # a fixed count keeps a 6-hour capture as cheap as a 1-hour one.
 AUTO_STEPS = 240
 AUTO_MIN_STEP_S = 15.0
+# Caps on the merged per-family answers of one capture (each answer also has promapi's own
+# caps): about 1,000 replicas' series at --step auto, in a few GiB of memory.
+FLEET_MAX_SERIES = 400_000
+FLEET_MAX_POINTS = 100_000_000
 # Range queries in flight at once: enough to overlap Prometheus' work with the transfers,
 # few enough not to crowd a Prometheus that also serves dashboards and rule evaluation.
 PARALLEL_QUERIES = 4
@@ -234,7 +238,7 @@ def _family_answers(
     }
     body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
     merged = RawAnswer("query_range", params, body)
-    check_result(merged, expect="matrix")
+    check_result(merged, "matrix", FLEET_MAX_SERIES, FLEET_MAX_POINTS)
     return merged
 
 
@@ -307,7 +311,7 @@ def capture_from_files(files: dict[str, bytes], where: str) -> FleetCapture:
     up = RawAnswer.from_json(load(UP_FILE), f"{where}: {UP_FILE}")
     meta_raw = load(METADATA_FILE, required=False)
     metadata = None if meta_raw is None else RawAnswer.from_json(meta_raw, METADATA_FILE)
-    check_result(series, expect="matrix")
+    check_result(series, "matrix", FLEET_MAX_SERIES, FLEET_MAX_POINTS)
     check_result(up, expect="matrix")
     return FleetCapture(
         prometheus=str(query.get("prometheus", "")),

@@ -176,7 +176,9 @@ class PromClient:
         return RawAnswer(endpoint, params, body)
 
 
-def check_result(answer: RawAnswer, expect: str) -> None:
+def check_result(
+    answer: RawAnswer, expect: str, max_series: int = MAX_SERIES, max_points: int = MAX_POINTS
+) -> None:
     """Validate the shape of a query answer and enforce the series/points caps."""
     data = answer.body.get("data")
     if not isinstance(data, dict) or data.get("resultType") != expect:
@@ -185,16 +187,16 @@ def check_result(answer: RawAnswer, expect: str) -> None:
     result = data.get("result")
     if not isinstance(result, list):
         raise PrometheusError(f"Prometheus {answer.endpoint} returned no result list")
-    if len(result) > MAX_SERIES:
+    if len(result) > max_series:
         raise PrometheusError(
-            f"Prometheus returned {len(result)} series (cap {MAX_SERIES}): "
+            f"Prometheus returned {len(result)} series (cap {max_series}): "
             "narrow --selector to the vLLM job"
         )
     if expect == "matrix":
         points = sum(len(s.get("values", [])) for s in result if isinstance(s, dict))
-        if points > MAX_POINTS:
+        if points > max_points:
             raise PrometheusError(
-                f"Prometheus returned {points} points (cap {MAX_POINTS}): "
+                f"Prometheus returned {points} points (cap {max_points}): "
                 "narrow --selector, shorten --since or raise --step"
             )
 
