@@ -46,9 +46,10 @@ MAX_STEPS = 10_000
 AUTO_STEPS = 240
 AUTO_MIN_STEP_S = 15.0
 # Caps on the merged per-family answers of one capture (each answer also has promapi's own
-# caps): about 1,000 replicas' series at --step auto, in a few GiB of memory.
-FLEET_MAX_SERIES = 400_000
-FLEET_MAX_POINTS = 100_000_000
+# caps): about 450 vLLM 0.32 replicas at --step auto (some 180 series and 240 steps each), a
+# few GiB of memory; a larger fleet is diagnosed in parts (--selector).
+FLEET_MAX_SERIES = 200_000
+FLEET_MAX_POINTS = 20_000_000
 # Range queries in flight at once: enough to overlap Prometheus' work with the transfers,
 # few enough not to crowd a Prometheus that also serves dashboards and rule evaluation.
 PARALLEL_QUERIES = 4
