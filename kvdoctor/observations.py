@@ -17,6 +17,7 @@ not carry (or carried as NaN/±Inf) is ``nan``.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -117,6 +118,13 @@ def increase(values: Iterable[float]) -> tuple[float, list[int]]:
                 resets.append(i)
         prev = v
     return total, resets
+
+
+def counter_resets(values: list[float]) -> list[int]:
+    """The indices where a counter column reset (as :func:`increase` finds them)."""
+    if all(map(operator.le, values, values[1:])):
+        return []  # never drops (and no NaN, which compares false): the common case, in C
+    return increase(values)[1]
 
 
 def histogram_quantile(q: float, cumulative: list[tuple[float, float]]) -> float | None:
@@ -353,6 +361,7 @@ def _columns_from(
     """The sample loop of :func:`observe`, column by column (same columns, same counts)."""
     nonfinite = 0
     n = len(good_at)
+    every = n == len(next(iter(pre.values()), []))  # no failed scrape: columns as they are
     for (name, labels), values in pre.items():
         if not name.startswith(PREFIXES):
             continue
@@ -361,6 +370,18 @@ def _columns_from(
             continue
         key = (c.name, c.preferred, labels)
         col = raw_cols.get(key)
+        if (
+            col is None
+            and every
+            and values
+            and None not in values
+            and all(map(math.isfinite, values))  # type: ignore[arg-type]
+        ):
+            raw_cols[key] = list(values)  # type: ignore[arg-type]
+            wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
+            if c.cumulative:
+                cumulative.add(c.name)
+            continue
         for i, k in enumerate(good_at):
             value = values[k]
             if value is None:
@@ -453,6 +474,6 @@ def observe(bundle: Bundle) -> Observations:
     resets: set[int] = set()
     for cname in cumulative:
         for col in obs.columns.get(cname, {}).values():
-            resets.update(increase(col)[1])
+            resets.update(counter_resets(col))
     obs.reset_indices = sorted(resets)
     return obs

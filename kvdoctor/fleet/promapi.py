@@ -177,9 +177,12 @@ class PromClient:
 
 
 def check_result(
-    answer: RawAnswer, expect: str, max_series: int = MAX_SERIES, max_points: int = MAX_POINTS
+    answer: RawAnswer, expect: str, max_series: int | None = None, max_points: int | None = None
 ) -> None:
-    """Validate the shape of a query answer and enforce the series/points caps."""
+    """Validate the shape of a query answer and enforce the series/points caps (this module's,
+    read at call time, unless others are given)."""
+    max_series = MAX_SERIES if max_series is None else max_series
+    max_points = MAX_POINTS if max_points is None else max_points
     data = answer.body.get("data")
     if not isinstance(data, dict) or data.get("resultType") != expect:
         got = data.get("resultType") if isinstance(data, dict) else None

@@ -52,7 +52,7 @@ class SeriesData:
     points: list[tuple[float, str]]
     # The points laid on a step grid, by id() of the grid list: a series is rebuilt twice
     # (its replica, and the fleet view) on the same grid, and converted once.
-    on_grid: dict[int, list[Any]] = field(default_factory=dict, repr=False, compare=False)
+    on_grid: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -84,19 +84,18 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
             raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
         labels = {str(k): str(v) for k, v in metric.items()}
         name = labels.pop("__name__", "")
-        points: list[tuple[float, str]] = []
-        for pair in values:
-            try:
-                t_raw, v = pair
-                # Millisecond grid: the step timestamps are compared with a computed grid.
-                # Every series of an answer shares the steps: round each one once.
-                t = steps.get(t_raw)
-                if t is None:
-                    t = steps[t_raw] = round(float(t_raw), 3)
-                float(v)
-            except (TypeError, ValueError):
-                raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
-            points.append((t, v if isinstance(v, str) else str(v)))
+        try:
+            # Millisecond grid: the step timestamps are compared with a computed grid. Every
+            # series of an answer shares the steps: each distinct one is rounded once.
+            for t_raw, _ in values:
+                if t_raw not in steps:
+                    steps[t_raw] = round(float(t_raw), 3)
+            points = [(steps[t_raw], v) for t_raw, v in values]
+        except (TypeError, ValueError):
+            raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
+        if not all(isinstance(v, str) for _, v in points):
+            points = [(t, str(v)) for t, v in points]
+        # Values are checked where they are converted (kvdoctor reads every one of them).
         out.append(SeriesData(name, labels, points))
     return out
 
@@ -242,18 +241,31 @@ def exposition_at(
     return "\n".join(out) + "\n"
 
 
+def _on_grid(s: SeriesData, grid: list[float]) -> tuple[list[str | None], list[float | None]]:
+    """The series' raw value texts and values at each grid step (``None``: no point there)."""
+    cached = s.on_grid.get(id(grid))
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    raws: list[str | None]
+    if len(s.points) == len(grid) and [t for t, _ in s.points] == grid:
+        raws = [raw for _, raw in s.points]  # the usual case: a point at every step
+    else:
+        points = dict(s.points)
+        raws = [points.get(t) for t in grid]
+    try:
+        values: list[float | None] = [None if raw is None else float(raw) for raw in raws]
+    except ValueError:
+        raise KvdoctorError(f"malformed value in Prometheus series {s.name}") from None
+    s.on_grid[id(grid)] = (raws, values)
+    return raws, values
+
+
 def _parsed_columns(series: list[SeriesData], grid: list[float]) -> list[list[Any]]:
     """Per series, per grid step: ``(raw value text, float value)`` or ``None`` (no point)."""
     cols: list[list[Any]] = []
     for s in series:
-        cached = s.on_grid.get(id(grid))
-        if cached is None:
-            points = dict(s.points)
-            cached = [
-                None if (raw := points.get(t)) is None else (raw, float(raw)) for t in grid
-            ]
-            s.on_grid[id(grid)] = cached
-        cols.append(cached)
+        raws, values = _on_grid(s, grid)
+        cols.append([None if r is None else (r, v) for r, v in zip(raws, values, strict=True)])
     return cols
 
 
@@ -330,22 +342,25 @@ def reconstruct_columns(
     (a bundle whose columns got lost then fails loudly: an empty text has no vLLM metrics).
     """
     lines, docs = _lines(series, metadata_body, None, key_of)
-    cols = _parsed_columns(series, grid)
     columns: Columns = {}
     for ln in lines:
         key = _sample_key(ln.text_head)
-        values = [None if p is None else p[1] for p in cols[ln.series_index]]
+        values = _on_grid(series[ln.series_index], grid)[1]
         earlier = columns.get(key)
         if earlier is not None:
             # Two lines with the same name and labels: in a text the later one is read last.
             values = [e if v is None else v for e, v in zip(earlier, values, strict=True)]
         columns[key] = values
     if with_text:
+        cols = _parsed_columns(series, grid)
         texts = [(t, _step_text(lines, cols, i, docs)) for i, t in enumerate(grid)]
     else:
-        texts = [
-            (t, None if all(c[i] is None for c in cols) else UNWRITTEN) for i, t in enumerate(grid)
-        ]
+        seen = [False] * len(grid)
+        for s in series:
+            for i, v in enumerate(_on_grid(s, grid)[1]):
+                if v is not None:
+                    seen[i] = True
+        texts = [(t, UNWRITTEN if seen[i] else None) for i, t in enumerate(grid)]
     return texts, columns
 
 
