@@ -98,12 +98,32 @@ def _canonical(wire: str) -> _Canon | None:
     return _Canon(base + suffix, preferred, cumulative, wire)
 
 
+def _whole_and_rising(values: list[float]) -> bool:
+    """Floats holding whole numbers below 2**53 (no NaN, no inf) that never decrease."""
+    try:
+        return (
+            len(values) > 1
+            and all(map(float.is_integer, values))
+            and all(map(operator.le, values, values[1:]))
+            and abs(values[0]) < 2**53
+            and values[-1] < 2**53
+        )
+    except TypeError:  # not all floats (ints from a caller): the loop handles them
+        return False
+
+
 def increase(values: Iterable[float]) -> tuple[float, list[int]]:
     """Window increase of a counter column and the indices where it reset.
 
     A drop means the process restarted and counted again from zero, so the new value is all
     traffic since the restart; increases are therefore never negative.
     """
+    if not isinstance(values, list):
+        values = list(values)
+    if _whole_and_rising(values):
+        # Whole counts that never drop: every step and partial sum below is an exact integer,
+        # so the loop's total is exactly last - first (found in C for the usual column).
+        return values[-1] - values[0], []
     total = 0.0
     prev: float | None = None
     resets: list[int] = []

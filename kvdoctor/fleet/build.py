@@ -108,7 +108,9 @@ def _with_columns(bundle: Bundle, columns: Columns, grid_len: int) -> Bundle:
     """Attach the parsed columns, cut to the scrapes kept (leading empty steps are trimmed)."""
     skip = grid_len - len(bundle.scrapes)
     times = [s.t for s in bundle.scrapes]
-    return bundle.with_columns(times, {k: v[skip:] for k, v in columns.items()})
+    if skip:
+        columns = {k: v[skip:] for k, v in columns.items()}
+    return bundle.with_columns(times, columns)
 
 
 def _health(up_series: list[SeriesData], grid_len: int) -> dict[str, TargetHealth]:

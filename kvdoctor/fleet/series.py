@@ -53,6 +53,10 @@ class SeriesData:
     # The points laid on a step grid, by id() of the grid list: a series is rebuilt twice
     # (its replica, and the fleet view) on the same grid, and converted once.
     on_grid: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    # ``points`` split in two (times, raw values), when parse_matrix had them that way.
+    columns: tuple[list[float], tuple[str, ...]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 @dataclass
@@ -86,17 +90,19 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
         name = labels.pop("__name__", "")
         try:
             # Millisecond grid: the step timestamps are compared with a computed grid. Every
-            # series of an answer shares the steps: each distinct one is rounded once.
-            for t_raw, _ in values:
-                if t_raw not in steps:
-                    steps[t_raw] = round(float(t_raw), 3)
-            points = [(steps[t_raw], v) for t_raw, v in values]
+            # series of an answer shares the steps: each distinct one is rounded once. (The
+            # transpositions run in C: an answer for a large fleet holds millions of points.)
+            ts, vs = zip(*values, strict=True) if values else ((), ())
+            for t_raw in set(ts).difference(steps):
+                steps[t_raw] = round(float(t_raw), 3)
+            times = list(map(steps.__getitem__, ts))
         except (TypeError, ValueError):
             raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
-        if not all(isinstance(v, str) for _, v in points):
-            points = [(t, str(v)) for t, v in points]
+        if vs and not isinstance(vs[0], str):
+            vs = tuple(str(v) for v in vs)
         # Values are checked where they are converted (kvdoctor reads every one of them).
-        out.append(SeriesData(name, labels, points))
+        points = list(zip(times, vs, strict=True))
+        out.append(SeriesData(name, labels, points, columns=(times, vs)))
     return out
 
 
@@ -247,14 +253,19 @@ def _on_grid(s: SeriesData, grid: list[float]) -> tuple[list[str | None], list[f
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     raws: list[str | None]
-    if len(s.points) == len(grid) and [t for t, _ in s.points] == grid:
-        raws = [raw for _, raw in s.points]  # the usual case: a point at every step
+    times, raw_values = s.columns or ([t for t, _ in s.points], tuple(r for _, r in s.points))
+    if times == grid:
+        raws = list(raw_values)  # the usual case: a point at every step
     else:
         points = dict(s.points)
         raws = [points.get(t) for t in grid]
     try:
-        values: list[float | None] = [None if raw is None else float(raw) for raw in raws]
-    except ValueError:
+        values: list[float | None]
+        if None in raws:
+            values = [None if raw is None else float(raw) for raw in raws]
+        else:
+            values = list(map(float, raws))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
         raise KvdoctorError(f"malformed value in Prometheus series {s.name}") from None
     s.on_grid[id(grid)] = (raws, values)
     return raws, values
@@ -357,7 +368,11 @@ def reconstruct_columns(
     else:
         seen = [False] * len(grid)
         for s in series:
-            for i, v in enumerate(_on_grid(s, grid)[1]):
+            values = _on_grid(s, grid)[1]
+            if None not in values:
+                seen = [True] * len(grid)  # a series with a point at every step
+                break
+            for i, v in enumerate(values):
                 if v is not None:
                     seen[i] = True
         texts = [(t, UNWRITTEN if seen[i] else None) for i, t in enumerate(grid)]
