@@ -295,10 +295,19 @@ class Prometheus:
     def http_stats(self) -> tuple[int, float]:
         """(range queries answered, bytes of their answers) so far, from Prometheus' own
         /metrics: the same count whoever sent them."""
+        queries, size, _ = self.stats()
+        return queries, size
+
+    def stats(self) -> tuple[int, float, float]:
+        """:meth:`http_stats` plus the CPU seconds Prometheus itself has used."""
         text = httpx.get(f"{self.url}/metrics", timeout=10).text
         queries = 0
         size = 0.0
+        cpu = 0.0
         for s in parse(text):
+            if s.name == "process_cpu_seconds_total":
+                cpu = s.value
+                continue
             labels = dict(s.labels)
             if labels.get("handler") != "/api/v1/query_range":
                 continue
@@ -306,7 +315,7 @@ class Prometheus:
                 queries += int(s.value)
             elif s.name == "prometheus_http_response_size_bytes_sum":
                 size += s.value
-        return queries, size
+        return queries, size, cpu
 
 
 @contextmanager

@@ -94,7 +94,7 @@ def fleet_options(fn: F) -> F:
             "--step",
             default="auto",
             show_default=True,
-            help="Range-query resolution (auto: about 240 steps over --since, at least 15s).",
+            help="Range-query resolution (auto: about 120 steps over --since, at least 15s).",
         ),
         click.option(
             "--until",
