@@ -120,7 +120,8 @@ def main() -> int:
     ap.add_argument(
         "--workdir",
         type=Path,
-        help="keep the TSDB here, and reuse it when it holds the same fleet (default: a temp dir)",
+        help="keep the TSDB here, and reuse it when it holds the fleet asked for (default: a temp "
+        "dir)",
     )
     args = ap.parse_args()
     for tool in ("prometheus", "promtool"):
@@ -133,7 +134,12 @@ def main() -> int:
     wanted = {"replicas": n_max, "hours": h_max, "interval_s": args.interval}
     try:
         built = json.loads(record.read_text()) if record.is_file() else {}
-        if {k: built.get(k) for k in wanted} == wanted and (work / "tsdb").is_dir():
+        covers = (
+            built.get("interval_s") == args.interval
+            and built.get("replicas", 0) >= n_max
+            and built.get("hours", 0) >= h_max
+        )
+        if covers and (work / "tsdb").is_dir():  # a larger fleet holds every smaller one
             end = float(built["end"])
             print(f"synthetic fleet: reusing {work / 'tsdb'} ({json.dumps(built)})")
         else:
