@@ -91,3 +91,16 @@ def test_compiled_template_cache_gives_the_same_bytes(cache_root: Path) -> None:
     finally:
         _environment.cache_clear()
     assert cold == warm
+
+
+def test_experiment_needs_table_matches_the_registry() -> None:
+    """pipeline.EXPERIMENT_NEEDS spares a replay the import of the experiments module."""
+    from kvdoctor.pipeline import EXPERIMENT_NEEDS
+    from kvdoctor.reproducers.experiments import EXPERIMENTS
+
+    registered = {
+        name: (exp.needs_load, exp.needs_reference)
+        for name, exp in EXPERIMENTS.items()
+        if exp.needs_load or exp.needs_reference
+    }
+    assert registered == EXPERIMENT_NEEDS
