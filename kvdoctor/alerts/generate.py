@@ -450,7 +450,8 @@ def _annotations(
     ctx: Ctx,
     base_url: str,
 ) -> dict[str, str]:
-    where = "{{ $labels.instance }} (engine {{ $labels.engine }})"
+    # Engines of one data-parallel server share an instance; older vLLMs have no engine label.
+    where = "{{ $labels.instance }}{{ with $labels.engine }} (engine {{ . }}){{ end }}"
     description = fill_placeholders(cause.description, lead, ctx)
     value = value_sentence(lead, config_state)
     if config_state:

@@ -91,6 +91,11 @@ def _expand(text: str, labels: dict[str, str], value: float | None, case: dict[s
         assert value is not None, f"exp_value needed for {labels.get('instance')}: {text}"
         text = text.replace(_VALUE, f"{value:.3g}")
     text = _CONFIG.sub(lambda m: _config_label(case, labels["instance"], m.group(1)), text)
+    text = re.sub(
+        r"\{\{ with \$labels\.([a-z_]+) \}\}(.*?)\{\{ \. \}\}(.*?)\{\{ end \}\}",
+        lambda m: f"{m.group(2)}{labels[m.group(1)]}{m.group(3)}" if labels.get(m.group(1)) else "",
+        text,
+    )
     text = re.sub(r"\{\{ \$labels\.([a-z_]+) \}\}", lambda m: labels.get(m.group(1), ""), text)
     assert "{{" not in text, f"template construct the harness does not know: {text}"
     return text
