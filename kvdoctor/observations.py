@@ -17,6 +17,7 @@ not carry (or carried as NaN/±Inf) is ``nan``.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -101,12 +102,32 @@ def _canonical(wire: str) -> _Canon | None:
     return _Canon(base + suffix, preferred, cumulative, wire)
 
 
+def _whole_and_rising(values: list[float]) -> bool:
+    """Floats holding whole numbers below 2**53 (no NaN, no inf) that never decrease."""
+    try:
+        return (
+            len(values) > 1
+            and all(map(float.is_integer, values))
+            and all(map(operator.le, values, values[1:]))
+            and abs(values[0]) < 2**53
+            and values[-1] < 2**53
+        )
+    except TypeError:  # not all floats (ints from a caller): the loop handles them
+        return False
+
+
 def increase(values: Iterable[float]) -> tuple[float, list[int]]:
     """Window increase of a counter column and the indices where it reset.
 
     A drop means the process restarted and counted again from zero, so the new value is all
     traffic since the restart; increases are therefore never negative.
     """
+    if not isinstance(values, list):
+        values = list(values)
+    if _whole_and_rising(values):
+        # Whole counts that never drop: every step and partial sum below is an exact integer,
+        # so the loop's total is exactly last - first (found in C for the usual column).
+        return values[-1] - values[0], []
     total = 0.0
     prev: float | None = None
     resets: list[int] = []
@@ -121,6 +142,13 @@ def increase(values: Iterable[float]) -> tuple[float, list[int]]:
                 resets.append(i)
         prev = v
     return total, resets
+
+
+def counter_resets(values: list[float]) -> list[int]:
+    """The indices where a counter column reset (as :func:`increase` finds them)."""
+    if all(map(operator.le, values, values[1:])):
+        return []  # never drops (and no NaN, which compares false): the common case, in C
+    return increase(values)[1]
 
 
 def histogram_quantile(q: float, cumulative: list[tuple[float, float]]) -> float | None:
@@ -373,6 +401,64 @@ def impossible(name: str, value: float) -> bool:
     return name.endswith("_perc") and value > 1.0 + _PERC_SLACK
 
 
+def _columns_from(
+    pre: dict[tuple[str, Labels], list[float | None]],
+    good_at: list[int],
+    raw_cols: dict[tuple[str, bool, Labels], list[float]],
+    wire_seen: dict[tuple[str, bool], set[str]],
+    cumulative: set[str],
+    impossible_counts: dict[str, int],
+) -> int:
+    """The sample loop of :func:`observe`, column by column (same columns, same counts)."""
+    nonfinite = 0
+    n = len(good_at)
+    every = n == len(next(iter(pre.values()), []))  # no failed scrape: columns as they are
+    for (name, labels), values in pre.items():
+        if not name.startswith(PREFIXES):
+            continue
+        c = canonical(name)
+        if c is None:
+            continue
+        key = (c.name, c.preferred, labels)
+        col = raw_cols.get(key)
+        if (
+            col is None
+            and every
+            and values
+            and None not in values
+            and all(map(math.isfinite, values))  # type: ignore[arg-type]
+            and not any(impossible(c.name, v) for v in values)  # type: ignore[arg-type]
+        ):
+            raw_cols[key] = list(values)  # type: ignore[arg-type]
+            wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
+            if c.cumulative:
+                cumulative.add(c.name)
+            continue
+        for i, k in enumerate(good_at):
+            value = values[k]
+            if value is None:
+                continue
+            if value != value or value in (math.inf, -math.inf):
+                nonfinite += 1
+                continue
+            if impossible(c.name, value):
+                impossible_counts[c.name] = impossible_counts.get(c.name, 0) + 1
+                continue
+            if col is None:
+                if len(raw_cols) >= MAX_SERIES:
+                    raise KvdoctorError(
+                        f"the scrapes hold more than {MAX_SERIES} distinct vLLM series "
+                        "(kvdoctor's cap): use --prometheus with a narrower --selector"
+                    )
+                col = [NAN] * n
+                raw_cols[key] = col
+                wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
+                if c.cumulative:
+                    cumulative.add(c.name)
+            col[i] = value
+    return nonfinite
+
+
 def observe(bundle: Bundle) -> Observations:
     """Parse every scrape of ``bundle`` into canonical columns (a pure function of the bundle)."""
     scrapes = sorted(bundle.scrapes, key=lambda s: s.t)
@@ -384,12 +470,19 @@ def observe(bundle: Bundle) -> Observations:
     cumulative: set[str] = set()
     nonfinite = 0
     i = 0
-    for scrape in scrapes:
+    pre = bundle.columns_for([s.t for s in scrapes])
+    good_at: list[int] = []  # with ``pre``: index of each good scrape among all scrapes
+    for k, scrape in enumerate(scrapes):
         why = _scrape_failure(scrape.status, scrape.error, scrape.text)
         if why is not None:
             obs.failed.append((scrape.t, why))
             continue
         assert scrape.text is not None
+        if pre is not None:
+            good_at.append(k)
+            obs.times.append(scrape.t)
+            i += 1
+            continue
         try:
             samples = parse(scrape.text, PREFIXES)
         except KvdoctorError as exc:
@@ -425,6 +518,8 @@ def observe(bundle: Bundle) -> Observations:
             col[i] = value
         obs.times.append(scrape.t)
         i += 1
+    if pre is not None:
+        nonfinite = _columns_from(pre, good_at, raw_cols, wire_seen, cumulative, obs.impossible)
     good = i
     # Merge: the canonical wire name wins; an alias fills only the scrapes it alone covers.
     for (cname, preferred, labels), col in sorted(
@@ -448,6 +543,6 @@ def observe(bundle: Bundle) -> Observations:
     resets: set[int] = set()
     for cname in cumulative:
         for col in obs.columns.get(cname, {}).values():
-            resets.update(increase(col)[1])
+            resets.update(counter_resets(col))
     obs.reset_indices = sorted(resets)
     return obs

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 BUNDLE_SCHEMA = "kvdoctor.bundle/1"
 BUNDLE_MAJOR = 1
@@ -111,6 +111,28 @@ class Bundle(BaseModel):
     # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
     # except the appendix, so a replay of a copy still renders the same bytes elsewhere.
     source: str = "live"
+    # The scrapes' samples as columns, when whoever wrote the texts had them already (the
+    # fleet path rebuilds expositions from Prometheus series): (scrape times, {(sample name,
+    # labels): value per scrape in time order, None where absent}). Observations read them
+    # instead of parsing every text again, which was most of a large fleet's diagnosis.
+    # Private, so never serialized: the bundle on disk, and a replay of it, are the same.
+    _columns: tuple[list[float], dict[tuple[str, Any], list[float | None]]] | None = PrivateAttr(
+        default=None
+    )
+
+    def with_columns(
+        self, times: list[float], columns: dict[tuple[str, Any], list[float | None]]
+    ) -> Bundle:
+        """Attach the parsed samples of the scrape texts (exactly what parsing them gives),
+        ``times`` being the scrapes' times in order; returns this bundle."""
+        self._columns = (times, columns)
+        return self
+
+    def columns_for(self, times: list[float]) -> dict[tuple[str, Any], list[float | None]] | None:
+        """The attached columns, if they were made for scrapes at exactly ``times``."""
+        if self._columns is None or self._columns[0] != times:
+            return None
+        return self._columns[1]
 
     def with_reproducers(self, records: Iterable[BaseModel | Mapping[str, Any]]) -> Bundle:
         """This bundle with ``records`` appended to its reproducer results (a new object)."""

@@ -132,6 +132,7 @@ def diagnose(
     selector: str,
     since: str,
     step: str,
+    until: str | None,
     **params: Any,
 ) -> int:
     """Diagnose a live endpoint (--endpoint URL) or a saved bundle (--bundle PATH).
@@ -159,6 +160,8 @@ def diagnose(
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
     if len(sources) > 1:
         raise KvdoctorError("give one of --endpoint (live), --prometheus (fleet) or --bundle")
+    if until is not None and prometheus is None:
+        raise KvdoctorError("--until applies to --prometheus only")
     if not sources:
         raise KvdoctorError(
             "nothing to diagnose: give --endpoint URL, --prometheus URL or --bundle DIR|FILE.tar.gz"
@@ -182,6 +185,7 @@ def diagnose(
             selector,
             since,
             step,
+            until,
             capture_params,
             bundle_path,
             save_bundle,
@@ -264,6 +268,7 @@ def _diagnose_fleet(
     selector: str,
     since: str,
     step: str,
+    until: str | None,
     capture_params: dict[str, Any],
     bundle_path: Path | None,
     save_bundle: Path | None,
@@ -272,13 +277,24 @@ def _diagnose_fleet(
     fail_on: str | None,
 ) -> int:
     """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
-    from kvdoctor.fleet import diagnose_fleet, diagnose_fleet_bundle, render_fleet_markdown
+    from kvdoctor.fleet import (
+        diagnose_fleet,
+        diagnose_fleet_bundle,
+        parse_until,
+        render_fleet_markdown,
+    )
     from kvdoctor.report.render import render_json
 
     if prometheus is not None:
         headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
         fleet = diagnose_fleet(
-            prometheus, selector, since, step, headers=headers, save_bundle=save_bundle
+            prometheus,
+            selector,
+            since,
+            step,
+            headers=headers,
+            save_bundle=save_bundle,
+            end=parse_until(until) if until else None,
         )
     else:
         assert bundle_path is not None

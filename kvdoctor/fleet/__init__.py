@@ -16,20 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from kvdoctor.fleet.bundle import (
-    fleet_bundle_kind,
-    is_fleet_bundle,
-    read_fleet_capture,
-    write_fleet_bundle,
-)
-from kvdoctor.fleet.capture import FleetOptions, capture_fleet
-from kvdoctor.fleet.diagnose import FleetDiagnosis, diagnose_data
-from kvdoctor.fleet.promapi import PromClient, parse_duration
-from kvdoctor.fleet.render import render_fleet_markdown
+# Everything but the click options is imported on first use: ``diagnose --bundle`` of a
+# single-replica bundle imports this package for its options and must not pay for httpx and
+# the fleet models (about a third of a replay's start-up).
+if TYPE_CHECKING:
+    from kvdoctor.fleet.capture import FleetOptions
+    from kvdoctor.fleet.diagnose import FleetDiagnosis
+    from kvdoctor.fleet.promapi import PromClient
 
 __all__ = [
     "FleetDiagnosis",
@@ -38,14 +35,44 @@ __all__ = [
     "diagnose_fleet_bundle",
     "fleet_options",
     "is_fleet_bundle",
+    "parse_until",
     "render_fleet_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy re-exports of the fleet types (PEP 562)."""
+    if name == "FleetDiagnosis":
+        from kvdoctor.fleet.diagnose import FleetDiagnosis
+
+        return FleetDiagnosis
+    if name == "FleetOptions":
+        from kvdoctor.fleet.capture import FleetOptions
+
+        return FleetOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_fleet_bundle(path: str | Path) -> bool:
+    """True for a fleet bundle (either layout), False for a single-replica one."""
+    from kvdoctor.fleet.bundle import is_fleet_bundle as _is_fleet_bundle
+
+    return _is_fleet_bundle(path)
+
+
+def render_fleet_markdown(fleet: FleetDiagnosis) -> str:
+    """The fleet incident report (Markdown) with the per-replica table."""
+    from kvdoctor.fleet.render import render_fleet_markdown as _render
+
+    return _render(fleet)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fleet_options(fn: F) -> F:
-    """Add the fleet flags to a click command (keyword args: prometheus, selector, since, step)."""
+    """Add the fleet flags to a click command (keyword args: prometheus, selector, since, step,
+    until)."""
     decorators = [
         click.option(
             "--prometheus",
@@ -63,18 +90,53 @@ def fleet_options(fn: F) -> F:
         click.option(
             "--since", default="30m", show_default=True, help="How far back the range queries go."
         ),
-        click.option("--step", default="15s", show_default=True, help="Range-query resolution."),
+        click.option(
+            "--step",
+            default="auto",
+            show_default=True,
+            help="Range-query resolution (auto: about 120 steps over --since, at least 15s).",
+        ),
+        click.option(
+            "--until",
+            default=None,
+            metavar="TIME",
+            help="End of the --prometheus window: unix seconds or ISO 8601 (UTC unless it says "
+            "otherwise); default now. For a look back at an incident.",
+        ),
     ]
     for deco in reversed(decorators):
         fn = deco(fn)
     return fn
 
 
+def parse_until(text: str) -> float:
+    """``--until``: unix seconds, or an ISO 8601 time (UTC when it names no offset)."""
+    from datetime import UTC, datetime
+
+    from kvdoctor.errors import KvdoctorError
+
+    value = text.strip()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise KvdoctorError(
+            f"--until: {text!r} is not unix seconds or an ISO 8601 time "
+            "(example: 2026-12-01T03:10:00Z)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
 def diagnose_fleet(
     prometheus: str,
     selector: str = "",
     since: str = "30m",
-    step: str = "15s",
+    step: str = "auto",
     *,
     headers: dict[str, str] | None = None,
     save_bundle: str | Path | None = None,
@@ -83,12 +145,17 @@ def diagnose_fleet(
 ) -> FleetDiagnosis:
     """Query Prometheus, save the raw answers when asked, and diagnose every replica."""
     from kvdoctor.fleet.build import build_fleet
+    from kvdoctor.fleet.bundle import write_fleet_bundle
+    from kvdoctor.fleet.capture import FleetOptions, auto_step, capture_fleet
+    from kvdoctor.fleet.diagnose import diagnose_data
+    from kvdoctor.fleet.promapi import parse_duration
 
+    since_s = parse_duration(since, "--since")
     opts = FleetOptions(
         prometheus_url=prometheus,
         selector=selector,
-        since_s=parse_duration(since, "--since"),
-        step_s=parse_duration(step, "--step"),
+        since_s=since_s,
+        step_s=auto_step(since_s) if step.strip() == "auto" else parse_duration(step, "--step"),
         end=end,
         headers=dict(headers or {}),
     )
@@ -102,6 +169,8 @@ def diagnose_fleet(
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
     """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
     from kvdoctor.fleet.build import build_fleet
+    from kvdoctor.fleet.bundle import fleet_bundle_kind, read_fleet_capture
+    from kvdoctor.fleet.diagnose import diagnose_data
 
     if fleet_bundle_kind(path) == "endpoints":
         from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle

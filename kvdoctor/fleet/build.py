@@ -16,12 +16,13 @@ from kvdoctor import __version__
 from kvdoctor.bundle.model import BUNDLE_SCHEMA, Bundle, Manifest, Scrape
 from kvdoctor.fleet.capture import FleetCapture
 from kvdoctor.fleet.series import (
+    Columns,
     ReplicaSeries,
     SeriesData,
     by_replica_index,
     group_replicas,
     parse_matrix,
-    reconstruct,
+    reconstruct_columns,
     replica_key,
 )
 
@@ -103,6 +104,15 @@ def _scrapes(texts: list[tuple[float, str | None]], trim_leading: bool) -> list[
     return out
 
 
+def _with_columns(bundle: Bundle, columns: Columns, grid_len: int) -> Bundle:
+    """Attach the parsed columns, cut to the scrapes kept (leading empty steps are trimmed)."""
+    skip = grid_len - len(bundle.scrapes)
+    times = [s.t for s in bundle.scrapes]
+    if skip:
+        columns = {k: v[skip:] for k, v in columns.items()}
+    return bundle.with_columns(times, columns)
+
+
 def _health(up_series: list[SeriesData], grid_len: int) -> dict[str, TargetHealth]:
     out: dict[str, TargetHealth] = {}
     for s in up_series:
@@ -118,7 +128,13 @@ def _health(up_series: list[SeriesData], grid_len: int) -> dict[str, TargetHealt
     return out
 
 
-def build_fleet(capture: FleetCapture) -> FleetData:
+def build_fleet(capture: FleetCapture, with_text: bool = False) -> FleetData:
+    """Replica bundles and the fleet view, rebuilt from the recorded answers (pure).
+
+    The bundles carry their samples as columns (what the diagnosis reads); the exposition
+    texts are written only ``with_text`` (:func:`fleet_view_with_text` makes them for a
+    saved bundle), so the diagnosis is the same either way.
+    """
     series = parse_matrix(capture.series.body, "prometheus/series.json")
     up = parse_matrix(capture.up.body, "prometheus/up.json")
     meta = capture.metadata.body if capture.metadata is not None else None
@@ -128,7 +144,7 @@ def build_fleet(capture: FleetCapture) -> FleetData:
     label = capture.prometheus
     replicas: dict[str, ReplicaData] = {}
     for key, group in groups.items():
-        texts = reconstruct(group.series, meta, grid)
+        texts, columns = reconstruct_columns(group.series, meta, grid, with_text=with_text)
         scrapes = _scrapes(texts, trim_leading=True)
         endpoint = f"{label} replica {key}"
         notes = f"reconstructed from Prometheus range queries (selector {capture.selector or '-'})"
@@ -137,6 +153,7 @@ def build_fleet(capture: FleetCapture) -> FleetData:
             scrapes=scrapes,
             source=f"prometheus:{key}",
         )
+        bundle = _with_columns(bundle, columns, len(grid))
         last_t = max((p[0] for s in group.series for p in s.points[-1:]), default=None)
         replicas[key] = ReplicaData(
             key=key,
@@ -148,7 +165,9 @@ def build_fleet(capture: FleetCapture) -> FleetData:
             metric_names=frozenset(s.name for s in group.series),
         )
     flat, key_of = by_replica_index(groups)
-    fleet_texts = reconstruct(flat, meta, grid, key_of=key_of)
+    fleet_texts, fleet_columns = reconstruct_columns(
+        flat, meta, grid, key_of=key_of, with_text=with_text
+    )
     fleet_scrapes = _scrapes(fleet_texts, trim_leading=True)
     fleet = Bundle(
         manifest=_manifest(
@@ -160,11 +179,19 @@ def build_fleet(capture: FleetCapture) -> FleetData:
         scrapes=fleet_scrapes,
         source="prometheus:fleet",
     )
+    fleet = _with_columns(fleet, fleet_columns, len(grid))
     jobs = {r.job for r in replicas.values()}
     silent = [
         h for k, h in sorted(health.items()) if k not in replicas and (h.job in jobs or not jobs)
     ]
     return FleetData(capture, grid, replicas, fleet, silent)
+
+
+def fleet_view_with_text(data: FleetData) -> Bundle:
+    """The fleet view with its exposition texts written (for a saved fleet bundle)."""
+    if all(s.text for s in data.fleet.scrapes if s.ok):
+        return data.fleet
+    return build_fleet(data.capture, with_text=True).fleet
 
 
 def is_stale(replica: ReplicaData, capture: FleetCapture) -> bool:

@@ -28,20 +28,21 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
-from kvdoctor.bundle.writer import bundle_files, is_archive
 from kvdoctor.errors import BundleError
-from kvdoctor.fleet.build import FleetData
-from kvdoctor.fleet.capture import (
-    PROM_DIR,
-    QUERY_FILE,
-    FleetCapture,
-    capture_files,
-    capture_from_files,
-)
 
+# The writer, capture and build modules are imported where used: ``diagnose --bundle`` asks
+# this module whether a single-replica bundle is a fleet one, and must not load the fleet
+# machinery to hear "no".
+if TYPE_CHECKING:
+    from kvdoctor.fleet.build import FleetData
+    from kvdoctor.fleet.capture import FleetCapture
+
+# The Prometheus layout's folder and its query record (kvdoctor.fleet.capture writes them).
+PROM_DIR = "prometheus"
+QUERY_FILE = "query.json"
 ENDPOINTS_FILE = "fleet.json"
 REPLICAS_DIR = "replicas"
 # A fleet archive holds one bundle per replica: more members than a single bundle's cap.
@@ -50,7 +51,12 @@ FLEET_MAX_MEMBERS = 4096
 
 def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
     """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
-    files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(data.fleet).items()}
+    from kvdoctor.bundle.writer import bundle_files
+    from kvdoctor.fleet.build import fleet_view_with_text
+    from kvdoctor.fleet.capture import capture_files
+
+    view = fleet_view_with_text(data)
+    files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(view).items()}
     files.update(capture_files(data.capture))
     return write_files(files, dest, int(data.capture.end))
 
@@ -58,6 +64,8 @@ def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
 def write_files(files: dict[str, bytes], dest: str | Path, mtime: int) -> Path:
     """Write relative path → bytes under ``dest`` atomically: a directory, or a ``.tar.gz``."""
     dest = Path(dest)
+    from kvdoctor.bundle.writer import is_archive
+
     archive = is_archive(dest)
     if not archive and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BundleError(f"refusing to write the bundle into non-empty {dest}")
@@ -198,4 +206,6 @@ def is_fleet_bundle(path: str | Path) -> bool:
 
 
 def read_fleet_capture(path: str | Path) -> FleetCapture:
+    from kvdoctor.fleet.capture import capture_from_files
+
     return capture_from_files(prometheus_files(path), str(path))

@@ -1,10 +1,17 @@
 """Capture a fleet through Prometheus: a few range queries, recorded raw, replayable offline.
 
-Three answers make a fleet capture: every ``vllm:`` series of the selected targets over the
-window (one ``query_range``), the ``up`` series of the same targets (health of each scrape
-target, for stale and missing replicas), and the metric metadata (TYPE/HELP, so counters and
-histograms are rebuilt exactly). All three are kept verbatim in the bundle's ``prometheus/``
-folder; everything after this module is a pure function of them.
+Three answers make a fleet capture: the ``vllm:`` series kvdoctor reads, of every selected
+target over the window; the ``up`` series of the same targets (health of each scrape target,
+for stale and missing replicas); and the metric metadata (TYPE/HELP, so counters and
+histograms are rebuilt exactly). All three are kept in the bundle's ``prometheus/`` folder;
+everything after this module is a pure function of them.
+
+Scale: the series are fetched with one range query per metric family (:data:`FAMILIES`),
+each covering every replica at once, run a few at a time. The number of queries does not grow
+with the number of replicas, no single answer holds every series of a large fleet, and the
+families kvdoctor never reads (``_created`` timestamps, request-parameter histograms, ...) are
+not fetched at all. Their answers are recorded as one matrix (``prometheus/series.json``), in
+family order, with the queries that produced it.
 """
 
 from __future__ import annotations
@@ -13,11 +20,13 @@ import json
 import math
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.fleet.bundle import PROM_DIR, QUERY_FILE
 from kvdoctor.fleet.promapi import (
     PromClient,
     PrometheusError,
@@ -31,6 +40,48 @@ FLEET_SCHEMA = "kvdoctor.fleet/1"
 VLLM_NAME_MATCHER = '__name__=~"(ray_)?vllm:.+"'
 # Prometheus refuses range queries above 11,000 points per series; stay under it with room.
 MAX_STEPS = 10_000
+# --step auto: the window is cut into about this many steps (never finer than AUTO_MIN_STEP_S,
+# a common scrape interval). Counter and histogram increases are exact at any step (first and
+# last point, resets seen between); gauges are sampled at the step, as any range query does.
+# A fixed count keeps a 6-hour capture as cheap as a 1-hour one; 120 (30 s over an hour) kept
+# a 50-replica hour within 10 s on a busy 2-core host, where 240 took 13 s.
+AUTO_STEPS = 120
+AUTO_MIN_STEP_S = 15.0
+# Caps on the merged per-family answers of one capture (each answer also has promapi's own
+# caps): about 900 vLLM 0.32 replicas at --step auto (some 180 series and 120 steps each), a
+# few GiB of memory; a larger fleet is diagnosed in parts (--selector).
+FLEET_MAX_SERIES = 200_000
+FLEET_MAX_POINTS = 20_000_000
+# Range queries in flight at once: enough to overlap Prometheus' work with the transfers,
+# few enough not to crowd a Prometheus that also serves dashboards and rule evaluation.
+PARALLEL_QUERIES = 4
+
+# The metric families the local pipeline reads (kvdoctor.observations / kvdoctor.signals), each
+# with the older names vLLM used for it. One range query per family covers every replica; the
+# regex takes the counter (_total) and histogram (_bucket/_sum/_count) parts of the family.
+FAMILIES: tuple[tuple[str, ...], ...] = (
+    ("cache_config_info",),
+    ("kv_cache_usage_perc", "gpu_cache_usage_perc"),
+    ("num_requests_running",),
+    ("num_requests_waiting",),
+    ("num_requests_swapped",),
+    ("cpu_cache_usage_perc",),
+    ("num_preemptions",),
+    ("request_success",),
+    ("prefix_cache_queries", "gpu_prefix_cache_queries"),
+    ("prefix_cache_hits", "gpu_prefix_cache_hits"),
+    ("gpu_prefix_cache_hit_rate",),
+    ("prompt_tokens",),
+    ("generation_tokens",),
+    ("time_to_first_token_seconds",),
+    ("inter_token_latency_seconds", "time_per_output_token_seconds"),
+    ("request_queue_time_seconds",),
+    ("request_prefill_time_seconds",),
+    ("request_decode_time_seconds",),
+    ("e2e_request_latency_seconds",),
+    ("request_prompt_tokens",),
+    ("request_generation_tokens",),
+)
 
 _SELECTOR_RE = re.compile(r"^\s*\{(.*)\}\s*$", re.DOTALL)
 
@@ -89,8 +140,22 @@ def selector_matchers(selector: str) -> str:
 
 
 def series_query(selector: str) -> str:
+    """Every vLLM series of the selected targets (what a fleet bundle's view is about)."""
     inner = selector_matchers(selector)
     return "{" + VLLM_NAME_MATCHER + (f", {inner}" if inner else "") + "}"
+
+
+def family_query(family: tuple[str, ...], selector: str) -> str:
+    """One family's series (all its names and parts) on every selected target."""
+    inner = selector_matchers(selector)
+    names = "|".join(family)
+    matcher = f'__name__=~"(ray_)?vllm:({names})(_total|_bucket|_sum|_count)?"'
+    return "{" + matcher + (f", {inner}" if inner else "") + "}"
+
+
+def auto_step(since_s: float) -> float:
+    """The step of ``--step auto``: about AUTO_STEPS points over the window, in whole seconds."""
+    return max(AUTO_MIN_STEP_S, float(math.ceil(since_s / AUTO_STEPS)))
 
 
 def up_query(selector: str) -> str:
@@ -133,7 +198,7 @@ def capture_fleet(opts: FleetOptions, client: PromClient | None = None) -> Fleet
     prom = client or PromClient(opts.prometheus_url, headers=opts.headers, timeout_s=opts.timeout_s)
     try:
         up = prom.query_range(up_q, start, end, opts.step_s)
-        series = prom.query_range(series_q, start, end, opts.step_s)
+        series = _family_answers(prom, opts.selector, start, end, opts.step_s, series_q)
         try:
             metadata: RawAnswer | None = prom.metadata()
         except PrometheusError:
@@ -154,6 +219,30 @@ def capture_fleet(opts: FleetOptions, client: PromClient | None = None) -> Fleet
     )
     check_not_empty(capture)
     return capture
+
+
+def _family_answers(
+    prom: PromClient, selector: str, start: float, end: float, step_s: float, view_query: str
+) -> RawAnswer:
+    """One range query per family, a few in flight, merged into one matrix answer."""
+    queries = [family_query(f, selector) for f in FAMILIES]
+    with ThreadPoolExecutor(max_workers=PARALLEL_QUERIES) as pool:
+        answers = list(pool.map(lambda q: prom.query_range(q, start, end, step_s), queries))
+    result: list[Any] = []
+    for answer in answers:
+        result.extend(answer.body["data"]["result"])
+    params = {
+        # What the merged answer stands for, then the queries that produced it, one a line.
+        "query": view_query,
+        "queries": "\n".join(queries),
+        "start": answers[0].params["start"],
+        "end": answers[0].params["end"],
+        "step": answers[0].params["step"],
+    }
+    body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+    merged = RawAnswer("query_range", params, body)
+    check_result(merged, "matrix", FLEET_MAX_SERIES, FLEET_MAX_POINTS)
+    return merged
 
 
 def check_not_empty(capture: FleetCapture) -> None:
@@ -177,8 +266,6 @@ def check_not_empty(capture: FleetCapture) -> None:
 
 # --- on-disk form (the bundle's prometheus/ folder) ----------------------------------------
 
-PROM_DIR = "prometheus"
-QUERY_FILE = "query.json"
 SERIES_FILE = "series.json"
 UP_FILE = "up.json"
 METADATA_FILE = "metadata.json"
@@ -227,7 +314,7 @@ def capture_from_files(files: dict[str, bytes], where: str) -> FleetCapture:
     up = RawAnswer.from_json(load(UP_FILE), f"{where}: {UP_FILE}")
     meta_raw = load(METADATA_FILE, required=False)
     metadata = None if meta_raw is None else RawAnswer.from_json(meta_raw, METADATA_FILE)
-    check_result(series, expect="matrix")
+    check_result(series, "matrix", FLEET_MAX_SERIES, FLEET_MAX_POINTS)
     check_result(up, expect="matrix")
     return FleetCapture(
         prometheus=str(query.get("prometheus", "")),

@@ -459,7 +459,46 @@ def diagnose_data(data: FleetData) -> FleetDiagnosis:
         data.fleet,
         origin,
         silent=data.silent_targets,
+        partial=partial_replicas(data),
     )
+
+
+def _family_of(name: str) -> str:
+    """``ray_vllm:gpu_cache_usage_perc`` → ``kv_cache_usage_perc`` (the family's first name)."""
+    from kvdoctor.fleet.capture import FAMILIES
+
+    base = name.removeprefix("ray_").removeprefix("vllm:")
+    for suffix in ("_total", "_bucket", "_sum", "_count"):
+        base = base.removesuffix(suffix)
+    for family in FAMILIES:
+        if base in family:
+            return family[0]
+    return base
+
+
+def partial_replicas(data: FleetData) -> list[NotChecked]:
+    """Replicas whose series are partial: metric families most of their peers have, or a first
+    point well after the window's start. Reported, and each is still diagnosed on what it has
+    (the per-replica checks then say what they could not judge)."""
+    families = {k: {_family_of(n) for n in r.metric_names} for k, r in data.replicas.items()}
+    counts = Counter(f for fams in families.values() for f in fams)
+    majority = {f for f, c in counts.items() if c * 2 > len(families)}
+    out: list[NotChecked] = []
+    late_after = data.capture.start + 2 * data.capture.step_s + 1e-9
+    for key, rep in data.replicas.items():
+        why: list[str] = []
+        missing = sorted(majority - families[key])
+        if missing:
+            shown = ", ".join(f"vllm:{m}" for m in missing[:6])
+            more = f" and {len(missing) - 6} more" if len(missing) > 6 else ""
+            why.append(f"no {shown}{more} in Prometheus, which most of its peers report")
+        first = rep.bundle.scrapes[0].t if rep.bundle.scrapes else None
+        if first is not None and first > late_after:
+            minutes = (first - data.capture.start) / 60
+            why.append(f"its series start {minutes:.0f} min into the window")
+        if why:
+            out.append(NotChecked(what=f"replica {key} (partial series)", why="; ".join(why)))
+    return out
 
 
 def merge_not_checked(results: Sequence[ReplicaResult]) -> list[NotChecked]:
@@ -485,6 +524,7 @@ def diagnose_replicas(
     *,
     silent: Sequence[TargetHealth] = (),
     per_replica_not_checked: bool = False,
+    partial: Sequence[NotChecked] = (),
 ) -> FleetDiagnosis:
     """Pure: per-replica diagnoses of (replica, target status) pairs, plus fleet findings.
 
@@ -531,6 +571,7 @@ def diagnose_replicas(
     for r in results:
         if r.error is not None:
             not_checked.append(NotChecked(what=f"replica {r.key}", why=r.error))
+    not_checked.extend(partial)
     report = Report(
         verdict=_verdict(findings, results),
         findings=findings,

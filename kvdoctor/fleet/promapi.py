@@ -12,11 +12,14 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from kvdoctor.errors import KvdoctorError
+
+# httpx is imported where a client is made: an offline fleet replay never opens one, and the
+# import is a large share of a replay's start-up.
+if TYPE_CHECKING:
+    import httpx
 
 # Caps on one answer. Prometheus itself refuses range queries above 11,000 points per series;
 # these bound what kvdoctor holds in memory and writes into a bundle.
@@ -101,6 +104,8 @@ class PromClient:
         url, sent = url_credentials(url, headers or {}, "--prometheus")
         self.base_url = url.rstrip("/")
         self._scrub = Redactor(secrets=sent.values())
+        import httpx
+
         self._client = httpx.Client(
             headers=sent, timeout=timeout_s, transport=transport, follow_redirects=True
         )
@@ -137,6 +142,8 @@ class PromClient:
         return self._call("metadata", {})
 
     def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
+        import httpx
+
         url = f"{self.base_url}/api/v1/{endpoint}"
         try:
             # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.
@@ -178,8 +185,13 @@ class PromClient:
         return RawAnswer(endpoint, params, body)
 
 
-def check_result(answer: RawAnswer, expect: str) -> None:
-    """Validate the shape of a query answer and enforce the series/points caps."""
+def check_result(
+    answer: RawAnswer, expect: str, max_series: int | None = None, max_points: int | None = None
+) -> None:
+    """Validate the shape of a query answer and enforce the series/points caps (this module's,
+    read at call time, unless others are given)."""
+    max_series = MAX_SERIES if max_series is None else max_series
+    max_points = MAX_POINTS if max_points is None else max_points
     data = answer.body.get("data")
     if not isinstance(data, dict) or data.get("resultType") != expect:
         got = data.get("resultType") if isinstance(data, dict) else None
@@ -187,16 +199,16 @@ def check_result(answer: RawAnswer, expect: str) -> None:
     result = data.get("result")
     if not isinstance(result, list):
         raise PrometheusError(f"Prometheus {answer.endpoint} returned no result list")
-    if len(result) > MAX_SERIES:
+    if len(result) > max_series:
         raise PrometheusError(
-            f"Prometheus returned {len(result)} series (cap {MAX_SERIES}): "
+            f"Prometheus returned {len(result)} series (cap {max_series}): "
             "narrow --selector to the vLLM job"
         )
     if expect == "matrix":
         points = sum(len(s.get("values", [])) for s in result if isinstance(s, dict))
-        if points > MAX_POINTS:
+        if points > max_points:
             raise PrometheusError(
-                f"Prometheus returned {points} points (cap {MAX_POINTS}): "
+                f"Prometheus returned {points} points (cap {max_points}): "
                 "narrow --selector, shorten --since or raise --step"
             )
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.expfmt import parse
 
 # Labels that Prometheus (or its service discovery) adds to every series of a target. They say
 # *which* replica a series came from, not *what* it measures, so they are dropped from the
@@ -49,6 +50,13 @@ class SeriesData:
     name: str
     labels: dict[str, str]
     points: list[tuple[float, str]]
+    # The points laid on a step grid, by id() of the grid list: a series is rebuilt twice
+    # (its replica, and the fleet view) on the same grid, and converted once.
+    on_grid: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    # ``points`` split in two (times, raw values), when parse_matrix had them that way.
+    columns: tuple[list[float], tuple[str, ...]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 @dataclass
@@ -70,6 +78,7 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
     if not isinstance(result, list):
         raise KvdoctorError(f"{where}: Prometheus answer has no result list")
     out: list[SeriesData] = []
+    steps: dict[Any, float] = {}
     for item in result:
         if not isinstance(item, dict):
             raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
@@ -79,18 +88,21 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
             raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
         labels = {str(k): str(v) for k, v in metric.items()}
         name = labels.pop("__name__", "")
-        points: list[tuple[float, str]] = []
-        for pair in values:
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise KvdoctorError(f"{where}: malformed point in Prometheus answer")
-            try:
-                # Millisecond grid: the step timestamps are compared with a computed grid.
-                t = round(float(pair[0]), 3)
-                float(pair[1])
-            except (TypeError, ValueError):
-                raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
-            points.append((t, str(pair[1])))
-        out.append(SeriesData(name, labels, points))
+        try:
+            # Millisecond grid: the step timestamps are compared with a computed grid. Every
+            # series of an answer shares the steps: each distinct one is rounded once. (The
+            # transpositions run in C: an answer for a large fleet holds millions of points.)
+            ts, vs = zip(*values, strict=True) if values else ((), ())
+            for t_raw in set(ts).difference(steps):
+                steps[t_raw] = round(float(t_raw), 3)
+            times = list(map(steps.__getitem__, ts))
+        except (TypeError, ValueError):
+            raise KvdoctorError(f"{where}: malformed point in Prometheus answer") from None
+        if vs and not isinstance(vs[0], str):
+            vs = tuple(str(v) for v in vs)
+        # Values are checked where they are converted (kvdoctor reads every one of them).
+        points = list(zip(times, vs, strict=True))
+        out.append(SeriesData(name, labels, points, columns=(times, vs)))
     return out
 
 
@@ -173,6 +185,12 @@ class _Line:
     series_index: int
 
 
+def _sample_key(text_head: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(name, labels) exactly as the exposition parser reads ``text_head`` back."""
+    [sample] = parse(f"{text_head} 0\n")
+    return sample.name, sample.labels
+
+
 def build_lines(
     series: list[SeriesData],
     types: Mapping[str, str],
@@ -229,6 +247,61 @@ def exposition_at(
     return "\n".join(out) + "\n"
 
 
+def _on_grid(s: SeriesData, grid: list[float]) -> tuple[list[str | None], list[float | None]]:
+    """The series' raw value texts and values at each grid step (``None``: no point there)."""
+    cached = s.on_grid.get(id(grid))
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    raws: list[str | None]
+    times, raw_values = s.columns or ([t for t, _ in s.points], tuple(r for _, r in s.points))
+    if times == grid:
+        raws = list(raw_values)  # the usual case: a point at every step
+    else:
+        points = dict(s.points)
+        raws = [points.get(t) for t in grid]
+    try:
+        values: list[float | None]
+        if None in raws:
+            values = [None if raw is None else float(raw) for raw in raws]
+        else:
+            values = list(map(float, raws))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise KvdoctorError(f"malformed value in Prometheus series {s.name}") from None
+    s.on_grid[id(grid)] = (raws, values)
+    return raws, values
+
+
+def _parsed_columns(series: list[SeriesData], grid: list[float]) -> list[list[Any]]:
+    """Per series, per grid step: ``(raw value text, float value)`` or ``None`` (no point)."""
+    cols: list[list[Any]] = []
+    for s in series:
+        raws, values = _on_grid(s, grid)
+        cols.append([None if r is None else (r, v) for r, v in zip(raws, values, strict=True)])
+    return cols
+
+
+def _step_text(
+    lines: list[_Line], cols: list[list[Any]], i: int, help_text: Mapping[str, str]
+) -> str | None:
+    """The exposition of grid step ``i``, exactly as :func:`exposition_at` writes it."""
+    out: list[str] = []
+    current: str | None = None
+    for ln in lines:
+        point = cols[ln.series_index][i]
+        if point is None:
+            continue
+        if ln.family != current:
+            current = ln.family
+            doc = help_text.get(ln.family)
+            if doc:
+                out.append(f"# HELP {ln.family} {doc.replace(chr(10), ' ')}")
+            out.append(f"# TYPE {ln.family} {ln.kind}")
+        out.append(f"{ln.text_head} {point[0]}")
+    if not out:
+        return None
+    return "\n".join(out) + "\n"
+
+
 def help_texts(metadata_body: Mapping[str, Any] | None) -> dict[str, str]:
     if not metadata_body:
         return {}
@@ -252,6 +325,66 @@ def reconstruct(
     key_of: Mapping[int, str] | None = None,
 ) -> list[tuple[float, str | None]]:
     """Exposition text per step of ``grid`` (``None`` where the series have no point)."""
+    lines, docs = _lines(series, metadata_body, engine_prefix, key_of)
+    values = [dict(s.points) for s in series]
+    return [(t, exposition_at(lines, values, t, docs)) for t in grid]
+
+
+Columns = dict[tuple[str, tuple[tuple[str, str], ...]], list[float | None]]
+
+
+# The text of a step rebuilt as columns only (see reconstruct_columns): not an exposition.
+UNWRITTEN = ""
+
+
+def reconstruct_columns(
+    series: list[SeriesData],
+    metadata_body: Mapping[str, Any] | None,
+    grid: list[float],
+    key_of: Mapping[int, str] | None = None,
+    with_text: bool = True,
+) -> tuple[list[tuple[float, str | None]], Columns]:
+    """:func:`reconstruct`, plus what parsing those texts gives, as columns: (sample name,
+    labels) → value per grid step (``None``: no point). The local pipeline reads the columns
+    (:meth:`~kvdoctor.bundle.model.Bundle.with_columns`) instead of parsing every text.
+
+    Without ``with_text`` a step with points gets :data:`UNWRITTEN` instead of its text:
+    writing the texts was the largest cost of a big fleet, and only a saved bundle needs them
+    (a bundle whose columns got lost then fails loudly: an empty text has no vLLM metrics).
+    """
+    lines, docs = _lines(series, metadata_body, None, key_of)
+    columns: Columns = {}
+    for ln in lines:
+        key = _sample_key(ln.text_head)
+        values = _on_grid(series[ln.series_index], grid)[1]
+        earlier = columns.get(key)
+        if earlier is not None:
+            # Two lines with the same name and labels: in a text the later one is read last.
+            values = [e if v is None else v for e, v in zip(earlier, values, strict=True)]
+        columns[key] = values
+    if with_text:
+        cols = _parsed_columns(series, grid)
+        texts = [(t, _step_text(lines, cols, i, docs)) for i, t in enumerate(grid)]
+    else:
+        seen = [False] * len(grid)
+        for s in series:
+            values = _on_grid(s, grid)[1]
+            if None not in values:
+                seen = [True] * len(grid)  # a series with a point at every step
+                break
+            for i, v in enumerate(values):
+                if v is not None:
+                    seen[i] = True
+        texts = [(t, UNWRITTEN if seen[i] else None) for i, t in enumerate(grid)]
+    return texts, columns
+
+
+def _lines(
+    series: list[SeriesData],
+    metadata_body: Mapping[str, Any] | None,
+    engine_prefix: str | None,
+    key_of: Mapping[int, str] | None,
+) -> tuple[list[_Line], dict[str, str]]:
     types = metric_types(metadata_body)
     docs = help_texts(metadata_body)
     if key_of is None:
@@ -264,8 +397,7 @@ def reconstruct(
             one = build_lines([s], _types_with_hist(types, s.name, names), key_of[i])[0]
             lines.append(_Line(one.family, one.kind, one.order, one.text_head, i))
         lines.sort(key=lambda ln: (ln.family, ln.order))
-    values = [dict(s.points) for s in series]
-    return [(t, exposition_at(lines, values, t, docs)) for t in grid]
+    return lines, docs
 
 
 def _types_with_hist(types: Mapping[str, str], name: str, names: set[str]) -> dict[str, str]:

@@ -8,16 +8,20 @@ so text from the server can never break a table or inject HTML into a ticket.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 from markupsafe import Markup
 
+from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report import fmt
 from kvdoctor.report.context import RenderContext
@@ -117,10 +121,36 @@ def _signal_value(name: str, value: Any) -> Markup:
     return Markup(formatted)
 
 
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates on disk: compiling report.md.j2 was a third of a replay's time.
+
+    Jinja keys an entry by template name and checks its source's hash; the key here also holds
+    a fingerprint of this module (the environment options and filters compiled into the code)
+    and kvdoctor's version. A cache that cannot be written is skipped, never an error.
+    """
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self._prefix = code_fingerprint(Path(__file__))
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return super().get_cache_key(f"{self._prefix}/{name}", filename)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    directory = cache_dir("templates")
+    return None if directory is None else _BytecodeCache(str(directory))
+
+
 @lru_cache(maxsize=4)
 def _environment(template_dir: str) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(template_dir),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         # Autoescape only so macro results come back as Markup; finalize does the escaping.
         autoescape=True,

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import (
     SYMPTOMS,
@@ -58,10 +58,52 @@ def load_playbooks(directory: Path | None = None) -> list[Playbook]:
         directory = data_dir("playbooks")
     if not directory.is_dir():
         raise KvdoctorError(f"playbook directory not found: {directory}")
+    paths = sorted(directory.glob("*.yaml"))
+    texts: list[bytes] = []
+    for path in paths:
+        try:
+            texts.append(path.read_bytes())
+        except OSError as exc:
+            raise KvdoctorError(f"{directory.name}/{path.name}: cannot read: {exc}") from None
+    key = _cache_key(paths, texts)
+    cached = load_pickle("playbooks", key)
+    if isinstance(cached, list) and all(isinstance(pb, Playbook) for pb in cached):
+        return cached
+    result = _load_all(directory, paths, texts)
+    store_pickle("playbooks", key, result)
+    return result
+
+
+def _cache_key(paths: Sequence[Path], texts: Sequence[bytes]) -> str:
+    """Validated playbooks are cached (loading and checking them was a fifth of a replay).
+
+    The key covers every file's name and bytes, the modules whose code decides what a valid
+    playbook is and what it becomes, and the pydantic version that pickles it.
+    """
+    import hashlib
+
+    import pydantic
+
+    from kvdoctor.rules import formatting, predicates, schema
+    from kvdoctor.signals import catalog
+
+    h = hashlib.sha256(pydantic.VERSION.encode())
+    h.update(
+        code_fingerprint(
+            *(Path(m.__file__ or "") for m in (schema, predicates, formatting, catalog)),
+            Path(__file__),
+        ).encode()
+    )
+    for path, text in zip(paths, texts, strict=True):
+        h.update(b"\0" + path.name.encode() + b"\0" + text)
+    return h.hexdigest()[:32]
+
+
+def _load_all(directory: Path, paths: Sequence[Path], texts: Sequence[bytes]) -> list[Playbook]:
     playbooks: list[tuple[Playbook, str]] = []
-    for path in sorted(directory.glob("*.yaml")):
+    for path, raw in zip(paths, texts, strict=True):
         label = f"{directory.name}/{path.name}"
-        playbooks.append((_load_one(path, label), label))
+        playbooks.append((_load_one(path, raw, label), label))
     if not playbooks:
         raise KvdoctorError(f"no playbooks (*.yaml) in {directory}")
     seen: dict[str, str] = {}
@@ -73,13 +115,16 @@ def load_playbooks(directory: Path | None = None) -> list[Playbook]:
     return [pb for pb, _ in sorted(playbooks, key=lambda x: (order[x[0].symptom], x[0].id))]
 
 
-def _load_one(path: Path, label: str) -> Playbook:
+def _load_one(path: Path, raw: bytes, label: str) -> Playbook:
+    import yaml
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise KvdoctorError(f"{label}: cannot read: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        # libyaml's loader when PyYAML has it: the pure-Python one was a quarter of a replay.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

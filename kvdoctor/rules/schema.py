@@ -72,7 +72,9 @@ _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a replay takes validated playbooks from kvdoctor's cache (unpickled, never
+    # validated again), so the validators are built only when a playbook file is really read.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Condition(_Strict):

@@ -8,6 +8,7 @@ path rebuilds the same observations and signals as the local path.
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,11 @@ class FakePrometheus:
             return _ok(result)
         if "{" in query and "job=" in query and f'job="{self.job}"' not in query:
             return _ok([])
+        m = re.search(r'__name__=~"((?:[^"\\]|\\.)*)"', query)
+        names = re.compile(m.group(1)) if m else None
         for key, pts in self.series.items():
+            if names is not None and not names.fullmatch(dict(key)["__name__"]):
+                continue
             vals = self._at_steps(pts, start, end, step)
             if vals:
                 result.append({"metric": dict(key), "values": vals})
@@ -352,3 +357,57 @@ def test_arrivals_not_admissions_measure_traffic() -> None:
     assert found is not None and found.evidence[0].value == "busy:1"
     assert found.evidence[2].signal == "requests_arrived_per_s"
     assert found.evidence[2].value == pytest.approx(3.5)  # 28 arrived vs 8
+
+
+def _same_observations(a: Any, b: Any) -> None:
+    assert a.times == b.times and a.failed == b.failed
+    assert a.wire_names == b.wire_names and a.cumulative == b.cumulative
+    assert a.reset_indices == b.reset_indices and a.nonfinite_values == b.nonfinite_values
+    assert a.columns.keys() == b.columns.keys()
+    for name, cols in a.columns.items():
+        assert cols.keys() == b.columns[name].keys(), name
+        for labels, values in cols.items():
+            other = b.columns[name][labels]
+            assert [repr(v) for v in values] == [repr(v) for v in other], (name, labels)
+
+
+def test_columns_read_as_parsing_the_rebuilt_texts_would() -> None:
+    """Replica bundles and the fleet view carry their samples as columns (texts are written
+    only for a saved bundle); observations from the columns equal those from the texts."""
+    from kvdoctor.bundle.model import Bundle as BundleModel
+    from kvdoctor.fleet.build import build_fleet, fleet_view_with_text
+    from kvdoctor.fleet.capture import FleetOptions, capture_fleet
+    from kvdoctor.observations import observe
+
+    prom = FakePrometheus({
+        "a:8000": _scrapes("healthy"),
+        "b:8000": _scrapes("hot")[3:],  # appears mid-window: leading steps trimmed
+        "c:8000": _scrapes("small-pool")[:5],  # stops early: trailing steps are failures
+    })
+    opts = FleetOptions("http://prom.test:9090", '{job="vllm"}', since_s=(N - 1) * STEP,
+                        step_s=STEP, end=END)
+    capture = capture_fleet(opts, prom.client())
+    lean = build_fleet(capture)
+    full = build_fleet(capture, with_text=True)
+    assert all(s.text == "" for s in lean.fleet.scrapes if s.ok)
+    assert fleet_view_with_text(lean).scrapes == full.fleet.scrapes
+    pairs = [(lean.fleet, full.fleet)] + [
+        (lean.replicas[k].bundle, full.replicas[k].bundle) for k in lean.replicas
+    ]
+    for with_columns, with_texts in pairs:
+        texts_only = BundleModel.model_validate(with_texts.model_dump())  # columns dropped
+        assert texts_only.columns_for([s.t for s in texts_only.scrapes]) is None
+        _same_observations(observe(with_columns), observe(texts_only))
+        assert compute_signals(with_columns).flat() == compute_signals(texts_only).flat()
+
+
+def test_one_range_query_per_metric_family_whatever_the_fleet_size() -> None:
+    from kvdoctor.fleet.capture import FAMILIES
+
+    counts = []
+    for n in (1, 4):
+        prom = FakePrometheus({f"r{i}:8000": _scrapes("healthy") for i in range(n)})
+        _diagnose(prom)
+        counts.append(sum(1 for c in prom.calls if c.endswith("/query_range")))
+    # the families, plus `up`
+    assert counts == [len(FAMILIES) + 1] * 2

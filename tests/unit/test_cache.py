@@ -1,0 +1,106 @@
+"""kvdoctor's on-disk cache: a speed-up only, never a source of different answers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kvdoctor import cache
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.pipeline import diagnose
+from kvdoctor.replay import check_fixture
+from kvdoctor.report.render import _environment, render_markdown
+from kvdoctor.resources import data_dir
+from kvdoctor.rules.engine import load_playbooks
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "cache"
+    monkeypatch.setenv("KVDOCTOR_CACHE_DIR", str(root))
+    monkeypatch.delenv("KVDOCTOR_NO_CACHE", raising=False)
+    return root
+
+
+def test_cached_playbooks_equal_freshly_validated(cache_root: Path) -> None:
+    first = load_playbooks()
+    entries = list((cache_root / "playbooks").glob("*.pickle"))
+    assert len(entries) == 1
+    assert entries[0].stat().st_mode & 0o077 == 0
+    second = load_playbooks()
+    assert second == first
+    assert [pb.id for pb in second] == [pb.id for pb in first]
+
+
+def test_changed_playbook_is_a_new_key(cache_root: Path, tmp_path: Path) -> None:
+    src = tmp_path / "playbooks"
+    shutil.copytree(data_dir("playbooks"), src)
+    before = load_playbooks(src)
+    path = src / "slow-itl.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\ntitle: \"", "\ntitle: \"Edited ", 1), encoding="utf-8")
+    after = load_playbooks(src)
+    assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2
+    itl = {pb.id: pb for pb in after}["slow-itl"]
+    assert itl.title.startswith("Edited ")
+    assert itl != {pb.id: pb for pb in before}["slow-itl"]
+
+
+def test_foreign_or_damaged_entry_is_a_miss(
+    cache_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = load_playbooks()
+    [entry] = (cache_root / "playbooks").glob("*.pickle")
+    entry.write_bytes(b"not a pickle")
+    assert load_playbooks() == first  # read from the files again, and the entry rewritten
+    assert entry.read_bytes() != b"not a pickle"
+    # An entry others could have written is never unpickled.
+    cache.store_pickle("t", "k", ["ok"])
+    [t_entry] = (cache_root / "t").glob("*.pickle")
+    assert cache.load_pickle("t", "k") == ["ok"]
+    os.chmod(t_entry, 0o666)
+    assert cache.load_pickle("t", "k") is None
+
+
+def test_unwritable_cache_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("KVDOCTOR_CACHE_DIR", str(blocker / "sub"))  # cannot be created
+    _environment.cache_clear()
+    try:
+        result = check_fixture(FIXTURES / "preemption-storm")
+    finally:
+        _environment.cache_clear()
+    assert result.golden == "same" and result.ok, "\n".join(result.problems)
+
+
+def test_compiled_template_cache_gives_the_same_bytes(cache_root: Path) -> None:
+    d = diagnose(read_bundle(FIXTURES / "fp8-kv" / "bundle.tar.gz"))
+    _environment.cache_clear()
+    try:
+        cold = render_markdown(d.report, d.context)  # compiles and stores
+        assert list((cache_root / "templates").iterdir())
+        _environment.cache_clear()
+        warm = render_markdown(d.report, d.context)  # loads the compiled code
+        assert check_fixture(FIXTURES / "fp8-kv").golden == "same"
+    finally:
+        _environment.cache_clear()
+    assert cold == warm
+
+
+def test_experiment_needs_table_matches_the_registry() -> None:
+    """pipeline.EXPERIMENT_NEEDS spares a replay the import of the experiments module."""
+    from kvdoctor.pipeline import EXPERIMENT_NEEDS
+    from kvdoctor.reproducers.experiments import EXPERIMENTS
+
+    registered = {
+        name: (exp.needs_load, exp.needs_reference)
+        for name, exp in EXPERIMENTS.items()
+        if exp.needs_load or exp.needs_reference
+    }
+    assert registered == EXPERIMENT_NEEDS
