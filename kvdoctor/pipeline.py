@@ -221,6 +221,20 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
     )
 
 
+def _latency_buckets(bundle: Bundle) -> dict[str, list[tuple[float, float]]]:
+    """The window's latency histograms, for a report that prints bucket bounds, not guesses."""
+    from kvdoctor.observations import observe
+    from kvdoctor.signals.compute import LATENCY_HISTOGRAMS
+
+    obs = observe(bundle)
+    out: dict[str, list[tuple[float, float]]] = {}
+    for short, base in LATENCY_HISTOGRAMS.items():
+        hist = obs.histogram_window(base)
+        if hist is not None and hist[0] and hist[0][-1][1] > 0:
+            out[short] = [(float(le), float(c)) for le, c in hist[0]]
+    return out
+
+
 def _context(
     bundle: Bundle,
     signals: SignalSet,
@@ -244,6 +258,7 @@ def _context(
             name: [(float(t), float(v)) for t, v in samples]
             for name, samples in sorted(signals.series.items())
         },
+        latency_buckets=_latency_buckets(bundle),
         signal_info={
             name: SignalInfo(provenance=sv.provenance, reason=sv.reason)
             for name, sv in sorted(signals.values.items())

@@ -18,15 +18,12 @@ from kvdoctor.commands._capture_opts import (
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet import fleet_options
 
-_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
-
-
 def exit_code_for(report: Any, fail_on: str | None) -> int:
-    """0 nothing firing, 1 a confirmed or suspected finding (at or above ``fail_on``)."""
-    firing = [f for f in report.findings if f.status in ("confirmed", "suspected")]
-    if fail_on is not None:
-        firing = [f for f in firing if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[fail_on]]
-    return 1 if firing else 0
+    """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
+    ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""
+    from kvdoctor.report.checker import exit_code_for as rule
+
+    return rule(report, fail_on)
 
 
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
