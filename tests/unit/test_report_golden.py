@@ -40,6 +40,6 @@ def test_every_fixture_has_a_golden_report() -> None:
 
 def test_there_are_golden_cases_for_each_verdict_kind() -> None:
     texts = [(p / "report.md").read_text(encoding="utf-8") for p in CASES]
-    assert any("The locker is full, not the card" in t for t in texts)
+    assert any("The KV cache is full, not GPU memory" in t for t in texts)
     assert any("**Verdict: healthy.**" in t for t in texts)
-    assert any("but the locker is not full" in t for t in texts)
+    assert any("but the KV cache is not full" in t for t in texts)
