@@ -214,8 +214,7 @@ def _check_evidence_row(line_no: int, cells: Sequence[str]) -> list[Problem]:
     # pool fills up", "above the 3 sequences the pool holds". A norm the finding says was broken
     # ("> 128 tokens for any block to be cacheable") is false by design.
     rest = expected[m.end() :].lstrip()
-    stated = rest == "" or rest.startswith(":")
-    stated = stated or (m.group("op") in ("above", "below") and m.group("words") in ("", "the "))
+    stated = rest.startswith(":") or (m.group("op") in ("above", "below") and m.group("words") == "the ")
     if not stated:
         return problems
     number, unit = value
