@@ -330,7 +330,18 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         kv=kv_for(bundle, signals),
         not_checked=not_checked,
     )
-    return Diagnosis(report, _context(bundle, signals, records, healthy), signals)
+    context = _context(bundle, signals, records, healthy)
+    # The verdict sentence and the change to make first, word for word as the Markdown states
+    # them (report/1.1): a ticket bot reading the JSON quotes the same text a human reads.
+    from kvdoctor.report.render import change_first, summary_sentence
+
+    report = report.model_copy(
+        update={
+            "summary": summary_sentence(report, context),
+            "change_first": change_first(report),
+        }
+    )
+    return Diagnosis(report, context, signals)
 
 
 def diagnose_bundle(bundle: Bundle) -> Report:
