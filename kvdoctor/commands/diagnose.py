@@ -18,6 +18,7 @@ from kvdoctor.commands._capture_opts import (
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet import fleet_options
 
+
 def exit_code_for(report: Any, fail_on: str | None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
     ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""

@@ -14,6 +14,7 @@ report states what the buckets support instead: "≤ 300 ms, first bucket", "bet
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ class Bound:
 
 
 def secs_range(lo: float, hi: float) -> str:
-    """"150 and 300 ms" when both ends share a unit, else "500 ms and 1.5 s"."""
+    """ "150 and 300 ms" when both ends share a unit, else "500 ms and 1.5 s"."""
     a, b = fmt.secs(lo), fmt.secs(hi)
     a_num, _, a_unit = a.partition(" ")
     _, _, b_unit = b.partition(" ")
@@ -103,7 +104,7 @@ def percentile_bounds(
             per_q[q_name] = bound
         # p50 ≤ p95 ≤ p99 holds bucket by bucket; keep it after tightening as well.
         names = [q for q, _ in QUANTILES if q in per_q]
-        for lower_q, upper_q in zip(names, names[1:], strict=False):
+        for lower_q, upper_q in itertools.pairwise(names):
             a, b = per_q[lower_q], per_q[upper_q]
             if a.hi > b.hi:
                 per_q[lower_q] = Bound(a.lo, max(b.hi, a.lo), a.first_bucket, tightened=True)

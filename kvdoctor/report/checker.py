@@ -214,7 +214,9 @@ def _check_evidence_row(line_no: int, cells: Sequence[str]) -> list[Problem]:
     # pool fills up", "above the 3 sequences the pool holds". A norm the finding says was broken
     # ("> 128 tokens for any block to be cacheable") is false by design.
     rest = expected[m.end() :].lstrip()
-    stated = rest.startswith(":") or (m.group("op") in ("above", "below") and m.group("words") == "the ")
+    stated = rest.startswith(":") or (
+        m.group("op") in ("above", "below") and m.group("words") == "the "
+    )
     if not stated:
         return problems
     number, unit = value
@@ -247,9 +249,7 @@ def _check_tables(lines: Sequence[str]) -> list[Problem]:
         for line_no, cells in table.rows:
             key = tuple(cells)
             if key in seen:
-                problems.append(
-                    Problem("duplicate-row", line_no, f"same row as line {seen[key]}")
-                )
+                problems.append(Problem("duplicate-row", line_no, f"same row as line {seen[key]}"))
             else:
                 seen[key] = line_no
             for cell in cells:
@@ -269,7 +269,8 @@ def _check_text(lines: Sequence[str], report: Report) -> list[Problem]:
     confirmed_titles = [
         f.title
         for f in report.findings
-        if f.status == "confirmed" and f.reproducer is not None
+        if f.status == "confirmed"
+        and f.reproducer is not None
         and f.reproducer.verdict == "confirmed"
     ]
     confirmed_suspect = any(_SUSPECT.search(t) for t in confirmed_titles)
@@ -301,7 +302,7 @@ def _check_text(lines: Sequence[str], report: Report) -> list[Problem]:
 
 
 _MEAN = re.compile(rf"mean ({_NUMBER} (?:ms|s|µs))")
-_PART = re.compile(rf"(prefill|queue time) p50 (.+?)(?:;|$)")
+_PART = re.compile(r"(prefill|queue time) p50 (.+?)(?:;|$)")
 
 
 def _check_six_signals(lines: Sequence[str]) -> list[Problem]:
@@ -335,7 +336,9 @@ def _check_six_signals(lines: Sequence[str]) -> list[Problem]:
                 mean_m = _MEAN.search(notes)
                 mean = _duration(mean_m.group(1)) if mean_m else None
                 if mean is not None:
-                    for q_name, q, r in zip(("p50", "p95", "p99"), (0.5, 0.95, 0.99), rs, strict=True):
+                    for q_name, q, r in zip(
+                        ("p50", "p95", "p99"), (0.5, 0.95, 0.99), rs, strict=True
+                    ):
                         # Markov: at least (1 - q) of the observations are ≥ p_q's lower end.
                         if r.lo * (1 - q) > mean.hi * 1.001:
                             problems.append(

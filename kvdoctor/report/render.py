@@ -128,7 +128,9 @@ def _any_value(value: Any) -> Markup:
     if isinstance(value, str):
         return escape_md(value)
     if isinstance(value, Mapping):
-        parts = [f"{k} {_scalar_text(v)}" for k, v in sorted(value.items(), key=lambda i: str(i[0]))]
+        parts = [
+            f"{k} {_scalar_text(v)}" for k, v in sorted(value.items(), key=lambda i: str(i[0]))
+        ]
         return escape_md("; ".join(parts) or "none", max_len=200)
     if isinstance(value, list | tuple):
         if value and all(isinstance(v, Mapping) for v in value):
@@ -143,9 +145,9 @@ def _measure(key: str, value: Any) -> Markup:
     number = _num_or_none(value)
     if number is not None and not isinstance(value, bool):
         lowered = key.lower()
-        if ("usage" in lowered or "rate" in lowered or "fraction" in lowered) and 0 <= number <= 1:
-            if not lowered.endswith("per_s"):
-                return Markup(fmt.pct(number))
+        share = "usage" in lowered or "rate" in lowered or "fraction" in lowered
+        if share and 0 <= number <= 1 and not lowered.endswith("per_s"):
+            return Markup(fmt.pct(number))
         if lowered.endswith("_s") or lowered.endswith("_seconds"):
             return Markup(fmt.secs(number))
         if lowered.endswith("_bytes"):
@@ -337,7 +339,9 @@ def _comparison_rows(expected: Mapping[str, Any], measured: Mapping[str, Any]) -
 
 _LATENCY_PERCENTILE = re.compile(r"^(?P<h>[a-z_]+)_(?P<q>p50|p95|p99)$")
 # A number compared in an `expected` text ("≥ 0.90: the pool fills up").
-_FRACTION_IN_TEXT = re.compile(r"(?P<op>≥|≤|>|<|=|above|below|under|over)\s*(?P<x>0?\.\d+|[01](?:\.0+)?)(?![\d.%])")
+_FRACTION_IN_TEXT = re.compile(
+    r"(?P<op>≥|≤|>|<|=|above|below|under|over)\s*(?P<x>0?\.\d+|[01](?:\.0+)?)(?![\d.%])"
+)
 # "fp8 (fp8)", "512 B (512 B)": a parenthesis that only repeats what stands before it.
 _REPEATED_PAREN = re.compile(r"(?<!\S)(?P<w>[^\s()][^()]{0,40}?) \((?P=w)\)")
 
@@ -492,9 +496,7 @@ def _latency_view(
 def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -> dict[str, Any]:
     """Everything the template needs, computed once (numbers stay numbers until a filter)."""
     sig = dict(report.signals)
-    means = {
-        name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets
-    }
+    means = {name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets}
     numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means))
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]

@@ -7,11 +7,11 @@ the checker names that kind; the clean report itself has no problem at all.
 from __future__ import annotations
 
 import pytest
+from _report_factory import context, finding, report
 
 from kvdoctor.report.checker import check_report, exit_code_for, visible_lines
 from kvdoctor.report.model import ReproducerOutcome
 from kvdoctor.report.render import render_markdown
-from _report_factory import context, finding, report
 
 
 def _clean() -> str:
@@ -159,7 +159,9 @@ def test_prefill_above_ttft() -> None:
     ],
 )
 def test_mixed_units(planted: str) -> None:
-    md = _plant(_clean(), "| `kv_usage_max` |" if planted.startswith("|") else "**Proof:**", planted)
+    md = _plant(
+        _clean(), "| `kv_usage_max` |" if planted.startswith("|") else "**Proof:**", planted
+    )
     assert "mixed-units" in _kinds(md, exit_code=1)
 
 

@@ -58,7 +58,11 @@ def test_there_are_golden_cases_for_each_verdict_kind() -> None:
 # this list only shrinks.
 KNOWN_OUTSIDE_THE_RENDERER = {
     ("eviction-churn", "false-comparison", "`running_max` 2: above the 2 sequences the pool holds"),
-    ("eviction-churn", "false-comparison", "`kv_demand_ratio` 0.802×: ≥ 1: live demand above the pool"),
+    (
+        "eviction-churn",
+        "false-comparison",
+        "`kv_demand_ratio` 0.802×: ≥ 1: live demand above the pool",
+    ),
     ("fp8-kv", "suspect-confirmed", "says 'suspect until ...' of a confirmed finding"),
     ("long-prefill-hol", "false-comparison", "explain 500% of"),
 }
