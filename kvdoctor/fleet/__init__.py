@@ -61,9 +61,19 @@ def fleet_options(fn: F) -> F:
             help="Label matchers choosing the vLLM targets in Prometheus.",
         ),
         click.option(
-            "--since", default="30m", show_default=True, help="How far back the range queries go."
+            "--since",
+            default="30m",
+            show_default=True,
+            metavar="DURATION",
+            help="How far back the range queries go.",
         ),
-        click.option("--step", default="15s", show_default=True, help="Range-query resolution."),
+        click.option(
+            "--step",
+            default="15s",
+            show_default=True,
+            metavar="DURATION",
+            help="Range-query resolution.",
+        ),
     ]
     for deco in reversed(decorators):
         fn = deco(fn)
