@@ -201,43 +201,52 @@ def _check_verdict(lines: Sequence[str], report: Report, exit_code: int | None) 
     return problems
 
 
-def _check_evidence_row(line_no: int, cells: Sequence[str]) -> list[Problem]:
-    if len(cells) != 3:
-        return []
-    value_cell, expected = cells[1], cells[2]
-    problems: list[Problem] = []
+def stated_comparison(value_cell: str, expected: str) -> tuple[bool, bool] | None:
+    """Whether an evidence row's value meets the condition its expectation states.
+
+    Returns ``(holds, mixed_units)``, or None when the row states no checkable condition. Only
+    an expectation that states the condition the finding saw can be checked: "≥ 0.90: the pool
+    fills up", "above the 3 sequences the pool holds". A norm the finding says was broken
+    ("> 128 tokens for any block to be cacheable") is false by design and is not judged.
+    """
     value = _plain_number(value_cell)
     m = _COMPARATOR.match(expected)
     if value is None or m is None:
-        return problems
-    # Only an expectation that states the condition the finding saw can be checked: "≥ 0.90: the
-    # pool fills up", "above the 3 sequences the pool holds". A norm the finding says was broken
-    # ("> 128 tokens for any block to be cacheable") is false by design.
+        return None
     rest = expected[m.end() :].lstrip()
     stated = rest.startswith(":") or (
         m.group("op") in ("above", "below") and m.group("words") == "the "
     )
     if not stated:
-        return problems
+        return None
     number, unit = value
     bound = _to_float(m.group("n"))
     bound_unit = m.group("u") or ""
+    mixed = False
     if unit == "%" and bound_unit != "%":
-        if bound <= 1 and "." in m.group("n"):
-            problems.append(
-                Problem("mixed-units", line_no, f"{value_cell} next to {m.group(0).strip()}")
-            )
-            bound *= 100
-        else:
-            return problems
+        if not (bound <= 1 and "." in m.group("n")):
+            return None
+        mixed = True
+        bound *= 100
     elif unit in _UNIT_S and bound_unit in _UNIT_S:
         number, bound = number * _UNIT_S[unit], bound * _UNIT_S[bound_unit]
     elif bound_unit and bound_unit != unit:
-        return problems
-    if not _holds(m.group("op"), number, bound):
-        problems.append(
-            Problem("false-comparison", line_no, f"{cells[0]} {value_cell}: {expected}")
-        )
+        return None
+    return _holds(m.group("op"), number, bound), mixed
+
+
+def _check_evidence_row(line_no: int, cells: Sequence[str]) -> list[Problem]:
+    if len(cells) != 3:
+        return []
+    judged = stated_comparison(cells[1], cells[2])
+    if judged is None:
+        return []
+    holds, mixed = judged
+    problems: list[Problem] = []
+    if mixed:
+        problems.append(Problem("mixed-units", line_no, f"{cells[1]} next to {cells[2]}"))
+    if not holds:
+        problems.append(Problem("false-comparison", line_no, f"{cells[0]} {cells[1]}: {cells[2]}"))
     return problems
 
 
@@ -357,6 +366,13 @@ def _check_six_signals(lines: Sequence[str]) -> list[Problem]:
                     part = _duration(pm.group(2).strip())
                     if part is not None and pm.group(1) == "prefill":
                         parts.append((line_no, "prefill", part))
+            elif "request lengths" in label:
+                mean_m = re.search(rf"mean prompt ({_NUMBER})", " ".join(cells))
+                top_m = re.search(rf"longest prompt ≤ ({_NUMBER})", " ".join(cells))
+                if mean_m and top_m and _to_float(top_m.group(1)) < _to_float(mean_m.group(1)):
+                    problems.append(
+                        Problem("false-comparison", line_no, "longest prompt below the mean")
+                    )
             else:
                 plain = [_plain_number(c) for c in qs]
                 if all(p is not None for p in plain):

@@ -22,9 +22,10 @@ from markupsafe import Markup
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report import fmt
 from kvdoctor.report.bounds import Bound, percentile_bounds
+from kvdoctor.report.checker import stated_comparison
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
-from kvdoctor.report.model import Finding, Report
+from kvdoctor.report.model import Evidence, Finding, Report
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.resources import data_dir
@@ -401,6 +402,18 @@ class _Numbers:
         return _signal_value(name, value)
 
 
+def _evidence_row(ev: Evidence, numbers: _Numbers) -> dict[str, Any]:
+    value = numbers.value(ev.signal, ev.value)
+    expected = _expected_text(ev.signal, ev.expected)
+    judged = stated_comparison(str(value), str(expected))
+    met = judged is None or judged[0]
+    if not met:
+        # A row that states a condition the value does not meet would read as a false sentence
+        # ("2 | above the 2 sequences the pool holds"): say that it was not met.
+        expected = Markup("not met: ") + expected
+    return {"signal": ev.signal, "value": value, "expected": expected, "met": met}
+
+
 def _finding_view(
     finding: Finding, rank: int, records: Sequence[ReproducerRecord], numbers: _Numbers
 ) -> Any:
@@ -419,14 +432,10 @@ def _finding_view(
             "requests_sent": record.requests_sent if record else None,
             "aborted": record.aborted if record else None,
         }
-    evidence = [
-        {
-            "signal": ev.signal,
-            "value": numbers.value(ev.signal, ev.value),
-            "expected": _expected_text(ev.signal, ev.expected),
-        }
-        for ev in finding.evidence
-    ]
+    evidence = [_evidence_row(ev, numbers) for ev in finding.evidence]
+    # The rows that decided the finding come first (the first screen shows six); a condition
+    # the window did not meet is still listed, below them, and says so.
+    decided = [row for row in evidence if row["met"]] + [r for r in evidence if not r["met"]]
     return {
         "rank": rank,
         "f": finding,
@@ -435,9 +444,9 @@ def _finding_view(
         "why_not": [_prose(line) for line in finding.why_not],
         "basis": _prose(finding.basis) if finding.basis else None,
         "ref": f"{finding.symptom}/{finding.cause}",
-        "evidence": evidence,
-        "evidence_shown": evidence[:EVIDENCE_ROWS_SHOWN],
-        "evidence_more": evidence[EVIDENCE_ROWS_SHOWN:],
+        "evidence": decided,
+        "evidence_shown": decided[:EVIDENCE_ROWS_SHOWN],
+        "evidence_more": decided[EVIDENCE_ROWS_SHOWN:],
         "reproducer": reproducer,
     }
 
@@ -480,6 +489,17 @@ def _engine_arg_rows(args: Mapping[str, Any]) -> list[dict[str, Any]]:
         text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
         rows.append({"flag": code_span(f"--{key}"), "value": code_span(text, max_len=200)})
     return rows
+
+
+def _longest_prompt(sig: Mapping[str, Any], ctx: RenderContext) -> Markup:
+    """The prompt histogram bounds the longest prompt from above, unless it fell into the +Inf
+    bucket: then the largest finite bound is only a lower bound ("> 80")."""
+    value = sig.get("max_prompt_len_seen")
+    if _num_or_none(value) is None:
+        return Markup(fmt.MISSING)
+    info = ctx.signal_info.get("max_prompt_len_seen")
+    lower = info is not None and "lower bound" in info.provenance
+    return Markup(f"{'>' if lower else '≤'} {fmt.num(value)}")
 
 
 def _latency_view(
@@ -544,6 +564,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     return {
         "report": report,
         "full": detail == "full",
+        "longest_prompt": _longest_prompt(sig, ctx),
         "latency": _latency_view(sig, ctx, numbers),
         "sig": sig,
         "ctx": ctx,
@@ -561,12 +582,5 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "kv": report.kv,
         "engine_args": _engine_arg_rows(ctx.engine_args),
         "window_s": window_s,
-        "healthy_evidence": [
-            {
-                "signal": ev.signal,
-                "value": numbers.value(ev.signal, ev.value),
-                "expected": _expected_text(ev.signal, ev.expected),
-            }
-            for ev in ctx.healthy_evidence
-        ],
+        "healthy_evidence": [_evidence_row(ev, numbers) for ev in ctx.healthy_evidence],
     }

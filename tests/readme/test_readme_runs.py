@@ -59,9 +59,7 @@ def _repo_only(command: str) -> bool:
             return False
         if words[i - 1] in _OUTPUT_FLAGS:
             continue
-        if (_FILE_LIKE.search(word) or word.startswith("fixtures/")) and not list(
-            ROOT.glob(word)
-        ):
+        if (_FILE_LIKE.search(word) or word.startswith("fixtures/")) and not list(ROOT.glob(word)):
             return False
     return True
 
