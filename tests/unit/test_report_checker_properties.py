@@ -10,10 +10,10 @@ kind, verdict agreeing with the exit code, and the first screen within 60 lines.
 
 from __future__ import annotations
 
+from _bundle_factory import _BUCKETS, LABELS, T0, bundle, exposition
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _bundle_factory import _BUCKETS, LABELS, T0, bundle, exposition
 from kvdoctor.bundle.model import Scrape
 from kvdoctor.pipeline import diagnose
 from kvdoctor.report.checker import check_report, exit_code_for
