@@ -182,3 +182,23 @@ def test_json_follows_the_contract_and_the_published_schema() -> None:
 def test_json_refuses_non_finite_numbers() -> None:
     with pytest.raises(KvdoctorError, match="non-finite"):
         render_json(report(signals={"kv_usage_max": float("nan")}))
+
+
+def test_basis_and_look_alikes_are_on_the_first_screen() -> None:
+    f = finding(
+        basis="baseline: TTFT p95 of this server's quiet minutes, 120 ms",
+        why_not=["not eviction churn: an exact repeat hits every block", "not caching off"],
+    )
+    text = render_markdown(report(findings=[f]), context())
+    top = text.split("## The six signals", 1)[0]
+    assert "Judged against: baseline: TTFT p95 of this server's quiet minutes, 120 ms." in top
+    assert "- not eviction churn: an exact repeat hits every block" in top
+    assert "- not caching off" in top
+
+
+def test_only_six_evidence_rows_above_the_fold() -> None:
+    rows = [Evidence(signal="running_max", value=i, expected=f"row {i}") for i in range(9)]
+    text = render_markdown(report(findings=[finding(evidence=rows)]), context())
+    top = text.split("## The six signals", 1)[0]
+    assert "| row 5 |" in top and "| row 6 |" not in top
+    assert "| row 6 |" in text and "| row 8 |" in text
