@@ -426,7 +426,8 @@ def _finding_view(
         reproducer = {
             "name": outcome.name,
             "verdict": outcome.verdict,
-            "summary": normalize_durations(record.summary) if record else "",
+            # The template ends the sentence itself.
+            "summary": normalize_durations(record.summary).rstrip(" .") if record else "",
             "rows": _comparison_rows(expected, measured),
             "tables": _record_tables({**dict(expected), **dict(measured)}),
             "requests_sent": record.requests_sent if record else None,
