@@ -14,7 +14,8 @@ from markdown_it import MarkdownIt
 
 from kvdoctor.bundle.model import NotChecked
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.report.model import Evidence, Report
+from kvdoctor.report.checker import check_report, exit_code_for
+from kvdoctor.report.model import Evidence, Report, ReproducerOutcome
 from kvdoctor.report.render import render_json, render_markdown
 
 FOLD_HTML = r"(<details><summary>[^<>]*</summary>|</details>)"
@@ -202,3 +203,18 @@ def test_only_six_evidence_rows_above_the_fold() -> None:
     top = text.split("## The six signals", 1)[0]
     assert "| row 5 |" in top and "| row 6 |" not in top
     assert "| row 6 |" in text and "| row 8 |" in text
+
+
+def test_a_cause_ruled_out_twice_is_one_row() -> None:
+    refuted = finding(
+        status="refuted",
+        cause="caching-disabled",
+        symptom="prefix-miss",
+        id="prefix-miss",
+        title="Prefix caching is off",
+        reproducer=ReproducerOutcome(name="prefix-probe", verdict="refuted"),
+    )
+    r = report(findings=[finding(), refuted, refuted.model_copy(update={"id": "other"})])
+    text = render_markdown(r, context())
+    assert text.count("| Prefix caching is off (`prefix-miss/caching-disabled`) |") == 1
+    assert check_report(text, r, exit_code=exit_code_for(r)) == []
