@@ -232,6 +232,20 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
     )
 
 
+def _latency_buckets(bundle: Bundle) -> dict[str, list[tuple[float, float]]]:
+    """The window's latency histograms, for a report that prints bucket bounds, not guesses."""
+    from kvdoctor.observations import observe
+    from kvdoctor.signals.compute import LATENCY_HISTOGRAMS
+
+    obs = observe(bundle)
+    out: dict[str, list[tuple[float, float]]] = {}
+    for short, base in LATENCY_HISTOGRAMS.items():
+        hist = obs.histogram_window(base)
+        if hist is not None and hist[0] and hist[0][-1][1] > 0:
+            out[short] = [(float(le), float(c)) for le, c in hist[0]]
+    return out
+
+
 def _context(
     bundle: Bundle,
     signals: SignalSet,
@@ -255,6 +269,7 @@ def _context(
             name: [(float(t), float(v)) for t, v in samples]
             for name, samples in sorted(signals.series.items())
         },
+        latency_buckets=_latency_buckets(bundle),
         signal_info={
             name: SignalInfo(provenance=sv.provenance, reason=sv.reason)
             for name, sv in sorted(signals.values.items())
@@ -333,7 +348,18 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         kv=kv_for(bundle, signals),
         not_checked=not_checked,
     )
-    return Diagnosis(report, _context(bundle, signals, records, healthy), signals)
+    context = _context(bundle, signals, records, healthy)
+    # The verdict sentence and the change to make first, word for word as the Markdown states
+    # them (report/1.1): a ticket bot reading the JSON quotes the same text a human reads.
+    from kvdoctor.report.render import change_first, summary_sentence
+
+    report = report.model_copy(
+        update={
+            "summary": summary_sentence(report, context),
+            "change_first": change_first(report),
+        }
+    )
+    return Diagnosis(report, context, signals)
 
 
 def diagnose_bundle(bundle: Bundle) -> Report:

@@ -73,12 +73,17 @@ def _write_runbooks(directory: Path) -> int:
     help="Metric prefix (ray_vllm: under Ray Serve).",
 )
 @click.option(
-    "--window", default="5m", show_default=True, help="Range for rate()/increase() and quantiles."
+    "--window",
+    default="5m",
+    show_default=True,
+    metavar="DURATION",
+    help="Range for rate()/increase() and quantiles.",
 )
 @click.option(
     "--for",
     "for_",
     default=None,
+    metavar="DURATION",
     help="`for:` of every alert (default by severity: critical 2m, warning 5m, info 15m).",
 )
 @click.option(

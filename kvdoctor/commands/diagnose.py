@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -18,19 +18,13 @@ from kvdoctor.commands._capture_opts import (
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet import fleet_options
 
-_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
-
 
 def exit_code_for(report: Any, fail_on: str | None) -> int:
-    """0 nothing firing, 1 a confirmed or suspected finding (at or above ``fail_on``).
+    """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
+    ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""
+    from kvdoctor.report.checker import exit_code_for as rule
 
-    Without ``--fail-on``, info findings never set the exit code, exactly as they never set
-    the verdict (DESIGN.md §4): ``verdict == "healthy"`` if and only if the exit code is 0.
-    """
-    firing = [f for f in report.findings if f.status in ("confirmed", "suspected")]
-    floor = _SEVERITY_RANK[fail_on] if fail_on is not None else _SEVERITY_RANK["warning"]
-    firing = [f for f in firing if _SEVERITY_RANK[f.severity] >= floor]
-    return 1 if firing else 0
+    return rule(report, fail_on)
 
 
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
@@ -67,7 +61,8 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     "bundle_path",
     metavar="DIR|FILE.tar.gz",
     type=click.Path(path_type=Path),
-    help="Diagnose a saved bundle offline instead of a live --endpoint.",
+    help="Diagnose a saved bundle offline instead of a live --endpoint (a bundle directory or "
+    ".tar.gz, or a fixture directory holding bundle/ or bundle.tar.gz).",
 )
 @capture_options
 @fleet_options
@@ -109,6 +104,14 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     help="Markdown incident report or the kvdoctor.report/1 JSON object.",
 )
 @click.option(
+    "--detail",
+    type=click.Choice(["summary", "full"]),
+    default="summary",
+    show_default=True,
+    help="Markdown only: fold everything below the first screen into <details> (summary), "
+    "or print every section unfolded for trackers that do not fold (full).",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["warning", "critical"]),
     help="Exit 1 only for a firing finding of at least this severity (CI gates).",
@@ -126,6 +129,7 @@ def diagnose(
     save_bundle: Path | None,
     output: Path | None,
     fmt: str,
+    detail: str,
     fail_on: str | None,
     progress: bool | None,
     prometheus: str | None,
@@ -199,7 +203,7 @@ def diagnose(
             raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
         from kvdoctor.bundle.reader import read_bundle
 
-        bundle = _with_offline_extras(read_bundle(bundle_path), capture_params)
+        bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
         diagnosis = diagnose_offline(bundle)
     else:
         opts = to_capture_options(capture_params)
@@ -218,8 +222,16 @@ def diagnose(
         )
 
     report = diagnosis.report
-    text = render_json(report) if fmt == "json" else render_markdown(report, diagnosis.context)
+    text = (
+        render_json(report)
+        if fmt == "json"
+        else render_markdown(report, diagnosis.context, detail=_detail(detail))
+    )
     return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
+
+
+def _detail(value: str) -> Literal["summary", "full"]:
+    return "full" if value == "full" else "summary"
 
 
 def _unknown_why(report: Any, signals: Any) -> str:
@@ -255,6 +267,17 @@ def _emit(
         click.echo(f"kvdoctor: nothing could be diagnosed: {why}", err=True)
         return 2
     return code
+
+
+def _bundle_in(path: Path) -> Path:
+    """``--bundle`` takes a bundle, or a fixture directory holding one (``bundle/`` or
+    ``bundle.tar.gz``, as ``kvdoctor check`` reads it), so CI can gate on a fixture as it is."""
+    from kvdoctor.bundle.model import MANIFEST
+    from kvdoctor.replay import find_bundle
+
+    if path.is_dir() and not (path / MANIFEST).is_file():
+        return find_bundle(path)
+    return path
 
 
 def _is_fleet(path: Path) -> bool:

@@ -20,6 +20,11 @@ from kvdoctor.kvmath import KvModel, format_bytes, short_bytes
 
 KV_SCHEMA = "kvdoctor.kv/1"
 DEFAULT_CONTEXT = 8192
+# vLLM's default --gpu-memory-utilization (EngineArgs/CacheConfig), unchanged from the V0
+# engine through the 0.1x releases and the lab's 0.32.
+VLLM_DEFAULT_GMU = Fraction(9, 10)
+# vLLM's sampler turns the logits of the positions it samples into float32.
+SAMPLER_LOGITS_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -32,11 +37,13 @@ class KvRequest:
     gpu_bytes: int | None = None
     weights_bytes: int | None = None
     overhead_bytes: int = 0
-    gpu_memory_utilization: Fraction = Fraction(1)
+    gpu_memory_utilization: Fraction = VLLM_DEFAULT_GMU
     users: int | None = None
     prefill_chunk: int | None = None
     # Tensor parallel size: every number becomes per GPU (GPU memory is one device's).
     tensor_parallel: int = 1
+    # The model's max_position_embeddings, when its config says: a longer context is flagged.
+    max_positions: int | None = None
 
 
 def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
@@ -65,6 +72,9 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
     if model.vocab_size:
         chunk = req.prefill_chunk if req.prefill_chunk is not None else req.contexts[0]
         elem = kvmath.model_dtype_bytes(model.kv_dtype_name("auto"))
+        # Two figures, labelled: vLLM computes logits only at the positions it samples (one
+        # per sequence of the batch; every prompt position only when prompt_logprobs is asked
+        # for), while a naive full prefill (Hugging Face generate) materialises all of them.
         logits = {
             "tokens": chunk,
             "vocab_size": model.vocab_size,
@@ -72,6 +82,9 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
             "bytes": kvmath.logits_bytes(chunk, model.vocab_size, elem),
             "kv_bytes_same_tokens": model.sequence_bytes(chunk, kv),
             "counted_in_budget": req.prefill_chunk is not None,
+            "vllm_positions": req.batch,
+            "vllm_dtype_bytes": SAMPLER_LOGITS_BYTES,
+            "vllm_bytes": kvmath.logits_bytes(req.batch, model.vocab_size, SAMPLER_LOGITS_BYTES),
         }
         if req.prefill_chunk is not None:
             activation = logits["bytes"]
@@ -104,11 +117,19 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
 
     contexts = []
     for context in req.contexts:
+        too_long = req.max_positions is not None and context > req.max_positions
+        if too_long:
+            notes.append(
+                f"context {context:,} is above the model's max_position_embeddings "
+                f"({req.max_positions:,}): vLLM refuses such a --max-model-len unless RoPE "
+                "scaling is configured or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set"
+            )
         per_seq = model.sequence_bytes(context, kv)
         decode = kvmath.decode_read(model, context, req.batch, weights, kv)
         contexts.append(
             {
                 "context": context,
+                "above_max_position_embeddings": too_long,
                 "sequence_bytes": per_seq,
                 "batch": req.batch,
                 "batch_bytes": per_seq * req.batch,
@@ -131,6 +152,14 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
             kv_dtype=kv,
             activation_bytes=activation,
         )
+        for row in budget:
+            if row["item"] == "workspace_overhead":
+                # Nobody knows this number before vLLM profiles the card: say it is a guess.
+                row["note"] = (
+                    "estimate given with --overhead (CUDA graphs, runtime, workspace)"
+                    if req.overhead_bytes
+                    else "not counted: estimate it with --overhead (vLLM profiles it at start-up)"
+                )
         if req.users is not None and pool is not None:
             plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_dict()
     elif req.users is not None:
@@ -149,6 +178,7 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
         ),
         "scale_overhead_excluded": kv in kvmath.SCALED_KV_DTYPES,
         "model": model.summary(),
+        "max_position_embeddings": req.max_positions,
         "contexts": contexts,
         "gpu": gpu,
         "logits": logits,
@@ -193,7 +223,10 @@ def _sections(r: dict[str, Any]) -> list[Section]:
         ratio = d["kv_to_weights_ratio"]
         rows.append(
             [
-                f"{c['context']:,}",
+                f"{c['context']:,}"
+                + (
+                    " (above max_position_embeddings)" if c["above_max_position_embeddings"] else ""
+                ),
                 short_bytes(c["sequence_bytes"]),
                 short_bytes(c["batch_bytes"]),
                 "-" if c["capacity_sequences"] is None else f"{c['capacity_sequences']:,}",
@@ -227,12 +260,19 @@ def _sections(r: dict[str, Any]) -> list[Section]:
         lg = r["logits"]
         sections.append(
             (
-                "Logits of one prefill chunk (all positions materialised)",
+                "Logits",
                 ["", "value"],
                 [
                     [
-                        f"{lg['tokens']:,} tokens × {lg['vocab_size']:,} vocab "
-                        f"× {lg['dtype_bytes']} B",
+                        f"vLLM: sampled positions only, {lg['vllm_positions']:,} "
+                        f"(one per sequence) × {lg['vocab_size']:,} vocab "
+                        f"× {lg['vllm_dtype_bytes']} B (all prompt positions only with "
+                        "prompt_logprobs)",
+                        format_bytes(lg["vllm_bytes"]),
+                    ],
+                    [
+                        f"naive full prefill (Hugging Face generate): {lg['tokens']:,} tokens "
+                        f"× {lg['vocab_size']:,} vocab × {lg['dtype_bytes']} B",
                         format_bytes(lg["bytes"]),
                     ],
                     ["KV of the same tokens", format_bytes(lg["kv_bytes_same_tokens"])],
@@ -322,6 +362,23 @@ def _print_rich(r: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------- the command
 
 
+def _max_positions(model_config: str | None, model_name: str | None) -> int | None:
+    """max_position_embeddings of the config or catalog entry asked for (None when unknown)."""
+    if model_config:
+        cfg: Any = kvmath.load_model_config(model_config)
+    elif model_name:
+        cfg = kvmath.catalog_entry(model_name).get("config")
+    else:
+        return None
+    if not isinstance(cfg, dict):
+        return None
+    text = cfg.get("text_config")
+    value = cfg.get("max_position_embeddings")
+    if value is None and isinstance(text, dict):
+        value = text.get("max_position_embeddings")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _model_from_flags(
     model_config: str | None,
     model_name: str | None,
@@ -390,19 +447,25 @@ def _gmu(text: str) -> Fraction:
     "--weights", metavar="SIZE", help="Weight bytes, e.g. 16GB (default: catalog estimate)."
 )
 @click.option(
-    "--overhead", default="0", metavar="SIZE", help="Runtime/workspace reserve, e.g. 3GiB."
+    "--overhead",
+    default="0",
+    metavar="SIZE",
+    help="Your estimate of the runtime/CUDA graph/workspace reserve, e.g. 3GiB (vLLM only "
+    "knows it after profiling the card).",
 )
 @click.option(
     "--gpu-memory-utilization",
     "gmu",
-    default="1",
+    default=str(float(VLLM_DEFAULT_GMU)),
     show_default=True,
     metavar="F",
-    help="Share of the GPU vLLM may use (vLLM default 0.92).",
+    help="Share of the GPU vLLM may use (default: vLLM's own default).",
 )
 @click.option("--users", metavar="N", help="Plan: do N users at the first --context fit?")
 @click.option(
-    "--prefill-chunk", metavar="TOKENS", help="Count logits of a chunk this long in the budget."
+    "--prefill-chunk",
+    metavar="TOKENS",
+    help="Count the naive logits of a chunk this long (all positions) in the budget.",
 )
 @click.option(
     "--tp",
@@ -416,9 +479,10 @@ def _gmu(text: str) -> Fraction:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "md"]),
-    default="table",
+    type=click.Choice(["text", "md", "json"]),
+    default="text",
     show_default=True,
+    help="Terminal tables, Markdown, or the kvdoctor.kv/1 JSON object.",
 )
 def kv(
     model_config: str | None,
@@ -484,6 +548,7 @@ def kv(
             kvmath.parse_count(prefill_chunk, "--prefill-chunk") if prefill_chunk else None
         ),
         tensor_parallel=kvmath.parse_count(tp, "--tp"),
+        max_positions=_max_positions(model_config, model_name),
     )
     result = kv_report(model, req)
     if fmt == "json":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from kvdoctor.commands._capture_opts import DURATION
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.scenarios import SCENARIOS
 
@@ -39,14 +40,17 @@ def lab() -> None:
 @click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(1, 3600),
-    default=300.0,
+    type=DURATION,
+    default="300s",
     show_default=True,
-    help="Seconds to wait for /health.",
+    help="How long to wait for /health (1s to 1h).",
 )
 def up(scenario: str, port: int | None, vllm_python: str | None, timeout_s: float) -> int:
     """Start vLLM for SCENARIO and wait until it is ready; print its URL."""
     from kvdoctor.lab.server import LabStartError, start_lab
+
+    if not 1 <= timeout_s <= 3600:
+        raise KvdoctorError(f"--timeout must be between 1s and 1h, got {timeout_s:g}s")
 
     sc = SCENARIOS[scenario]
     try:
@@ -164,14 +168,17 @@ def scenarios(verbose: bool) -> int:
 @click.option(
     "--window",
     "window_s",
-    type=click.FloatRange(2, 600),
-    default=20.0,
+    type=DURATION,
+    default="20s",
     show_default=True,
-    help="Seconds of /metrics to capture while the workload runs.",
+    help="How long to capture /metrics while the workload runs (2s to 10m).",
 )
 def demo(scenario: str, output: Path, vllm_python: str | None, window_s: float) -> int:
     """Lab up, drive the scenario's workload, diagnose with reproducers, report, lab down."""
     from kvdoctor.lab.demo import run_demo
+
+    if not 2 <= window_s <= 600:
+        raise KvdoctorError(f"--window must be between 2s and 10m, got {window_s:g}s")
 
     sc = SCENARIOS[scenario]
     if sc.fails_at_startup:

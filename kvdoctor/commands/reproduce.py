@@ -22,7 +22,13 @@ from kvdoctor.errors import KvdoctorError
 @click.option("--endpoint", metavar="URL", help="vLLM server root, e.g. http://host:8000.")
 @click.option("--allow-load", is_flag=True, help="Allow experiments that add real load.")
 @click.option("--reference-endpoint", metavar="URL", help="Reference server (quant-canary).")
-@click.option("--header", "headers", multiple=True, metavar="'K: V'", help="Extra HTTP header.")
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="'NAME: VALUE'",
+    help="HTTP header for every request (repeatable); never stored.",
+)
 @click.option("--insecure", is_flag=True, help="Skip TLS certificate verification.")
 @click.option(
     "--shared-prefix-tokens",

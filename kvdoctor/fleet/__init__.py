@@ -88,12 +88,17 @@ def fleet_options(fn: F) -> F:
             help="Label matchers choosing the vLLM targets in Prometheus.",
         ),
         click.option(
-            "--since", default="30m", show_default=True, help="How far back the range queries go."
+            "--since",
+            default="30m",
+            show_default=True,
+            metavar="DURATION",
+            help="How far back the range queries go.",
         ),
         click.option(
             "--step",
             default="auto",
             show_default=True,
+            metavar="DURATION",
             help="Range-query resolution (auto: about 120 steps over --since, at least 15s).",
         ),
         click.option(

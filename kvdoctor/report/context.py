@@ -41,6 +41,10 @@ class RenderContext(BaseModel):
     # Series over the window as (t, value) in time order: "kv_usage", "running", "waiting",
     # "preemptions" (cumulative since the window start), as in SignalSet.series.
     series: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
+    # Window deltas of the latency histograms as cumulative (upper bound, count) pairs, by the
+    # short name of LATENCY_HISTOGRAMS ("ttft", "queue_time", ...): the report states what the
+    # buckets can resolve instead of an interpolated point (report/bounds.py).
+    latency_buckets: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
     signal_info: dict[str, SignalInfo] = Field(default_factory=dict)
     reproducers: list[ReproducerRecord] = Field(default_factory=list)
     # The numbers that show the locker is fine (rules.healthy_evidence), shown when healthy.

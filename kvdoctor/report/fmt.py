@@ -63,7 +63,8 @@ def secs(value: object) -> str:
     f = _finite(value)
     if f is None:
         return MISSING
-    if abs(f) < 1:
+    # Decide on the rounded figure: 0.9999 s is "1 s", never "1,000 ms".
+    if abs(f) < 1 and abs(float(_sig(f * 1000).replace(",", ""))) < 1000:
         return f"{_sig(f * 1000)} ms"
     return f"{_sig(f)} s"
 

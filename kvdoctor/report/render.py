@@ -12,10 +12,11 @@ import contextlib
 import itertools
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 import jinja2.bccache
@@ -24,14 +25,22 @@ from markupsafe import Markup
 from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report import fmt
+from kvdoctor.report.bounds import Bound, percentile_bounds
+from kvdoctor.report.checker import stated_comparison
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
-from kvdoctor.report.model import Finding, Report
+from kvdoctor.report.model import Evidence, Finding, Report
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.resources import data_dir
+from kvdoctor.signals.catalog import SIGNALS
 
 MARKDOWN_TEMPLATE = "report.md.j2"
+
+Detail = Literal["summary", "full"]
+DETAILS: tuple[str, ...] = ("summary", "full")
+# The evidence rows shown above the fold; the rest of the table sits in the folded details.
+EVIDENCE_ROWS_SHOWN = 6
 
 # Thresholds of the verdict sentence only (the rules decide findings; this decides wording).
 KV_FULL_FRACTION = 0.9
@@ -104,14 +113,72 @@ def _finalize(value: Any) -> Any:
     return escape_md(value)
 
 
+def _scalar_text(value: Any) -> str:
+    if value is None:
+        return fmt.MISSING
+    if isinstance(value, bool | int | float):
+        return fmt.num(value)
+    return str(value)
+
+
 def _any_value(value: Any) -> Markup:
-    """A value of unknown kind (reproducer measurements, kv extras) formatted safely."""
+    """A value of unknown kind (reproducer measurements, kv extras) formatted safely.
+
+    Never raw JSON in a cell (an on-call reader cannot scan ``[{"concurrency": 1, ...``): a
+    mapping reads "key value, key value", a list of scalars is comma-separated, and a list of
+    records only says how many there are; :func:`_record_tables` lays those out as tables.
+    """
     if value is None or isinstance(value, bool | int | float):
         return Markup(fmt.num(value)) if value is not None else Markup(fmt.MISSING)
     if isinstance(value, str):
         return escape_md(value)
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return code_span(text, max_len=120)
+    if isinstance(value, Mapping):
+        parts = [
+            f"{k} {_scalar_text(v)}" for k, v in sorted(value.items(), key=lambda i: str(i[0]))
+        ]
+        return escape_md("; ".join(parts) or "none", max_len=200)
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, Mapping) for v in value):
+            return Markup(f"{len(value):,} rows, table below")
+        return escape_md(", ".join(_scalar_text(v) for v in value) or "none", max_len=200)
+    return escape_md(str(value), max_len=120)
+
+
+def _measure(key: str, value: Any) -> Markup:
+    """An experiment's number in the report's units, chosen by its name: usage and hit rates as
+    percent, ``*_s`` as a duration, ``*_bytes`` in IEC units."""
+    number = _num_or_none(value)
+    if number is not None and not isinstance(value, bool):
+        lowered = key.lower()
+        share = "usage" in lowered or "rate" in lowered or "fraction" in lowered
+        if share and 0 <= number <= 1 and not lowered.endswith("per_s"):
+            return Markup(fmt.pct(number))
+        if lowered.endswith("_s") or lowered.endswith("_seconds"):
+            return Markup(fmt.secs(number))
+        if lowered.endswith("_bytes"):
+            return Markup(fmt.nbytes(number))
+    return _any_value(value)
+
+
+def _record_tables(values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Lists of records among measured/expected values, as tables (columns: union of keys)."""
+    tables: list[dict[str, Any]] = []
+    for name, value in values.items():
+        if not (
+            isinstance(value, list | tuple) and value and all(isinstance(v, Mapping) for v in value)
+        ):
+            continue
+        columns: list[str] = []
+        for row in value:
+            columns.extend(str(k) for k in row if str(k) not in columns)
+        tables.append(
+            {
+                "name": name,
+                "columns": [escape_md(c) for c in columns],
+                "rows": [[_measure(c, row.get(c)) for c in columns] for row in value],
+            }
+        )
+    return tables
 
 
 def _signal_value(name: str, value: Any) -> Markup:
@@ -176,17 +243,53 @@ def _environment(template_dir: str) -> jinja2.Environment:
     return env
 
 
-def render_markdown(
-    report: Report, context: RenderContext | None = None, *, template_dir: str | None = None
-) -> str:
-    """The incident report as GitHub-flavoured Markdown (deterministic bytes)."""
-    ctx = context or RenderContext()
+def _template(template_dir: str | None) -> jinja2.Template:
     env = _environment(template_dir or str(data_dir("templates")))
     try:
-        template = env.get_template(MARKDOWN_TEMPLATE)
+        return env.get_template(MARKDOWN_TEMPLATE)
     except jinja2.TemplateNotFound as exc:
         raise KvdoctorError(f"report template {exc.name!r} not found") from exc
-    text = template.render(**build_view(report, ctx))
+
+
+_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]|~<>&])")
+
+
+def summary_sentence(
+    report: Report, context: RenderContext | None = None, *, template_dir: str | None = None
+) -> str:
+    """The verdict sentence of the Markdown report as plain text (the JSON ``summary``)."""
+    ctx = context or RenderContext()
+    view = build_view(report, ctx)
+    module = _template(template_dir).make_module(view)
+    text = str(module.verdict_sentence())  # type: ignore[attr-defined]
+    return _MD_ESCAPE.sub(r"\1", text.replace("**", "")).strip()
+
+
+def change_first(report: Report) -> str | None:
+    """The primary finding's first remediation line (the JSON ``change_first``)."""
+    firing = [f for f in report.findings if f.status in FIRING]
+    if not firing or not firing[0].remediation:
+        return None
+    return dedupe_parens(" ".join(firing[0].remediation[0].split()))
+
+
+def render_markdown(
+    report: Report,
+    context: RenderContext | None = None,
+    *,
+    template_dir: str | None = None,
+    detail: Detail = "summary",
+) -> str:
+    """The incident report as GitHub-flavoured Markdown (deterministic bytes).
+
+    ``detail="summary"`` (the default) keeps the first screen to what a ticket needs and folds
+    everything else into ``<details>`` blocks; ``"full"`` prints every section unfolded, for
+    trackers that do not fold.
+    """
+    if detail not in DETAILS:
+        raise KvdoctorError(f"unknown detail level {detail!r} (use one of {', '.join(DETAILS)})")
+    ctx = context or RenderContext()
+    text = _template(template_dir).render(**build_view(report, ctx, detail))
     # Collapse runs of blank lines left by optional blocks, and end with exactly one newline.
     lines: list[str] = []
     for line in text.splitlines():
@@ -252,18 +355,98 @@ def _record_for(finding: Finding, records: Sequence[ReproducerRecord]) -> Reprod
 
 
 def _comparison_rows(expected: Mapping[str, Any], measured: Mapping[str, Any]) -> list[Any]:
-    keys = list(expected) + [k for k in measured if k not in expected]
+    # A measure with neither an expected nor an observed value says nothing: no row of dashes.
+    keys = [k for k in expected if expected[k] is not None or measured.get(k) is not None]
+    keys += [k for k in measured if k not in expected and measured[k] is not None]
     return [
         {
             "name": key,
-            "expected": _any_value(expected[key]) if key in expected else Markup(fmt.MISSING),
-            "observed": _any_value(measured[key]) if key in measured else Markup(fmt.MISSING),
+            "expected": _measure(key, expected[key]) if key in expected else Markup(fmt.MISSING),
+            "observed": _measure(key, measured[key]) if key in measured else Markup(fmt.MISSING),
         }
         for key in keys
     ]
 
 
-def _finding_view(finding: Finding, rank: int, records: Sequence[ReproducerRecord]) -> Any:
+_LATENCY_PERCENTILE = re.compile(r"^(?P<h>[a-z_]+)_(?P<q>p50|p95|p99)$")
+# A number compared in an `expected` text ("≥ 0.90: the pool fills up").
+_FRACTION_IN_TEXT = re.compile(
+    r"(?P<op>≥|≤|>|<|=|above|below|under|over)\s*(?P<x>0?\.\d+|[01](?:\.0+)?)(?![\d.%])"
+)
+# "fp8 (fp8)", "512 B (512 B)": a parenthesis that only repeats what stands before it.
+_REPEATED_PAREN = re.compile(r"(?<!\S)(?P<w>[^\s()][^()]{0,40}?) \((?P=w)\)")
+
+
+# Durations written by playbooks and experiments ("0.061 s", "1,500 ms"): restated the way the
+# report states every duration (ms below one second, s above), so one unit per size.
+_SECONDS_BELOW_ONE = re.compile(r"(?<![\d.,/])(?P<n>0\.\d+) s\b")
+_MS_ABOVE_ONE_S = re.compile(r"(?<![\d.,/])(?P<n>\d[\d,]*(?:\.\d+)?) ms\b")
+
+
+def dedupe_parens(text: str) -> str:
+    return _REPEATED_PAREN.sub(lambda m: m.group("w"), text)
+
+
+def normalize_durations(text: str) -> str:
+    def big_ms(m: re.Match[str]) -> str:
+        ms = float(m.group("n").replace(",", ""))
+        return fmt.secs(ms / 1000) if ms >= 1000 else m.group(0)
+
+    text = _SECONDS_BELOW_ONE.sub(lambda m: fmt.secs(float(m.group("n"))), text)
+    return _MS_ABOVE_ONE_S.sub(big_ms, text)
+
+
+def _prose(value: object) -> Markup:
+    """kvdoctor's own prose (playbook titles, remediation) without repeated parentheses."""
+    if isinstance(value, Markup):
+        return value
+    return escape_trusted(normalize_durations(dedupe_parens(str(value))))
+
+
+def _expected_text(signal: str, text: str) -> Markup:
+    """An evidence row's expectation in the unit its value is shown in (percent for fractions)."""
+    definition = SIGNALS.get(signal)
+    if definition is not None and definition.unit == "fraction":
+        text = _FRACTION_IN_TEXT.sub(
+            lambda m: f"{m.group('op')} {fmt.pct(float(m.group('x')))}", text
+        )
+    return _prose(text)
+
+
+class _Numbers:
+    """Signal values as the report states them: latency percentiles as bucket bounds."""
+
+    def __init__(self, bounds: Mapping[str, Mapping[str, Bound]]) -> None:
+        self.bounds = bounds
+
+    def bound(self, name: str) -> Bound | None:
+        m = _LATENCY_PERCENTILE.match(name)
+        if m is None:
+            return None
+        return self.bounds.get(m.group("h"), {}).get(m.group("q"))
+
+    def value(self, name: str, value: Any) -> Markup:
+        bound = self.bound(name)
+        if bound is not None and _num_or_none(value) is not None:
+            return Markup(bound.text())
+        return _signal_value(name, value)
+
+
+def _evidence_row(ev: Evidence, numbers: _Numbers) -> dict[str, Any]:
+    value = numbers.value(ev.signal, ev.value)
+    expected = _expected_text(ev.signal, ev.expected)
+    judged = stated_comparison(str(value), str(expected))
+    met = judged is None or judged[0]
+    if not met:
+        # A row that states a condition the value does not meet would read as a false sentence
+        # ("2 | above the 2 sequences the pool holds"): say that it was not met.
+        expected = Markup("not met: ") + expected
+    return {"signal": ev.signal, "value": value, "expected": expected, "met": met}
+
+
+def _finding_view(
+    finding: Finding, rank: int, records: Sequence[ReproducerRecord], numbers: _Numbers
+) -> Any:
     record = _record_for(finding, records)
     reproducer: dict[str, Any] | None = None
     if finding.reproducer is not None:
@@ -273,23 +456,28 @@ def _finding_view(finding: Finding, rank: int, records: Sequence[ReproducerRecor
         reproducer = {
             "name": outcome.name,
             "verdict": outcome.verdict,
-            "summary": record.summary if record else "",
+            # The template ends the sentence itself.
+            "summary": normalize_durations(record.summary).rstrip(" .") if record else "",
             "rows": _comparison_rows(expected, measured),
+            "tables": _record_tables({**dict(expected), **dict(measured)}),
             "requests_sent": record.requests_sent if record else None,
             "aborted": record.aborted if record else None,
         }
+    evidence = [_evidence_row(ev, numbers) for ev in finding.evidence]
+    # The rows that decided the finding come first (the first screen shows six); a condition
+    # the window did not meet is still listed, below them, and says so.
+    decided = [row for row in evidence if row["met"]] + [r for r in evidence if not r["met"]]
     return {
         "rank": rank,
         "f": finding,
+        "title": _prose(finding.title),
+        "remediation": [_prose(step) for step in finding.remediation],
+        "why_not": [_prose(line) for line in finding.why_not],
+        "basis": _prose(finding.basis) if finding.basis else None,
         "ref": f"{finding.symptom}/{finding.cause}",
-        "evidence": [
-            {
-                "signal": ev.signal,
-                "value": _signal_value(ev.signal, ev.value),
-                "expected": ev.expected,
-            }
-            for ev in finding.evidence
-        ],
+        "evidence": decided,
+        "evidence_shown": decided[:EVIDENCE_ROWS_SHOWN],
+        "evidence_more": decided[EVIDENCE_ROWS_SHOWN:],
         "reproducer": reproducer,
     }
 
@@ -303,6 +491,7 @@ def _kv_value(key: str, value: Any) -> Markup:
     if number is not None and not isinstance(value, bool):
         lowered = key.lower()
         if "bytes" in lowered:
+            # The exact count only where the IEC figure rounds ("1.5 KiB (1,536 B)").
             exact = f" ({fmt.num(value)} B)" if number >= 1024 else ""
             return Markup(fmt.nbytes(value) + exact)
         if "fraction" in lowered or "utilization" in lowered:
@@ -333,9 +522,33 @@ def _engine_arg_rows(args: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def build_view(report: Report, ctx: RenderContext) -> dict[str, Any]:
+def _longest_prompt(sig: Mapping[str, Any], ctx: RenderContext) -> Markup:
+    """The prompt histogram bounds the longest prompt from above, unless it fell into the +Inf
+    bucket: then the largest finite bound is only a lower bound ("> 80")."""
+    value = sig.get("max_prompt_len_seen")
+    if _num_or_none(value) is None:
+        return Markup(fmt.MISSING)
+    info = ctx.signal_info.get("max_prompt_len_seen")
+    lower = info is not None and "lower bound" in info.provenance
+    return Markup(f"{'>' if lower else '≤'} {fmt.num(value)}")
+
+
+def _latency_view(
+    sig: Mapping[str, Any], ctx: RenderContext, numbers: _Numbers
+) -> dict[str, dict[str, Markup]]:
+    out: dict[str, dict[str, Markup]] = {}
+    for name in ("queue_time", "ttft", "prefill_time", "itl"):
+        out[name] = {
+            q: numbers.value(f"{name}_{q}", sig.get(f"{name}_{q}")) for q in ("p50", "p95", "p99")
+        }
+    return out
+
+
+def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -> dict[str, Any]:
     """Everything the template needs, computed once (numbers stay numbers until a filter)."""
     sig = dict(report.signals)
+    means = {name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets}
+    numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means))
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]
     primary = firing[0] if firing else None
@@ -368,8 +581,12 @@ def build_view(report: Report, ctx: RenderContext) -> dict[str, Any]:
     extra_kv = {
         k: v for k, v in report.kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None
     }
-    findings_view = [_finding_view(f, i + 1, records) for i, f in enumerate(firing)]
-    ruled_out_view = [_finding_view(f, 0, records) for f in ruled_out]
+    findings_view = [_finding_view(f, i + 1, records, numbers) for i, f in enumerate(firing)]
+    # One row per ruled-out cause: two playbooks refuting the same cause read as one line.
+    ruled_out_view: list[Any] = []
+    for f in ruled_out:
+        if all(v["ref"] != f"{f.symptom}/{f.cause}" for v in ruled_out_view):
+            ruled_out_view.append(_finding_view(f, 0, records, numbers))
     window_s = (
         ctx.ended_at - ctx.started_at
         if ctx.started_at is not None and ctx.ended_at is not None
@@ -379,6 +596,9 @@ def build_view(report: Report, ctx: RenderContext) -> dict[str, Any]:
         window_s = None  # an impossible manifest window (the not-checked list says so)
     return {
         "report": report,
+        "full": detail == "full",
+        "longest_prompt": _longest_prompt(sig, ctx),
+        "latency": _latency_view(sig, ctx, numbers),
         "sig": sig,
         "ctx": ctx,
         "verdict": report.verdict,
@@ -395,12 +615,5 @@ def build_view(report: Report, ctx: RenderContext) -> dict[str, Any]:
         "kv": report.kv,
         "engine_args": _engine_arg_rows(ctx.engine_args),
         "window_s": window_s,
-        "healthy_evidence": [
-            {
-                "signal": ev.signal,
-                "value": _signal_value(ev.signal, ev.value),
-                "expected": ev.expected,
-            }
-            for ev in ctx.healthy_evidence
-        ],
+        "healthy_evidence": [_evidence_row(ev, numbers) for ev in ctx.healthy_evidence],
     }

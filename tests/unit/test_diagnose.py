@@ -145,3 +145,50 @@ def test_live_run_and_replay_of_its_saved_bundle_are_the_same_bytes(
     assert (saved / "reproducers.jsonl").is_file()
     rc, replay, _ = _run(["diagnose", "--bundle", str(saved)], capsys)
     assert replay == live
+
+
+def test_bundle_takes_a_fixture_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A fixture holds bundle/ (or bundle.tar.gz) beside expected.yaml: the README's CI gate.
+    fixture = tmp_path / "storm-fixture"
+    write_bundle(bundle("preemption"), fixture / "bundle")
+    rc, out, _ = _run(["diagnose", "--bundle", str(fixture), "--fail-on", "critical"], capsys)
+    assert rc == 1 and out.startswith("# kvdoctor incident report: critical\n")
+    rc, _, err = _run(["diagnose", "--bundle", str(tmp_path)], capsys)
+    assert rc == 2 and "no bundle" in err and "Traceback" not in err
+
+
+def test_json_carries_the_verdict_sentence_and_the_change_first(
+    storm: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, md, _ = _run(["diagnose", "--bundle", str(storm)], capsys)
+    _, out, _ = _run(["diagnose", "--bundle", str(storm), "--format", "json"], capsys)
+    report = json.loads(out)
+    jsonschema.validate(report, SCHEMA)
+    assert report["schema_minor"] >= 1
+    verdict_line = next(ln for ln in md.splitlines() if ln.startswith("**Verdict:"))
+    assert report["summary"] and report["summary"] in verdict_line.replace("**", "")
+    primary = report["findings"][0]
+    assert report["change_first"] == primary["remediation"][0]
+    assert f"**Change first:** {report['change_first']}" in md
+
+
+def test_detail_full_unfolds_the_report(storm: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, folded, _ = _run(["diagnose", "--bundle", str(storm)], capsys)
+    _, full, _ = _run(["diagnose", "--bundle", str(storm), "--detail", "full"], capsys)
+    assert "<details>" in folded and "<details>" not in full
+    assert "## KV math" in full and "## Appendix" in full
+
+
+def test_a_healthy_verdict_exits_0_even_with_an_info_finding(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # DESIGN.md §4: info findings never set the verdict or the exit code.
+    # prefix-short: a confirmed info note (block larger than the shared prefix), nothing else.
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "prefix-short"
+    rc, out, _ = _run(["diagnose", "--bundle", str(fixture), "--format", "json"], capsys)
+    report = json.loads(out)
+    live = [f for f in report["findings"] if f["status"] != "refuted"]
+    assert report["verdict"] == "healthy" and live and live[0]["severity"] == "info"
+    assert rc == 0

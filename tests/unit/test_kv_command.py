@@ -39,6 +39,8 @@ def test_llama3_8b_capacity_on_80_gib(capsys: pytest.CaptureFixture[str]) -> Non
             "llama-3-8b",
             "--gpu-mem",
             "80GiB",
+            "--gpu-memory-utilization",
+            "1",
             "--weights",
             "16GiB",
             "--overhead",
@@ -116,7 +118,18 @@ def test_model_config_file_tiny_lab_model(
     fp8 = run_json(["kv", "--model-config", str(tmp_path), "--kv-dtype", "fp8"], capsys)
     assert fp8["bytes_per_token"] == 512 and fp8["kv_dtype"] == "fp8"
     pool = run_json(
-        ["kv", "--model-config", str(tmp_path), "--gpu-mem", "1GiB", "--weights", "0"], capsys
+        [
+            "kv",
+            "--model-config",
+            str(tmp_path),
+            "--gpu-mem",
+            "1GiB",
+            "--gpu-memory-utilization",
+            "1",
+            "--weights",
+            "0",
+        ],
+        capsys,
     )
     assert pool["gpu"]["capacity_tokens"] == 1_048_576
 
@@ -137,6 +150,8 @@ def test_plan_json(capsys: pytest.CaptureFixture[str]) -> None:
             "llama-3-8b",
             "--gpu-mem",
             "80GiB",
+            "--gpu-memory-utilization",
+            "1",
             "--weights",
             "16GiB",
             "--overhead",
@@ -239,6 +254,8 @@ def test_tensor_parallel_numbers_are_per_gpu(capsys: pytest.CaptureFixture[str])
             "4",
             "--gpu-mem",
             "80GiB",
+            "--gpu-memory-utilization",
+            "1",
             "--weights",
             "140GB",
             "--context",
@@ -250,3 +267,34 @@ def test_tensor_parallel_numbers_are_per_gpu(capsys: pytest.CaptureFixture[str])
     assert r["bytes_per_token"] == 80 * 1024
     assert r["gpu"]["weights_bytes"] == 35 * 10**9
     assert r["gpu"]["kv_pool_bytes"] == 80 * GiB - 35 * 10**9
+
+
+def test_defaults_follow_vllm_and_flag_what_vllm_would_refuse(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # vLLM reserves 90 % of the card by default; a context past max_position_embeddings (8,192
+    # for Llama 3 8B) is flagged; logits: vLLM's sampled positions beside the naive prefill.
+    r = run_json(
+        [
+            "kv",
+            "--model",
+            "llama-3-8b",
+            "--gpu-mem",
+            "80GiB",
+            "--context",
+            "20000",
+            "--batch",
+            "4",
+        ],
+        capsys,
+    )
+    assert r["gpu"]["gpu_memory_utilization"] == 0.9
+    assert r["gpu"]["usable_bytes"] == 80 * 2**30 * 9 // 10
+    assert r["max_position_embeddings"] == 8192
+    assert r["contexts"][0]["above_max_position_embeddings"] is True
+    assert any("max_position_embeddings" in n for n in r["notes"])
+    lg = r["logits"]
+    assert lg["vllm_bytes"] == 4 * 128256 * 4  # 4 sampled positions × vocab × float32
+    assert lg["bytes"] == 20000 * 128256 * 2  # every prompt position × vocab × bf16
+    overhead = next(b for b in r["budget"] if b["item"] == "workspace_overhead")
+    assert "estimate" in overhead["note"]

@@ -58,14 +58,14 @@ def test_queueing_with_low_kv_is_not_a_kv_problem() -> None:
     d = diagnose(bundle("queueing"))
     assert d.report.findings[0].symptom == "high-ttft"
     assert not any(f.symptom == "preemption" for f in d.report.findings)
-    assert "the locker is not full" in render_markdown(d.report, d.context)
+    assert "but the KV cache is not full" in render_markdown(d.report, d.context)
 
 
 def test_healthy_bundle_has_no_finding_and_says_why() -> None:
     d = diagnose(bundle("healthy"))
     assert d.report.verdict == "healthy" and d.report.findings == []
     assert d.context.healthy_evidence
-    assert "The locker is fine" in render_markdown(d.report, d.context)
+    assert "The KV cache is fine" in render_markdown(d.report, d.context)
 
 
 def test_not_checked_merges_manifest_absent_files_and_null_signals_without_duplicates() -> None:

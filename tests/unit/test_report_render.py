@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jinja2
@@ -13,8 +14,11 @@ from markdown_it import MarkdownIt
 
 from kvdoctor.bundle.model import NotChecked
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.report.model import Evidence, Report
+from kvdoctor.report.checker import check_report, exit_code_for
+from kvdoctor.report.model import Evidence, Report, ReproducerOutcome
 from kvdoctor.report.render import render_json, render_markdown
+
+FOLD_HTML = r"(<details><summary>[^<>]*</summary>|</details>)"
 
 ROOT = Path(__file__).resolve().parents[2]
 MD = MarkdownIt("commonmark").enable("table")
@@ -51,7 +55,7 @@ def test_suspected_primary_says_it_is_not_confirmed() -> None:
 
 def test_locker_full_not_the_card_when_kv_is_full_without_oom() -> None:
     text = render_markdown(report(), context())
-    assert "The locker is full, not the card: KV cache usage reached 100 %" in text
+    assert "The KV cache is full, not GPU memory: KV cache usage reached 100 %" in text
     r = report(signals={**report().signals, "gpu_memory_used_fraction": 0.72})
     assert "while GPU memory stayed at 72 %" in render_markdown(r, context())
 
@@ -75,7 +79,7 @@ def test_no_locker_sentence_when_the_card_is_full_or_kv_is_low() -> None:
         signals={**report().signals, "kv_usage_max": 0.12},
     )
     text = render_markdown(queueing, context())
-    assert "but the locker is not full: KV cache usage peaked at 12 %" in text
+    assert "but the KV cache is not full: its usage peaked at 12 %" in text
 
 
 def test_healthy_report_states_the_numbers() -> None:
@@ -93,8 +97,8 @@ def test_healthy_report_states_the_numbers() -> None:
         healthy_evidence=[Evidence(signal="kv_usage_max", value=0.41, expected="below 0.90")]
     )
     text = render_markdown(healthy, ctx)
-    assert "The locker is fine: KV cache usage peaked at 41 %, 0 preemptions" in text
-    assert "| `kv_usage_max` | 41 % | below 0.90 |" in text
+    assert "The KV cache is fine: its usage peaked at 41 %, 0 preemptions" in text
+    assert "| `kv_usage_max` | 41 % | below 90 % |" in text
     assert "**Change first:** nothing to change" in text
 
 
@@ -115,10 +119,11 @@ def test_six_signals_have_percentiles_and_sparklines() -> None:
 
 def test_findings_ruled_out_not_checked_and_reproducer_comparison() -> None:
     text = render_markdown(report(), context())
-    assert "| `kv_usage_max` | 100 % | below 0.90 |" in text
+    # A fraction's expectation reads in the unit of its value (percent), not "below 0.90".
+    assert "| `kv_usage_max` | 100 % | below 90 % |" in text
     assert "| `knee_concurrency` | 8 | 9 |" in text
     assert "(40 requests sent)" in text
-    ruled = text.split("## Ruled out", 1)[1].split("##", 1)[0]
+    ruled = text.split("<summary>Ruled out (1)</summary>", 1)[1].split("</details>", 1)[0]
     assert "Prefix caching is off" in ruled and "`prefix-probe` refuted" in ruled
     assert "| GPU memory | no NVIDIA driver |" in text
 
@@ -147,7 +152,10 @@ def test_hostile_server_text_cannot_break_tables_or_inject_html() -> None:
     ctx = context(endpoint=evil, source=evil, notes=evil, engine_args={"model": evil, evil: 1})
     text = render_markdown(r, ctx)
     tokens = MD.parse(text)
-    assert not [t for t in tokens if t.type in ("html_block", "html_inline")]
+    # The only HTML is kvdoctor's own folding (<details>/<summary>), never text from the server.
+    html = [t for t in tokens if t.type in ("html_block", "html_inline")]
+    assert all(re.fullmatch(FOLD_HTML, t.content.strip()) for t in html), html
+    assert not [t for t in html if "owned" in t.content or "img" in t.content]
     for t in tokens:
         assert not [c for c in t.children or [] if c.type in ("html_inline", "link_open")]
     headings = [t for t in tokens if t.type == "heading_open"]
@@ -175,3 +183,38 @@ def test_json_follows_the_contract_and_the_published_schema() -> None:
 def test_json_refuses_non_finite_numbers() -> None:
     with pytest.raises(KvdoctorError, match="non-finite"):
         render_json(report(signals={"kv_usage_max": float("nan")}))
+
+
+def test_basis_and_look_alikes_are_on_the_first_screen() -> None:
+    f = finding(
+        basis="baseline: TTFT p95 of this server's quiet minutes, 120 ms",
+        why_not=["not eviction churn: an exact repeat hits every block", "not caching off"],
+    )
+    text = render_markdown(report(findings=[f]), context())
+    top = text.split("## The six signals", 1)[0]
+    assert "Judged against: baseline: TTFT p95 of this server's quiet minutes, 120 ms." in top
+    assert "- not eviction churn: an exact repeat hits every block" in top
+    assert "- not caching off" in top
+
+
+def test_only_six_evidence_rows_above_the_fold() -> None:
+    rows = [Evidence(signal="running_max", value=i, expected=f"row {i}") for i in range(9)]
+    text = render_markdown(report(findings=[finding(evidence=rows)]), context())
+    top = text.split("## The six signals", 1)[0]
+    assert "| row 5 |" in top and "| row 6 |" not in top
+    assert "| row 6 |" in text and "| row 8 |" in text
+
+
+def test_a_cause_ruled_out_twice_is_one_row() -> None:
+    refuted = finding(
+        status="refuted",
+        cause="caching-disabled",
+        symptom="prefix-miss",
+        id="prefix-miss",
+        title="Prefix caching is off",
+        reproducer=ReproducerOutcome(name="prefix-probe", verdict="refuted"),
+    )
+    r = report(findings=[finding(), refuted, refuted.model_copy(update={"id": "other"})])
+    text = render_markdown(r, context())
+    assert text.count("| Prefix caching is off (`prefix-miss/caching-disabled`) |") == 1
+    assert check_report(text, r, exit_code=exit_code_for(r)) == []

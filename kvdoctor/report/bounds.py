@@ -1,0 +1,113 @@
+"""What a latency histogram can honestly say about a percentile: a range, not a point.
+
+The signals keep Prometheus-style interpolated percentiles (the JSON contract, and what
+dashboards show), but interpolation invents a value inside a bucket: with vLLM's queue-time
+buckets (first bound 0.3 s) every window of short waits read "150 ms / 285 ms / 297 ms". The
+report states what the buckets support instead: "≤ 300 ms, first bucket", "between 150 and
+300 ms", tightened by two facts that hold per request and so for every percentile:
+
+* Markov's inequality on the exact window mean (durations are ≥ 0): ``p_q ≤ mean / (1 - q)``,
+  so a percentile never contradicts the mean beside it;
+* queue time and prefill time are parts of the time to first token, so their ``p_q`` is at
+  most TTFT's ``p_q``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from kvdoctor.report import fmt
+
+QUANTILES: tuple[tuple[str, float], ...] = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
+# Histograms whose percentiles are parts of the time to first token (per request).
+PARTS_OF_TTFT = ("queue_time", "prefill_time")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``lo < value ≤ hi`` (``hi`` may be infinite: the +Inf bucket)."""
+
+    lo: float
+    hi: float
+    # The histogram's own bucket, before any tightening: says "first bucket" when it applies.
+    first_bucket: bool = False
+    tightened: bool = False
+
+    def text(self) -> str:
+        if math.isinf(self.hi):
+            return f"> {fmt.secs(self.lo)}, top bucket"
+        if self.lo <= 0:
+            suffix = ", first bucket" if self.first_bucket and not self.tightened else ""
+            return f"≤ {fmt.secs(self.hi)}{suffix}"
+        if self.hi <= self.lo:
+            return fmt.secs(self.hi)
+        return f"between {secs_range(self.lo, self.hi)}"
+
+
+def secs_range(lo: float, hi: float) -> str:
+    """ "150 and 300 ms" when both ends share a unit, else "500 ms and 1.5 s"."""
+    a, b = fmt.secs(lo), fmt.secs(hi)
+    a_num, _, a_unit = a.partition(" ")
+    _, _, b_unit = b.partition(" ")
+    return f"{a_num} and {b}" if a_unit == b_unit else f"{a} and {b}"
+
+
+def quantile_bucket(q: float, cumulative: Sequence[tuple[float, float]]) -> Bound | None:
+    """The bucket holding rank ``q × total`` of a cumulative (upper bound, count) histogram."""
+    if not cumulative or not 0.0 < q <= 1.0:
+        return None
+    running = 0.0
+    mono: list[tuple[float, float]] = []
+    for le, c in sorted(cumulative):
+        running = max(running, c)
+        mono.append((le, running))
+    total = mono[-1][1]
+    if total <= 0:
+        return None
+    rank = q * total
+    prev_le = 0.0
+    for i, (le, c) in enumerate(mono):
+        if c >= rank and c > 0:
+            lower = prev_le if i > 0 else min(0.0, le)
+            return Bound(lo=max(0.0, lower), hi=le, first_bucket=i == 0)
+        prev_le = le
+    return None
+
+
+def _tighten(bound: Bound, cap: float | None) -> Bound:
+    if cap is None or not math.isfinite(cap) or cap >= bound.hi:
+        return bound
+    return Bound(bound.lo, max(cap, bound.lo), bound.first_bucket, tightened=True)
+
+
+def percentile_bounds(
+    buckets: Mapping[str, Sequence[tuple[float, float]]],
+    means: Mapping[str, float | None],
+) -> dict[str, dict[str, Bound]]:
+    """``{histogram: {"p50": Bound, ...}}`` for every histogram with observations."""
+    out: dict[str, dict[str, Bound]] = {}
+    for name in sorted(buckets, key=lambda n: (n in PARTS_OF_TTFT, n)):  # TTFT first
+        per_q: dict[str, Bound] = {}
+        mean = means.get(name)
+        for q_name, q in QUANTILES:
+            bound = quantile_bucket(q, buckets[name])
+            if bound is None:
+                continue
+            if mean is not None and mean >= 0:
+                bound = _tighten(bound, mean / (1.0 - q))
+            ttft = out.get("ttft", {}).get(q_name)
+            if name in PARTS_OF_TTFT and ttft is not None:
+                bound = _tighten(bound, ttft.hi)
+            per_q[q_name] = bound
+        # p50 ≤ p95 ≤ p99 holds bucket by bucket; keep it after tightening as well.
+        names = [q for q, _ in QUANTILES if q in per_q]
+        for lower_q, upper_q in itertools.pairwise(names):
+            a, b = per_q[lower_q], per_q[upper_q]
+            if a.hi > b.hi:
+                per_q[lower_q] = Bound(a.lo, max(b.hi, a.lo), a.first_bucket, tightened=True)
+        if per_q:
+            out[name] = per_q
+    return out

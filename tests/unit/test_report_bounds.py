@@ -1,0 +1,72 @@
+"""Latency percentiles as the histogram buckets state them, never an invented point."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kvdoctor.report import fmt
+from kvdoctor.report.bounds import Bound, percentile_bounds, quantile_bucket
+
+# vLLM 0.32's queue-time buckets start at 0.3 s.
+QUEUE = [(0.3, 10.0), (0.5, 10.0), (0.8, 10.0), (math.inf, 10.0)]
+
+
+def test_a_first_bucket_percentile_is_a_bound_not_a_point() -> None:
+    b = percentile_bounds({"queue_time": QUEUE}, {})["queue_time"]
+    assert [b[q].text() for q in ("p50", "p95", "p99")] == ["≤ 300 ms, first bucket"] * 3
+
+
+def test_the_mean_caps_a_percentile() -> None:
+    # The issue's case: a mean of 0.0197 ms cannot sit beside a p50 of 150 ms.
+    b = percentile_bounds({"queue_time": QUEUE}, {"queue_time": 0.0197e-3})["queue_time"]
+    assert b["p50"].text() == "≤ 0.0394 ms"
+    assert b["p99"].hi <= 0.0197e-3 / 0.01 + 1e-12
+
+
+def test_between_two_bounds_and_the_top_bucket() -> None:
+    hist = [(0.1, 0.0), (0.25, 50.0), (0.5, 90.0), (math.inf, 100.0)]
+    b = percentile_bounds({"ttft": hist}, {})["ttft"]
+    assert b["p50"].text() == "between 100 and 250 ms"
+    assert b["p95"].text() == "> 500 ms, top bucket"
+
+
+def test_queue_and_prefill_never_above_ttft() -> None:
+    ttft = [(0.01, 0.0), (0.02, 100.0), (math.inf, 100.0)]
+    prefill = [(0.3, 100.0), (math.inf, 100.0)]
+    b = percentile_bounds({"ttft": ttft, "prefill_time": prefill}, {})
+    for q in ("p50", "p95", "p99"):
+        assert b["prefill_time"][q].hi <= b["ttft"][q].hi
+    assert b["prefill_time"]["p50"].text() == "≤ 20 ms"
+
+
+def test_units_switch_on_the_rounded_figure() -> None:
+    assert fmt.secs(0.99999) == "1 s"
+    assert fmt.secs(0.9994) == "999 ms"
+    assert Bound(0.75, 1.0).text() == "between 750 ms and 1 s"
+
+
+@given(
+    counts=st.lists(st.integers(min_value=0, max_value=50), min_size=1, max_size=8),
+    mean_factor=st.floats(min_value=0.0, max_value=2.0),
+)
+def test_bounds_are_ordered_and_contain_the_bucket_of_each_rank(
+    counts: list[int], mean_factor: float
+) -> None:
+    bounds = [0.001 * 2**i for i in range(len(counts))]
+    cumulative, running = [], 0
+    for le, c in zip(bounds, counts, strict=True):
+        running += c
+        cumulative.append((le, float(running)))
+    cumulative.append((math.inf, float(running)))
+    if running == 0:
+        assert percentile_bounds({"itl": cumulative}, {}) == {}
+        return
+    b = percentile_bounds({"itl": cumulative}, {"itl": bounds[-1] * mean_factor})["itl"]
+    assert b["p50"].lo <= b["p95"].lo <= b["p99"].lo
+    assert b["p50"].hi <= b["p95"].hi <= b["p99"].hi
+    for q, qv in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99)):
+        bucket = quantile_bucket(qv, cumulative)
+        assert bucket is not None and b[q].lo == bucket.lo and b[q].hi <= bucket.hi
