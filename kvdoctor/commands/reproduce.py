@@ -23,6 +23,13 @@ from kvdoctor.errors import KvdoctorError
 @click.option("--allow-load", is_flag=True, help="Allow experiments that add real load.")
 @click.option("--reference-endpoint", metavar="URL", help="Reference server (quant-canary).")
 @click.option("--header", "headers", multiple=True, metavar="'K: V'", help="Extra HTTP header.")
+@click.option(
+    "--reference-header",
+    "reference_headers",
+    multiple=True,
+    metavar="'K: V'",
+    help="HTTP header for the reference endpoint only (repeatable); --header never goes there.",
+)
 @click.option("--insecure", is_flag=True, help="Skip TLS certificate verification.")
 @click.option(
     "--shared-prefix-tokens",
@@ -46,14 +53,16 @@ def reproduce(
     allow_load: bool,
     reference_endpoint: str | None,
     headers: tuple[str, ...],
+    reference_headers: tuple[str, ...],
     insecure: bool,
     shared_prefix_tokens: int | None,
     dry_run: bool,
     fmt: str,
     save_bundle: Path | None,
 ) -> int:
-    """Run one reproducer experiment (prefix-probe, ttft-split, itl-context, capacity-ramp,
-    memory-headroom, quant-canary). Exit 1 when it confirms its hypothesis, else 0."""
+    """Run one reproducer experiment (see `kvdoctor reproduce --help` for the names: prefix-probe,
+    ttft-split, itl-context, capacity-ramp, memory-headroom, quant-canary). Exit 1 when it
+    confirms its hypothesis, else 0."""
     from kvdoctor.reproducers.experiments import (
         ReproContext,
         check_allowed,
@@ -68,6 +77,7 @@ def reproduce(
         headers=dict(parse_header(h) for h in headers),
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
+        reference_headers=dict(parse_header(h, "--reference-header") for h in reference_headers),
         shared_prefix_tokens=shared_prefix_tokens,
         insecure=insecure,
     )
@@ -86,7 +96,10 @@ def reproduce(
         else:
             click.echo(f"{plan['name']}: {plan['description']}")
             click.echo(f"  sends: {plan['sends']} (dry run: nothing sent)")
-            click.echo(f"  budget: {plan['requests']} requests, concurrency {plan['concurrency']}")
+            click.echo(
+                f"  budget: {plan['requests']} requests, concurrency {plan['concurrency']}, "
+                f"deadline {plan['deadline_s']:g} s"
+            )
             if refusal:
                 click.echo(f"  refused: {refusal}")
         return 0
@@ -99,7 +112,13 @@ def reproduce(
         click.echo(f"kvdoctor: warning: {warning}", err=True)
     record = run_experiment(name, ctx)
     if save_bundle is not None:
-        _save(save_bundle, endpoint, record.model_dump(mode="json", by_alias=True))
+        _save(
+            save_bundle,
+            endpoint,
+            ctx.headers,
+            insecure,
+            record.model_dump(mode="json", by_alias=True),
+        )
     data = record.model_dump(mode="json", by_alias=True)
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, sort_keys=True))
@@ -113,7 +132,9 @@ def reproduce(
     return 1 if record.verdict == "confirmed" else 0
 
 
-def _save(dest: Path, endpoint: str, record: dict[str, Any]) -> None:
+def _save(
+    dest: Path, endpoint: str, headers: dict[str, str], insecure: bool, record: dict[str, Any]
+) -> None:
     from kvdoctor.bundle.writer import append_reproducers
 
     if dest.exists():
@@ -130,7 +151,12 @@ def _save(dest: Path, endpoint: str, record: dict[str, Any]) -> None:
     # A bundle needs at least one scrape: take one now so a replay has the server's state.
     t = time.time()
     try:
-        resp = httpx.get(endpoint.rstrip("/").removesuffix("/v1") + "/metrics", timeout=10.0)
+        resp = httpx.get(
+            endpoint.rstrip("/").removesuffix("/v1") + "/metrics",
+            headers=headers,
+            timeout=10.0,
+            verify=not insecure,
+        )
         scrape = Scrape(t=t, status=resp.status_code, text=resp.text)
     except httpx.HTTPError as exc:
         scrape = Scrape(t=t, error=str(exc))

@@ -12,24 +12,30 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor.bundle.model import NotChecked
 
+# The vocabularies are defined once, in kvdoctor.vocab; re-exported for the report's readers.
+from kvdoctor.vocab import (
+    SYMPTOMS as SYMPTOMS,
+)
+from kvdoctor.vocab import (
+    ReproducerVerdict as ReproducerVerdict,
+)
+from kvdoctor.vocab import (
+    Severity as Severity,
+)
+from kvdoctor.vocab import (
+    Status as Status,
+)
+from kvdoctor.vocab import (
+    Symptom as Symptom,
+)
+from kvdoctor.vocab import (
+    Verdict as Verdict,
+)
+
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
 # 1.1: summary, change_first; per finding basis and why_not.
 REPORT_MINOR: Final = 1
-
-Symptom = Literal["preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"]
-SYMPTOMS: tuple[str, ...] = (
-    "preemption",
-    "high-ttft",
-    "slow-itl",
-    "prefix-miss",
-    "gpu-oom",
-    "quant-quality",
-)
-Status = Literal["confirmed", "suspected", "refuted"]
-Severity = Literal["critical", "warning", "info"]
-Verdict = Literal["healthy", "degraded", "critical", "unknown"]
-ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]
 
 Scalar = float | int | str | bool | None
 

@@ -24,6 +24,7 @@ from kvdoctor.report.model import (
     ReproducerOutcome,
     Verdict,
 )
+from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.rules.formatting import render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
@@ -37,8 +38,8 @@ from kvdoctor.rules.schema import (
 )
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
+from kvdoctor.vocab import ReproducerVerdict
 
-_VERDICTS = ("confirmed", "refuted", "inconclusive")
 _STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 # A reproducer's verdict outweighs what the window suggested.
@@ -132,6 +133,51 @@ def _template_problems(text: str, where: str) -> list[str]:
     return [f"{where}: unknown placeholder {{{n}}}" for n in names if not _known(n)]
 
 
+def _measured_keys(clause: Clause | None, where: str) -> list[tuple[str, str]]:
+    """(where, key) of every ``measured:`` condition in ``clause``."""
+    if clause is None:
+        return []
+    if isinstance(clause, Group):
+        out: list[tuple[str, str]] = []
+        for key in ("all", "any", "none"):
+            for i, sub in enumerate(getattr(clause, key) or []):
+                out += _measured_keys(sub, f"{where}.{key}.{i}")
+        return out
+    return [(f"{where}.measured", clause.measured)] if clause.measured else []
+
+
+def _experiment_problems(pb: Playbook, ci: int, cause: Cause) -> list[str]:
+    """The cause's reproducer must exist, test this cause, and report every key it reads."""
+    from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
+
+    at = f"causes.{ci}"
+    exp = EXPERIMENTS.get(cause.reproducer)
+    if exp is None:
+        return [
+            f"{at}.reproducer: unknown experiment {cause.reproducer!r} "
+            f"(known: {', '.join(EXPERIMENTS)})"
+        ]
+    problems: list[str] = []
+    if (pb.id, cause.id) not in exp.causes:
+        tested = ", ".join(str(ref) for ref in exp.causes)
+        problems.append(
+            f"{at}.reproducer: {exp.name} does not test {pb.id}/{cause.id} (it tests {tested})"
+        )
+    clauses: list[tuple[Clause | None, str]] = [(cause.critical_when, f"{at}.critical_when")]
+    clauses += [
+        (b.when, f"{at}.confidence.boosts.{i}.when") for i, b in enumerate(cause.confidence.boosts)
+    ]
+    for ri, rem in enumerate(cause.remediation):
+        clauses += [(rem.when, f"{at}.remediation.{ri}.when")]
+        clauses += [(rem.unless, f"{at}.remediation.{ri}.unless")]
+    measures = exp.measures()
+    for clause, where in clauses:
+        for loc, key in _measured_keys(clause, where):
+            if key not in measures:
+                problems.append(f"{loc}: {exp.name} does not report {key!r}")
+    return problems
+
+
 def check_playbook(pb: Playbook) -> list[str]:
     """Cross-checks against the registries: every name a playbook uses must exist."""
     problems: list[str] = []
@@ -140,6 +186,7 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems.append(f"inspect_first.{i}: unknown signal {name!r}")
     for ci, cause in enumerate(pb.causes):
         at = f"causes.{ci}"
+        problems += _experiment_problems(pb, ci, cause)
         problems += _clause_problems(cause.when, f"{at}.when", allow_measured=False)
         if cause.critical_when is not None:
             problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True)
@@ -261,44 +308,9 @@ def eval_clause(clause: Clause, ctx: _Context) -> bool | None:
 # ------------------------------------------------------------------------------ reproducers
 
 
-@dataclass(frozen=True)
-class _Record:
-    name: str
-    verdict: str
-    cause_verdicts: dict[str, str]
-    measured: dict[str, Any]
-    order: tuple[float, int]
-
-
-def _parse_records(raw: Sequence[dict[str, Any]]) -> dict[str, _Record]:
-    """The newest record of each reproducer name (by end time, then position in the file)."""
-    newest: dict[str, _Record] = {}
-    for i, rec in enumerate(raw):
-        where = f"reproducer record #{i + 1}"
-        if not isinstance(rec, dict):
-            raise KvdoctorError(f"{where}: not a JSON object")
-        name, verdict = rec.get("name"), rec.get("verdict")
-        if not isinstance(name, str) or not name:
-            raise KvdoctorError(f"{where}: name: missing or not a string")
-        if verdict not in _VERDICTS:
-            raise KvdoctorError(f"{where} ({name}): verdict: {verdict!r} is not one of {_VERDICTS}")
-        cv = rec.get("cause_verdicts") or {}
-        if not isinstance(cv, dict) or any(v not in _VERDICTS for v in cv.values()):
-            raise KvdoctorError(f"{where} ({name}): cause_verdicts: bad verdicts {cv!r}")
-        measured = rec.get("measured") or {}
-        if not isinstance(measured, dict):
-            raise KvdoctorError(f"{where} ({name}): measured: not an object")
-        t = rec.get("ended_at", rec.get("started_at"))
-        t_num = float(t) if isinstance(t, int | float) and not isinstance(t, bool) else -math.inf
-        parsed = _Record(name, str(verdict), dict(cv), dict(measured), (t_num, i))
-        if name not in newest or parsed.order >= newest[name].order:
-            newest[name] = parsed
-    return newest
-
-
 def _cause_verdict(
-    rec: _Record, pb: Playbook, cause: Cause, sole_cause: bool, explicit_only: bool
-) -> str | None:
+    rec: ReproducerRecord, pb: Playbook, cause: Cause, sole_cause: bool, explicit_only: bool
+) -> ReproducerVerdict | None:
     for key in (f"{pb.id}/{cause.id}", cause.id):
         if key in rec.cause_verdicts:
             return rec.cause_verdicts[key]
@@ -355,8 +367,8 @@ def _build(
     ci: int,
     cause: Cause,
     view: SignalView,
-    rec: _Record | None,
-    verdict: str | None,
+    rec: ReproducerRecord | None,
+    verdict: ReproducerVerdict | None,
 ) -> _Built:
     ctx = _Context(view, rec.measured if rec is not None else {})
     status = {"confirmed": "confirmed", "refuted": "refuted"}.get(verdict or "", "suspected")
@@ -419,7 +431,7 @@ def _drop_conflicting_advice(built: list[_Built]) -> None:
 
 def evaluate(
     signals: SignalSet,
-    reproducers: list[dict[str, Any]] | None = None,
+    reproducers: Sequence[ReproducerRecord] | None = None,
     playbooks: list[Playbook] | None = None,
 ) -> list[Finding]:
     """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
@@ -431,7 +443,7 @@ def evaluate(
     """
     pbs = load_playbooks() if playbooks is None else playbooks
     view = SignalView(signals)
-    records = _parse_records(reproducers or [])
+    records = newest_records(reproducers or [])
     testers: dict[str, int] = {}
     for pb in pbs:
         for cause in pb.causes:

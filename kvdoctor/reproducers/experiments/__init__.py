@@ -1,0 +1,50 @@
+"""The reproducer experiments (DESIGN.md §8): one small, bounded test per suspected cause.
+
+One module per experiment (``prefix_probe``, ``ttft_split``, ``itl_context``, ``capacity_ramp``,
+``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the names and the way a
+run starts in :mod:`.registry`. This package re-exports what callers use.
+"""
+
+from kvdoctor.reproducers.experiments.base import (
+    CauseRef,
+    Effect,
+    Experiment,
+    Judgement,
+    Measured,
+    Plan,
+    ReproContext,
+    Session,
+)
+from kvdoctor.reproducers.experiments.registry import (
+    DEFAULT_SET,
+    EXPERIMENTS,
+    NAMES,
+    check_allowed,
+    describe,
+    get_experiment,
+    plan_for,
+    reproducer_of,
+    run_experiment,
+    run_experiment_async,
+)
+
+__all__ = [
+    "DEFAULT_SET",
+    "EXPERIMENTS",
+    "NAMES",
+    "CauseRef",
+    "Effect",
+    "Experiment",
+    "Judgement",
+    "Measured",
+    "Plan",
+    "ReproContext",
+    "Session",
+    "check_allowed",
+    "describe",
+    "get_experiment",
+    "plan_for",
+    "reproducer_of",
+    "run_experiment",
+    "run_experiment_async",
+]
