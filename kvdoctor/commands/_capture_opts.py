@@ -60,7 +60,11 @@ DURATION = Duration()
 def parse_header(text: str, flag: str = "--header") -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
-    if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+    if not sep:
+        # Without a colon the name cannot be told from the value (usually a credential): echo
+        # nothing of it.
+        raise KvdoctorError(f"{flag} must look like 'Name: value' (no ':' in it)")
+    if not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
         # Never echo the value: it is usually a credential.
         raise KvdoctorError(f"{flag} must look like 'Name: value' (got a header named {name!r})")
     return name, value.strip()
