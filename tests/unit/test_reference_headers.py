@@ -11,6 +11,7 @@ import json
 
 import httpx
 import pytest
+
 from kvdoctor.cli import main
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment_async
 
