@@ -155,10 +155,16 @@ def test_prefix_probe_residency_histograms_decide_eviction() -> None:
 
 
 def test_prefix_probe_immediate_miss_with_caching_on() -> None:
-    # Configured on, not serving: caching-disabled is not refuted; eviction needs its own
-    # evidence (here the late repeat also missed).
+    # Configured on, not serving: eviction needs its own evidence (here the late repeat after
+    # the turnover also missed), and only then is caching-disabled ruled out.
+    turned = {"turnover_fraction": 1.2, "late_repeat_hit_tokens": 0.0}
+    got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, **turned)))
+    assert got["caching-disabled"] == "refuted" and got["eviction-churn"] == "confirmed"
+    # Both repeats missed but nothing turned the pool over: a cache that is on yet unusable.
     got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=0.0)))
-    assert got["caching-disabled"] == "inconclusive" and got["eviction-churn"] == "confirmed"
+    assert got["caching-disabled"] == "inconclusive" and got["eviction-churn"] == "inconclusive"
+    got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=None)))
+    assert got["caching-disabled"] == "inconclusive" and got["eviction-churn"] == "inconclusive"
 
 
 def test_prefix_probe_short_shared_prefix() -> None:

@@ -157,7 +157,13 @@ def judge(m: PrefixMeasured) -> Judgement:
         if m.prefix_caching is True:
             # Configured on yet not serving: lost at once. Eviction is still judged on evidence.
             verdict, why = _eviction(m, want)
-            causes[EVICTION] = CONFIRMED if verdict == CONFIRMED else INCONCLUSIVE
+            # Both repeats missing proves eviction only if something could evict: the pool
+            # turned over, or the residency histograms saw the evictions. (A model whose cache
+            # is on but unusable misses both repeats too.)
+            churned = (m.turnover_fraction or 0.0) >= 1.0 or (m.evictions or 0.0) >= MIN_EVICTIONS
+            if verdict == CONFIRMED and churned:
+                causes[EVICTION] = CONFIRMED
+                causes[CACHING_DISABLED] = REFUTED  # on, and measured evictions explain the miss
             return Judgement(
                 causes,
                 f"exact repeat of a {m.prompt_tokens}-token prompt hit {hits:.0f} of {want} "
