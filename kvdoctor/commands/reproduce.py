@@ -60,9 +60,8 @@ def reproduce(
     fmt: str,
     save_bundle: Path | None,
 ) -> int:
-    """Run one reproducer experiment (see `kvdoctor reproduce --help` for the names: prefix-probe,
-    ttft-split, itl-context, capacity-ramp, memory-headroom, quant-canary). Exit 1 when it
-    confirms its hypothesis, else 0."""
+    """Run one reproducer experiment (prefix-probe, ttft-split, itl-context, capacity-ramp,
+    memory-headroom, quant-canary). Exit 1 when it confirms its hypothesis, else 0."""
     from kvdoctor.reproducers.experiments import (
         ReproContext,
         check_allowed,

@@ -28,30 +28,25 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 def _bundle(texts: list[str | None]) -> Bundle:
     scrapes = [
-        Scrape(t=T0 + 5 * i, status=200, text=t)
-        if t is not None
+        Scrape(t=T0 + 5 * i, status=200, text=t) if t is not None
         else Scrape(t=T0 + 5 * i, error="connection refused")
         for i, t in enumerate(texts)
     ]
     return Bundle(
-        manifest=Manifest(
-            created_by="test", endpoint="x", started_at=T0, ended_at=scrapes[-1].t, interval_s=5.0
-        ),
+        manifest=Manifest(created_by="test", endpoint="x", started_at=T0,
+                          ended_at=scrapes[-1].t, interval_s=5.0),
         scrapes=scrapes,
     )
 
 
 def test_every_fleet_finding_the_code_makes_has_a_runbook() -> None:
-    idle, load, after = (
-        payload(f"metrics-{n}.txt") for n in ("idle", "preemption-load", "preemption-after")
-    )
-    fd = diagnose_named(
-        [
-            ("idle:1", _bundle([idle, idle, idle])),
-            ("busy:1", _bundle([load, load, after])),
-            ("dead:1", _bundle([None])),
-        ]
-    )
+    idle, load, after = (payload(f"metrics-{n}.txt") for n in ("idle", "preemption-load",
+                                                              "preemption-after"))
+    fd = diagnose_named([
+        ("idle:1", _bundle([idle, idle, idle])),
+        ("busy:1", _bundle([load, load, after])),
+        ("dead:1", _bundle([None])),
+    ])
     made = {(f.id, f.cause) for f in fd.fleet_findings}
     assert {i for i, _ in made} == {"fleet-imbalance", "fleet-config-drift", "fleet-stale-targets"}
     runbooks = {(rb.id, rb.cause.id) for rb in load_fleet_runbooks()}
@@ -65,13 +60,8 @@ def test_every_fleet_finding_the_code_makes_has_a_runbook() -> None:
 
 @pytest.mark.parametrize(
     "ident",
-    [
-        "fleet-imbalance",
-        "fleet-imbalance/routing-imbalance",
-        "routing-imbalance",
-        "fleet-config-drift",
-        "fleet-stale-targets",
-    ],
+    ["fleet-imbalance", "fleet-imbalance/routing-imbalance", "routing-imbalance",
+     "fleet-config-drift", "fleet-stale-targets"],
 )
 def test_explain_prints_the_four_sections(ident: str, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = _run(["explain", ident], capsys)
@@ -101,18 +91,12 @@ def test_rules_lists_the_fleet_findings(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        (
-            "schema: kvdoctor.fleet-runbooks/1",
-            "schema: other/1",
-            "expected kvdoctor.fleet-runbooks/1",
-        ),
+        ("schema: kvdoctor.fleet-runbooks/1", "schema: other/1",
+         "expected kvdoctor.fleet-runbooks/1"),
         ("{load_skew} times the traffic", "{nope} times the traffic", "unknown placeholder {nope}"),
         ("symptoms: [high-ttft]", "symptoms: [sadness]", "unknown symptom"),
-        (
-            "  - requests_finished_window\n      - prompt_tokens_per_s\n    runbook",
-            "  - no_such_signal\n    runbook",
-            "unknown signal",
-        ),
+        ("  - requests_finished_window\n      - prompt_tokens_per_s\n    runbook",
+         "  - no_such_signal\n    runbook", "unknown signal"),
     ],
 )
 def test_a_broken_runbook_file_is_one_line(
