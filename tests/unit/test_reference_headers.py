@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from _bundle_factory import T0, bundle
 
+from kvdoctor.bundle.writer import write_bundle
 from kvdoctor.cli import main
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment_async
+from kvdoctor.reproducers.model import ReproducerRecord
 
 TARGET_SECRET = "Bearer target-secret-123"
 REFERENCE_TOKEN = "Bearer reference-token-456"
@@ -90,3 +95,56 @@ def test_a_malformed_reference_header_is_a_usage_error_without_its_value(
     assert "--reference-header must look like 'Name: value'" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "s3cret" not in out + err
+
+
+def test_diagnose_passes_each_server_its_own_headers_and_keeps_none_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The live wiring, with the capture and the experiments replaced by recorded results."""
+    import kvdoctor.capture
+    import kvdoctor.reproducers.experiments as experiments
+
+    captured = bundle("preemption")
+    contexts: list[ReproContext] = []
+
+    def fake_capture(opts: Any, progress: bool = True, sink: Path | None = None) -> Any:
+        assert sink is not None
+        write_bundle(captured, sink)
+        return captured
+
+    def fake_run(name: str, ctx: ReproContext) -> ReproducerRecord:
+        contexts.append(ctx)
+        return ReproducerRecord(
+            name=name, verdict="inconclusive", started_at=T0 + 50, ended_at=T0 + 60
+        )
+
+    monkeypatch.setattr(kvdoctor.capture, "capture", fake_capture)
+    monkeypatch.setattr(experiments, "run_experiment", fake_run)
+    saved = tmp_path / "incident"
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "diagnose",
+                "--endpoint",
+                "http://127.0.0.1:18999",
+                "--header",
+                f"Authorization: {TARGET_SECRET}",
+                "--reference-endpoint",
+                "http://127.0.0.1:18998",
+                "--reference-header",
+                f"Authorization: {REFERENCE_TOKEN}",
+                "--reference-header",
+                "X-Team: kv",
+                "--allow-load",
+                "--save-bundle",
+                str(saved),
+                "--no-progress",
+            ]
+        )
+    capsys.readouterr()
+    assert contexts, "no experiment ran"
+    for ctx in contexts:
+        assert ctx.headers == {"Authorization": TARGET_SECRET}
+        assert ctx.reference_headers == {"Authorization": REFERENCE_TOKEN, "X-Team": "kv"}
+    on_disk = "".join(p.read_text("utf-8") for p in saved.iterdir() if p.is_file())
+    assert "target-secret" not in on_disk and "reference-token" not in on_disk
