@@ -42,6 +42,7 @@ def test_prefix_probe_refutes_on_healthy(healthy: LabHandle) -> None:
     ctx = ReproContext(endpoint=healthy.url, turnover_wait_s=8.0, prefix_hit_rate=0.6)
     rec = run_experiment("prefix-probe", ctx)
     m = rec.measured
+    print(f"prefix-probe on healthy: {rec.cause_verdicts}: {rec.summary}")
     assert rec.cause_verdicts["caching-disabled"] == "refuted", rec.summary
     # Nothing turns the 1M-token pool over: the prefix survives the wait.
     assert rec.cause_verdicts["eviction-churn"] == "refuted", rec.summary
@@ -56,6 +57,7 @@ def test_prefix_probe_refutes_on_healthy(healthy: LabHandle) -> None:
 def test_ttft_split_refutes_on_healthy(healthy: LabHandle) -> None:
     rec = run_experiment("ttft-split", ReproContext(endpoint=healthy.url))
     m = rec.measured
+    print(f"ttft-split on healthy: {rec.verdict}: {rec.summary}")
     assert rec.verdict == "refuted", rec.summary
     assert rec.cause_verdicts["queueing"] == "refuted", rec.summary
     assert m["queue_share"] is not None and m["queue_share"] <= 0.2
@@ -133,6 +135,7 @@ def test_ttft_split_confirms_queueing_under_the_queueing_workload() -> None:
     for handle, _runner in _with_workload("queueing", settle_s=20.0):
         rec = run_experiment("ttft-split", ReproContext(endpoint=handle.url))
         m = rec.measured
+        print(f"ttft-split on queueing: {rec.verdict}: {rec.summary}")
         assert rec.cause_verdicts["queueing"] == "confirmed", (rec.summary, m)
         assert rec.verdict == "confirmed"
         assert m["queue_share"] >= 0.5 and m["queue_effect"]["samples_treatment"] >= 4
@@ -143,6 +146,7 @@ def test_prefix_probe_confirms_eviction_churn_under_its_workload() -> None:
         ctx = ReproContext(endpoint=handle.url, turnover_wait_s=20.0)
         rec = run_experiment("prefix-probe", ctx)
         m = rec.measured
+        print(f"prefix-probe on eviction-churn: {rec.cause_verdicts}: {rec.summary}")
         assert rec.cause_verdicts["caching-disabled"] == "refuted", (rec.summary, m)
         assert rec.cause_verdicts["eviction-churn"] == "confirmed", (rec.summary, m)
         assert rec.cause_verdicts["prefix-drift"] != "confirmed"
@@ -161,6 +165,7 @@ def test_capacity_ramp_confirms_on_preemption_storm(storm: LabHandle, attempt: i
     runner.stop()
     rec = run_experiment("capacity-ramp", ReproContext(endpoint=storm.url, allow_load=True))
     m = rec.measured
+    print(f"capacity-ramp attempt {attempt}: {rec.verdict}: {rec.summary}")
     assert rec.verdict == "confirmed", (attempt, rec.summary, m)
     assert rec.cause_verdicts == {"kv-capacity": "confirmed", "kv-admission": "confirmed"}
     assert m["baseline"]["preemptions"] == 0 and m["treatment"]["preemptions"] > 0
