@@ -10,32 +10,22 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kvdoctor import vocab
 from kvdoctor.bundle.model import NotChecked
-
-# The vocabularies are defined once, in kvdoctor.vocab; re-exported for the report's readers.
-from kvdoctor.vocab import (
-    SYMPTOMS as SYMPTOMS,
-)
-from kvdoctor.vocab import (
-    ReproducerVerdict as ReproducerVerdict,
-)
-from kvdoctor.vocab import (
-    Severity as Severity,
-)
-from kvdoctor.vocab import (
-    Status as Status,
-)
-from kvdoctor.vocab import (
-    Symptom as Symptom,
-)
-from kvdoctor.vocab import (
-    Verdict as Verdict,
-)
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
 # 1.1: summary, change_first; per finding basis and why_not.
 REPORT_MINOR: Final = 1
+
+# The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
+# imports working.
+Symptom = vocab.Symptom
+SYMPTOMS = vocab.SYMPTOMS
+Status = vocab.Status
+Severity = vocab.Severity
+Verdict = vocab.Verdict
+ReproducerVerdict = vocab.ReproducerVerdict
 
 Scalar = float | int | str | bool | None
 
