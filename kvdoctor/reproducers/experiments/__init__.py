@@ -3,6 +3,10 @@
 One module per experiment (``prefix_probe``, ``ttft_split``, ``itl_context``, ``capacity_ramp``,
 ``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the names and the way a
 run starts in :mod:`.registry`. This package re-exports what callers use.
+
+Adding an experiment: one module here (an :class:`Experiment` subclass with its causes, its
+measured model, ``plan``/``run``/``verdict``), its instance in ``registry._ALL``, and the
+playbook causes that name it (``reproducer:``); loading the playbooks checks the three agree.
 """
 
 from kvdoctor.reproducers.experiments.base import (
