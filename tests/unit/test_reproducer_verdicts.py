@@ -154,6 +154,45 @@ def test_prefix_probe_residency_histograms_decide_eviction() -> None:
     assert _causes(pp.judge(few))["eviction-churn"] == "refuted"
 
 
+def test_prefix_probe_recorded_on_the_eviction_churn_lab() -> None:
+    # Measured on the lab's eviction-churn scenario (vLLM 0.32, --kv-cache-metrics): the
+    # workload turned the 3,072-token pool over 4.25 times while the probe ran; even the
+    # immediate repeat missed; blocks were evicted 0.12 s after their last use and none was
+    # ever reused, so the residency histograms alone cannot decide and the late repeat does.
+    recorded = {
+        "prompt_tokens": 448,
+        "block_size": 128,
+        "repeat_hit_tokens": 0.0,
+        "first_token_changed_hit_tokens": 0.0,
+        "late_repeat_hit_tokens": 0.0,
+        "late_repeat_after_s": 1.01,
+        "shared_prefix_tokens": None,
+        "shared_prefix_hit_tokens": None,
+        "turnover_tokens": 13064.0,
+        "pool_tokens": 3072,
+        "turnover_fraction": 4.253,
+        "evictions": 161.0,
+        "idle_before_evict_p50_s": 0.1193,
+        "reuse_gap_p90_s": None,
+        "window_hit_rate": None,
+        "prefix_caching": True,
+        "effect": {
+            "metric": "m",
+            "baseline": 0.0,
+            "treatment": 0.0,
+            "effect": None,
+            "samples_baseline": 1,
+            "samples_treatment": 1,
+            "p_value": None,
+        },
+    }
+    j = pp.judge(pp.PrefixMeasured.model_validate(recorded))
+    got = _causes(j)
+    assert got["eviction-churn"] == "confirmed" and got["caching-disabled"] == "refuted"
+    assert got["prefix-drift"] == "refuted" and got["block-larger-than-prefix"] == "refuted"
+    assert "425% of the pool turned over" in j.summary and "no block reused" in j.summary
+
+
 def test_prefix_probe_immediate_miss_with_caching_on() -> None:
     # Configured on, not serving: eviction needs its own evidence (here the late repeat after
     # the turnover also missed), and only then is caching-disabled ruled out.

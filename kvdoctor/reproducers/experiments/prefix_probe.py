@@ -113,6 +113,13 @@ def _eviction(m: PrefixMeasured, want: int) -> tuple[ReproducerVerdict, str]:
         if m.turnover_fraction is not None
         else "pool size unknown"
     )
+    if m.evictions and m.idle_before_evict_p50_s is not None and m.reuse_gap_p90_s is None:
+        # Residency histograms without a single reuse: they cannot say what reuse would have
+        # needed, so the late repeat decides; their numbers still go into the summary.
+        turned += (
+            f"; {m.evictions:.0f} sampled evictions after {m.idle_before_evict_p50_s:.2f} s idle "
+            "(p50), no block reused"
+        )
     if late < 0.5 * want:
         return CONFIRMED, (
             f"the workload evicted the probe's prefix within {m.late_repeat_after_s:.1f} s "
