@@ -147,6 +147,7 @@ def not_checked_for(
     findings: Sequence[Finding],
     extra: Sequence[NotChecked] = (),
     reproducer_of: Callable[[Finding], tuple[str, str] | None] | None = None,
+    recorded: frozenset[str] = frozenset(),
 ) -> list[NotChecked]:
     """What could not be checked, and why, in a stable order without duplicates.
 
@@ -179,7 +180,11 @@ def not_checked_for(
             if finding.status == "refuted" or finding.reproducer is not None:
                 continue
             planned = reproducer_of(finding)
-            if planned is not None:
+            # A symptom no cause explains has no outcome of its own; the experiment that ran for
+            # its causes (and ruled them out) is in the bundle, so nothing is missing.
+            if planned is not None and not (
+                finding.cause == "unidentified" and planned[0] in recorded
+            ):
                 name, why = planned
                 out.append(
                     NotChecked(
@@ -302,12 +307,12 @@ def _why_not_run(name: str) -> str:
 
 
 def _reproducer_lookup(playbooks: Sequence[Any]) -> Callable[[Finding], tuple[str, str] | None]:
-    by_cause: dict[tuple[str, str], str] = {
-        (pb.id, cause.id): cause.reproducer for pb in playbooks for cause in pb.causes
-    }
+    from kvdoctor.reproducers.experiments import reproducer_of
+
+    experiment_for = reproducer_of(playbooks)
 
     def lookup(finding: Finding) -> tuple[str, str] | None:
-        name = by_cause.get((finding.id, finding.cause))
+        name = experiment_for(finding)
         return None if name is None else (name, _why_not_run(name))
 
     return lookup
@@ -328,10 +333,9 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     signals = compute_signals(bundle)
     records, record_problems = reproducer_records(bundle)
     playbooks = rules.load_playbooks()
-    # The rule engine reads the raw records; hand it only those that passed validation so one
-    # bad line is reported as "not checked" instead of ending the diagnosis.
-    raw_records = [r.model_dump(mode="json", by_alias=True) for r in records]
-    findings = list(rules.evaluate(signals, raw_records, playbooks))
+    # Only the records that passed validation: one bad line is reported as "not checked"
+    # instead of ending the diagnosis.
+    findings = list(rules.evaluate(signals, records, playbooks))
     verdict = rules.overall_verdict(findings, signals)
     healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
@@ -340,6 +344,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         findings,
         extra=record_problems,
         reproducer_of=_reproducer_lookup(playbooks),
+        recorded=frozenset(r.name for r in records),
     )
     report = Report(
         verdict=verdict,
@@ -394,23 +399,31 @@ def run_reproducers(
     echo: Callable[[str], None],
     clock: Callable[[], float],
     insecure: bool = False,
+    reference_headers: dict[str, str] | None = None,
 ) -> list[ReproducerRecord]:
-    """Preliminary findings from the capture, then the experiments that test them."""
+    """Preliminary findings from the capture, then the experiments that test them.
+
+    ``headers`` go to the target only and ``reference_headers`` to the reference only: the
+    target's auth is never sent to another server.
+    """
     from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
     from kvdoctor.reproducers.host import cpu_share_warning
-    from kvdoctor.rules.engine import evaluate
+    from kvdoctor.rules.engine import evaluate, load_playbooks
     from kvdoctor.signals.compute import compute_signals
 
     signals = compute_signals(bundle)
-    preliminary = evaluate(signals, list(bundle.reproducers or []))
-    names = plan_for(preliminary, allow_load, reference_endpoint is not None)
+    earlier, _ = reproducer_records(bundle)
+    playbooks = load_playbooks()
+    preliminary = evaluate(signals, earlier, playbooks)
+    names = plan_for(preliminary, allow_load, reference_endpoint is not None, playbooks)
     ctx = ReproContext.from_signals(
         signals,
         endpoint,
         headers=dict(headers),
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
+        reference_headers=dict(reference_headers or {}),
         insecure=insecure,
     )
     records: list[ReproducerRecord] = []
@@ -437,6 +450,7 @@ def run_live(
     reproduce: bool = True,
     allow_load: bool = False,
     reference_endpoint: str | None = None,
+    reference_headers: dict[str, str] | None = None,
     save_bundle: Path | None = None,
     progress: bool = False,
     echo: Callable[[str], None] = lambda _line: None,
@@ -465,6 +479,7 @@ def run_live(
             echo=echo,
             clock=time.time,
             insecure=opts.insecure,
+            reference_headers=reference_headers,
         )
     if save_bundle is not None:
         if records:

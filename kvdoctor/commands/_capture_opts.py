@@ -59,12 +59,16 @@ class Duration(click.ParamType):  # type: ignore[type-arg]
 DURATION = Duration()
 
 
-def parse_header(text: str) -> tuple[str, str]:
+def parse_header(text: str, flag: str = "--header") -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
-    if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+    if not sep:
+        # Without a colon the name cannot be told from the value (usually a credential): echo
+        # nothing of it.
+        raise KvdoctorError(f"{flag} must look like 'Name: value' (no ':' in it)")
+    if not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
         # Never echo the value: it is usually a credential.
-        raise KvdoctorError(f"--header must look like 'Name: value' (got a header named {name!r})")
+        raise KvdoctorError(f"{flag} must look like 'Name: value' (got a header named {name!r})")
     return name, value.strip()
 
 

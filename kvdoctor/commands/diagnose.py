@@ -83,6 +83,13 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     help="A server with a BF16/FP16 KV cache for the quantization canary.",
 )
 @click.option(
+    "--reference-header",
+    "reference_headers",
+    multiple=True,
+    metavar="'K: V'",
+    help="HTTP header for the reference endpoint only (repeatable); --header never goes there.",
+)
+@click.option(
     "--save-bundle",
     metavar="DIR|FILE.tar.gz",
     type=click.Path(path_type=Path),
@@ -126,6 +133,7 @@ def diagnose(
     reproduce: bool,
     allow_load: bool,
     reference_endpoint: str | None,
+    reference_headers: tuple[str, ...],
     save_bundle: Path | None,
     output: Path | None,
     fmt: str,
@@ -159,6 +167,7 @@ def diagnose(
 
         # Before any capture: a bad -o found after the window would lose the window.
         check_output(output, inputs=[bundle_path, save_bundle])
+    ref_headers = dict(parse_header(h, "--reference-header") for h in reference_headers)
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
@@ -177,6 +186,7 @@ def diagnose(
             reproduce=reproduce,
             allow_load=allow_load,
             reference_endpoint=reference_endpoint,
+            reference_headers=ref_headers,
             save_bundle=save_bundle,
             output=output,
             fmt=fmt,
@@ -216,6 +226,7 @@ def diagnose(
             reproduce=reproduce,
             allow_load=allow_load,
             reference_endpoint=reference_endpoint,
+            reference_headers=ref_headers,
             save_bundle=save_bundle,
             progress=sys.stderr.isatty() if progress is None else progress,
             echo=echo,
@@ -335,6 +346,7 @@ def _diagnose_endpoints(
     reproduce: bool,
     allow_load: bool,
     reference_endpoint: str | None,
+    reference_headers: dict[str, str],
     save_bundle: Path | None,
     output: Path | None,
     fmt: str,
@@ -365,6 +377,7 @@ def _diagnose_endpoints(
         reproduce=reproduce,
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
+        reference_headers=reference_headers,
         save_bundle=save_bundle,
         echo=echo,
     )

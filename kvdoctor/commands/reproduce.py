@@ -29,6 +29,13 @@ from kvdoctor.errors import KvdoctorError
     metavar="'NAME: VALUE'",
     help="HTTP header for every request (repeatable); never stored.",
 )
+@click.option(
+    "--reference-header",
+    "reference_headers",
+    multiple=True,
+    metavar="'NAME: VALUE'",
+    help="HTTP header for the reference endpoint only (repeatable); --header never goes there.",
+)
 @click.option("--insecure", is_flag=True, help="Skip TLS certificate verification.")
 @click.option(
     "--shared-prefix-tokens",
@@ -52,6 +59,7 @@ def reproduce(
     allow_load: bool,
     reference_endpoint: str | None,
     headers: tuple[str, ...],
+    reference_headers: tuple[str, ...],
     insecure: bool,
     shared_prefix_tokens: int | None,
     dry_run: bool,
@@ -81,6 +89,7 @@ def reproduce(
         headers=sent,
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
+        reference_headers=dict(parse_header(h, "--reference-header") for h in reference_headers),
         shared_prefix_tokens=shared_prefix_tokens,
         insecure=insecure,
     )
@@ -99,7 +108,10 @@ def reproduce(
         else:
             click.echo(f"{plan['name']}: {plan['description']}")
             click.echo(f"  sends: {plan['sends']} (dry run: nothing sent)")
-            click.echo(f"  budget: {plan['requests']} requests, concurrency {plan['concurrency']}")
+            click.echo(
+                f"  budget: {plan['requests']} requests, concurrency {plan['concurrency']}, "
+                f"deadline {plan['deadline_s']:g} s"
+            )
             if refusal:
                 click.echo(f"  refused: {refusal}")
         return 0
@@ -118,7 +130,13 @@ def reproduce(
         raise KvdoctorError(scrub.text(str(exc))) from None
     record = type(record).model_validate(scrub.data(record.model_dump()))
     if save_bundle is not None:
-        _save(save_bundle, endpoint, record.model_dump(mode="json", by_alias=True))
+        _save(
+            save_bundle,
+            endpoint,
+            ctx.headers,
+            insecure,
+            record.model_dump(mode="json", by_alias=True),
+        )
     data = record.model_dump(mode="json", by_alias=True)
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, sort_keys=True))
@@ -132,7 +150,9 @@ def reproduce(
     return 1 if record.verdict == "confirmed" else 0
 
 
-def _save(dest: Path, endpoint: str, record: dict[str, Any]) -> None:
+def _save(
+    dest: Path, endpoint: str, headers: dict[str, str], insecure: bool, record: dict[str, Any]
+) -> None:
     from kvdoctor.bundle.writer import append_reproducers
 
     if dest.exists():
@@ -149,7 +169,12 @@ def _save(dest: Path, endpoint: str, record: dict[str, Any]) -> None:
     # A bundle needs at least one scrape: take one now so a replay has the server's state.
     t = time.time()
     try:
-        resp = httpx.get(endpoint.rstrip("/").removesuffix("/v1") + "/metrics", timeout=10.0)
+        resp = httpx.get(
+            endpoint.rstrip("/").removesuffix("/v1") + "/metrics",
+            headers=headers,
+            timeout=10.0,
+            verify=not insecure,
+        )
         scrape = Scrape(t=t, status=resp.status_code, text=resp.text)
     except httpx.HTTPError as exc:
         scrape = Scrape(t=t, error=str(exc))

@@ -10,6 +10,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kvdoctor import vocab
 from kvdoctor.bundle.model import NotChecked
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
@@ -17,19 +18,14 @@ REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # 1.1: summary, change_first; per finding basis and why_not.
 REPORT_MINOR: Final = 1
 
-Symptom = Literal["preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"]
-SYMPTOMS: tuple[str, ...] = (
-    "preemption",
-    "high-ttft",
-    "slow-itl",
-    "prefix-miss",
-    "gpu-oom",
-    "quant-quality",
-)
-Status = Literal["confirmed", "suspected", "refuted"]
-Severity = Literal["critical", "warning", "info"]
-Verdict = Literal["healthy", "degraded", "critical", "unknown"]
-ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]
+# The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
+# imports working.
+Symptom = vocab.Symptom
+SYMPTOMS = vocab.SYMPTOMS
+Status = vocab.Status
+Severity = vocab.Severity
+Verdict = vocab.Verdict
+ReproducerVerdict = vocab.ReproducerVerdict
 
 Scalar = float | int | str | bool | None
 

@@ -31,7 +31,7 @@ from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import Evidence, Finding, Report
 from kvdoctor.report.sparkline import percentile, sparkline
-from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
 
@@ -346,12 +346,8 @@ def _stats(
 def _record_for(finding: Finding, records: Sequence[ReproducerRecord]) -> ReproducerRecord | None:
     if finding.reproducer is None:
         return None
-    # The newest run of an experiment wins (by end time, then position in reproducers.jsonl),
-    # the same record the rule engine read to decide the finding's status.
-    matches = [
-        (r.ended_at, i, r) for i, r in enumerate(records) if r.name == finding.reproducer.name
-    ]
-    return max(matches, key=lambda m: (m[0], m[1]))[2] if matches else None
+    # The same record the rule engine read to decide the finding's status (one rule for both).
+    return newest_records(records).get(finding.reproducer.name)
 
 
 def _comparison_rows(expected: Mapping[str, Any], measured: Mapping[str, Any]) -> list[Any]:

@@ -69,6 +69,8 @@ class Guard:
     scrapes_ok: int = 0
     scrapes_failed: int = 0
     max_kv_usage: float | None = None
+    # Most requests running at once in any scrape: whether the offered concurrency was held.
+    max_running: float | None = None
     new_preemptions: float | None = None
     baseline: Snapshot | None = None
     last: Snapshot | None = None
@@ -89,6 +91,11 @@ class Guard:
         if usage is not None:
             prev = self.max_kv_usage
             self.max_kv_usage = usage if prev is None else max(prev, usage)
+        running = snap.get("running")
+        if running is not None:
+            self.max_running = (
+                running if self.max_running is None else max(self.max_running, running)
+            )
         if self.baseline is not None:
             pre = snap.delta(self.baseline, "preemptions")
             if pre is not None:

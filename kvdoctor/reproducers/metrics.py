@@ -35,6 +35,10 @@ FAMILIES: dict[str, str] = {
     "vllm:inter_token_latency_seconds": "itl",
     "vllm:e2e_request_latency_seconds": "e2e",
     "vllm:request_success": "request_success",
+    # KV block residency (vLLM >= 0.32 with --kv-cache-metrics): sampled per block.
+    "vllm:kv_block_lifetime_seconds": "block_lifetime",
+    "vllm:kv_block_idle_before_evict_seconds": "block_idle_before_evict",
+    "vllm:kv_block_reuse_gap_seconds": "block_reuse_gap",
 }
 _GAUGES_MAX = frozenset({"kv_usage"})
 

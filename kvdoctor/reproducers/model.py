@@ -5,13 +5,14 @@ A replay re-renders a report from these records without sending any traffic.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
+from kvdoctor.vocab import ReproducerVerdict
 
-ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]
+REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
 
 
 class ReproducerRecord(BaseModel):
@@ -33,3 +34,18 @@ class ReproducerRecord(BaseModel):
     budget: dict[str, Any] = Field(default_factory=dict)
     # Why the guard stopped the run early, or None when it ran to completion.
     aborted: str | None = None
+
+
+def newest_records(records: Sequence[ReproducerRecord]) -> dict[str, ReproducerRecord]:
+    """The newest record of each experiment: latest ``ended_at``, then the later line in
+    ``reproducers.jsonl`` (a re-run appended after an earlier one wins a tie).
+
+    The one rule for "which run counts": the rule engine decides a finding's status from it and
+    the report shows the same record's numbers.
+    """
+    newest: dict[str, tuple[float, int, ReproducerRecord]] = {}
+    for i, rec in enumerate(records):
+        seen = newest.get(rec.name)
+        if seen is None or (rec.ended_at, i) >= (seen[0], seen[1]):
+            newest[rec.name] = (rec.ended_at, i, rec)
+    return {name: rec for name, (_, _, rec) in newest.items()}

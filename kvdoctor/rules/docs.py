@@ -94,7 +94,8 @@ def rules_text(playbooks: list[Playbook], extra: Sequence[str] = ()) -> str:
         width = max(len(c.id) for c in pb.causes)
         for c in pb.causes:
             title = placeholders_as_names(c.title)
-            lines.append(f"  {c.id:<{width}}  {c.severity:<8}  {c.reproducer:<15}  {title}")
+            repro = c.reproducer or "-"
+            lines.append(f"  {c.id:<{width}}  {c.severity:<8}  {repro:<15}  {title}")
     lines.extend(extra)
     lines.append("")
     lines.append("`kvdoctor explain ID` prints a runbook (ID: a playbook, or playbook/cause).")
@@ -138,7 +139,11 @@ def _cause_md(cause: Cause, level: str) -> list[str]:
     if cause.confidence.boosts:
         conf += ", plus " + "; ".join(f"{b.add:+g} when {b.why}" for b in cause.confidence.boosts)
     out.append(conf + " (bounded to 0..1; a reproducer's verdict overrides it)")
-    out.append(f"- **Reproducer:** `{cause.reproducer}`")
+    out.append(
+        f"- **Reproducer:** `{cause.reproducer}`"
+        if cause.reproducer
+        else "- **Reproducer:** none (no experiment can test this cause on a live server)"
+    )
     out.append("- **Evidence shown:**")
     out.extend(
         f"  - `{e.signal}`: expected {placeholders_as_names(e.expected)}" for e in cause.evidence
@@ -217,7 +222,8 @@ def rules_markdown(playbooks: list[Playbook]) -> str:
     for pb in playbooks:
         for c in pb.causes:
             title = placeholders_as_names(c.title).replace("|", "\\|")
-            out.append(f"| `{pb.id}` | `{c.id}` | {c.severity} | `{c.reproducer}` | {title} |")
+            repro = f"`{c.reproducer}`" if c.reproducer else "none"
+            out.append(f"| `{pb.id}` | `{c.id}` | {c.severity} | {repro} | {title} |")
     out.append("")
     for pb in playbooks:
         out.append(runbook_md(pb, level=2))

@@ -25,6 +25,7 @@ from kvdoctor.report.model import (
     Severity,
     Verdict,
 )
+from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.rules.formatting import render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
@@ -38,8 +39,8 @@ from kvdoctor.rules.schema import (
 )
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
+from kvdoctor.vocab import ReproducerVerdict
 
-_VERDICTS = ("confirmed", "refuted", "inconclusive")
 _STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 # A reproducer's verdict outweighs what the window suggested.
@@ -178,6 +179,53 @@ def _template_problems(text: str, where: str) -> list[str]:
     return [f"{where}: unknown placeholder {{{n}}}" for n in names if not _known(n)]
 
 
+def _measured_keys(clause: Clause | None, where: str) -> list[tuple[str, str]]:
+    """(where, key) of every ``measured:`` condition in ``clause``."""
+    if clause is None:
+        return []
+    if isinstance(clause, Group):
+        out: list[tuple[str, str]] = []
+        for key in ("all", "any", "none"):
+            for i, sub in enumerate(getattr(clause, key) or []):
+                out += _measured_keys(sub, f"{where}.{key}.{i}")
+        return out
+    return [(f"{where}.measured", clause.measured)] if clause.measured else []
+
+
+def _experiment_problems(pb: Playbook, ci: int, cause: Cause) -> list[str]:
+    """The cause's reproducer must exist, test this cause, and report every key it reads."""
+    from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
+
+    at = f"causes.{ci}"
+    if cause.reproducer is None:
+        return []  # no experiment tests it; nothing to cross-check
+    exp = EXPERIMENTS.get(cause.reproducer)
+    if exp is None:
+        return [
+            f"{at}.reproducer: unknown experiment {cause.reproducer!r} "
+            f"(known: {', '.join(EXPERIMENTS)})"
+        ]
+    problems: list[str] = []
+    if (pb.id, cause.id) not in exp.causes:
+        tested = ", ".join(str(ref) for ref in exp.causes)
+        problems.append(
+            f"{at}.reproducer: {exp.name} does not test {pb.id}/{cause.id} (it tests {tested})"
+        )
+    clauses: list[tuple[Clause | None, str]] = [(cause.critical_when, f"{at}.critical_when")]
+    clauses += [
+        (b.when, f"{at}.confidence.boosts.{i}.when") for i, b in enumerate(cause.confidence.boosts)
+    ]
+    for ri, rem in enumerate(cause.remediation):
+        clauses += [(rem.when, f"{at}.remediation.{ri}.when")]
+        clauses += [(rem.unless, f"{at}.remediation.{ri}.unless")]
+    measures = exp.measures()
+    for clause, where in clauses:
+        for loc, key in _measured_keys(clause, where):
+            if key not in measures:
+                problems.append(f"{loc}: {exp.name} does not report {key!r}")
+    return problems
+
+
 def check_playbook(pb: Playbook) -> list[str]:
     """Cross-checks against the registries: every name a playbook uses must exist."""
     problems: list[str] = []
@@ -196,6 +244,7 @@ def check_playbook(pb: Playbook) -> list[str]:
             )
     for ci, cause in enumerate(pb.causes):
         at = f"causes.{ci}"
+        problems += _experiment_problems(pb, ci, cause)
         problems += _clause_problems(cause.when, f"{at}.when", allow_measured=False)
         if cause.critical_when is not None:
             problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True)
@@ -317,44 +366,9 @@ def eval_clause(clause: Clause, ctx: _Context) -> bool | None:
 # ------------------------------------------------------------------------------ reproducers
 
 
-@dataclass(frozen=True)
-class _Record:
-    name: str
-    verdict: str
-    cause_verdicts: dict[str, str]
-    measured: dict[str, Any]
-    order: tuple[float, int]
-
-
-def _parse_records(raw: Sequence[dict[str, Any]]) -> dict[str, _Record]:
-    """The newest record of each reproducer name (by end time, then position in the file)."""
-    newest: dict[str, _Record] = {}
-    for i, rec in enumerate(raw):
-        where = f"reproducer record #{i + 1}"
-        if not isinstance(rec, dict):
-            raise KvdoctorError(f"{where}: not a JSON object")
-        name, verdict = rec.get("name"), rec.get("verdict")
-        if not isinstance(name, str) or not name:
-            raise KvdoctorError(f"{where}: name: missing or not a string")
-        if verdict not in _VERDICTS:
-            raise KvdoctorError(f"{where} ({name}): verdict: {verdict!r} is not one of {_VERDICTS}")
-        cv = rec.get("cause_verdicts") or {}
-        if not isinstance(cv, dict) or any(v not in _VERDICTS for v in cv.values()):
-            raise KvdoctorError(f"{where} ({name}): cause_verdicts: bad verdicts {cv!r}")
-        measured = rec.get("measured") or {}
-        if not isinstance(measured, dict):
-            raise KvdoctorError(f"{where} ({name}): measured: not an object")
-        t = rec.get("ended_at", rec.get("started_at"))
-        t_num = float(t) if isinstance(t, int | float) and not isinstance(t, bool) else -math.inf
-        parsed = _Record(name, str(verdict), dict(cv), dict(measured), (t_num, i))
-        if name not in newest or parsed.order >= newest[name].order:
-            newest[name] = parsed
-    return newest
-
-
 def _cause_verdict(
-    rec: _Record, pb: Playbook, cause: Cause, sole_cause: bool, explicit_only: bool
-) -> str | None:
+    rec: ReproducerRecord, pb: Playbook, cause: Cause, sole_cause: bool, explicit_only: bool
+) -> ReproducerVerdict | None:
     for key in (f"{pb.id}/{cause.id}", cause.id):
         if key in rec.cause_verdicts:
             return rec.cause_verdicts[key]
@@ -419,8 +433,8 @@ def _build(
     ci: int,
     cause: Cause,
     view: SignalView,
-    rec: _Record | None,
-    verdict: str | None,
+    rec: ReproducerRecord | None,
+    verdict: ReproducerVerdict | None,
 ) -> _Built:
     ctx = _Context(view, rec.measured if rec is not None else {})
     status = {"confirmed": "confirmed", "refuted": "refuted"}.get(verdict or "", "suspected")
@@ -617,7 +631,7 @@ def _unidentified(
 
 def evaluate(
     signals: SignalSet,
-    reproducers: list[dict[str, Any]] | None = None,
+    reproducers: Sequence[ReproducerRecord] | None = None,
     playbooks: list[Playbook] | None = None,
 ) -> list[Finding]:
     """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
@@ -637,11 +651,12 @@ def evaluate(
     for pb in pbs:
         states[pb.id] = detect_symptom(pb, view)
         view.symptoms[pb.symptom] = states[pb.id].present
-    records = _parse_records(reproducers or [])
+    records = newest_records(reproducers or [])
     testers: dict[str, int] = {}
     for pb in pbs:
         for cause in pb.causes:
-            testers[cause.reproducer] = testers.get(cause.reproducer, 0) + 1
+            if cause.reproducer is not None:
+                testers[cause.reproducer] = testers.get(cause.reproducer, 0) + 1
     built: list[_Built] = []
     # (playbook id, cause id) -> why it is not the explanation, for the look-alike lines.
     ruled_out: dict[tuple[str, str], str] = {}
@@ -649,8 +664,8 @@ def evaluate(
         state = states[pb.id]
         for ci, cause in enumerate(pb.causes):
             fired = eval_clause(cause.when, _Context(view)) is True
-            rec = records.get(cause.reproducer)
-            sole = testers[cause.reproducer] == 1
+            rec = records.get(cause.reproducer) if cause.reproducer is not None else None
+            sole = cause.reproducer is not None and testers[cause.reproducer] == 1
             verdict = None
             if rec is not None:
                 verdict = _cause_verdict(rec, pb, cause, sole, explicit_only=not fired)
@@ -771,5 +786,5 @@ def overall_verdict(findings: list[Finding], signals: SignalSet) -> Verdict:
 
 def all_reproducers(playbooks: list[Playbook]) -> list[str]:
     """Reproducer names the playbooks use, in the canonical order."""
-    used = {c.reproducer for pb in playbooks for c in pb.causes}
+    used = {c.reproducer for pb in playbooks for c in pb.causes if c.reproducer is not None}
     return [r for r in REPRODUCERS if r in used]

@@ -25,21 +25,15 @@ from pydantic import (
     model_validator,
 )
 
-from kvdoctor.report.model import Severity, Symptom
+from kvdoctor.reproducers.experiments.registry import NAMES
+from kvdoctor.vocab import Severity, Symptom
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
 Direction = Literal["raise", "lower", "set", "enable", "disable"]
-ReproducerName = Literal[
-    "prefix-probe", "ttft-split", "itl-context", "capacity-ramp", "memory-headroom", "quant-canary"
-]
-REPRODUCERS: tuple[str, ...] = (
-    "prefix-probe",
-    "ttft-split",
-    "itl-context",
-    "capacity-ramp",
-    "memory-headroom",
-    "quant-canary",
-)
+# An experiment name: checked against the registry (kvdoctor.reproducers.experiments) at load
+# time by kvdoctor.rules.engine.check_playbook, with the causes and measured keys it allows.
+ReproducerName = str
+REPRODUCERS: tuple[str, ...] = NAMES
 
 # Series a ``for_fraction`` condition may name (SignalSet.series keys, see signals/model.py).
 SERIES: tuple[str, ...] = ("kv_usage", "running", "waiting", "preemptions")
@@ -233,7 +227,10 @@ class Cause(_Strict):
     confidence: Confidence
     evidence: list[EvidenceSpec] = Field(min_length=1)
     remediation: list[Remediation] = Field(min_length=1)
-    reproducer: ReproducerName
+    # The experiment that tests this cause on a live server, or null when none can (the
+    # evidence lives in a GPU start-up log, a KV connector or a speculative decoder the lab
+    # cannot run): such a finding stays suspected and says so.
+    reproducer: ReproducerName | None = None
     references: list[str] = Field(default_factory=list)
 
     @field_validator("id")

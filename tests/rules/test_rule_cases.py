@@ -16,6 +16,7 @@ import pytest
 from _rulecases import CASES_DIR, load_case_files
 
 from kvdoctor.report.model import Finding
+from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.rules.engine import evaluate, load_playbooks, overall_verdict
 from kvdoctor.rules.schema import KNOBS
 from kvdoctor.signals.catalog import SIGNALS
@@ -58,25 +59,31 @@ def real_bundle(spec: dict[str, Any]) -> Any:
     )
 
 
-def build_inputs(case: dict[str, Any]) -> tuple[SignalSet, list[dict[str, Any]]]:
+def _records(raw: list[dict[str, Any]]) -> list[ReproducerRecord]:
+    # The records as a bundle's reproducers.jsonl holds them: validated at the boundary.
+    return [ReproducerRecord.model_validate(r) for r in raw]
+
+
+def build_inputs(case: dict[str, Any]) -> tuple[SignalSet, list[ReproducerRecord]]:
     if "real" in case:
         from kvdoctor.signals.compute import compute_signals
 
-        return compute_signals(real_bundle(case["real"])), list(case.get("reproducers") or [])
+        signals = compute_signals(real_bundle(case["real"]))
+        return signals, _records(list(case.get("reproducers") or []))
     if "bundle" in case:
         from kvdoctor.bundle.reader import read_bundle
         from kvdoctor.signals.compute import compute_signals
 
         bundle = read_bundle(Path((CASES_DIR / case["bundle"]).resolve()))
         records = case.get("reproducers", bundle.reproducers or [])
-        return compute_signals(bundle), list(records)
+        return compute_signals(bundle), _records(list(records))
     signals = SignalSet()
     for name, value in (case.get("signals") or {}).items():
         assert name in SIGNALS, f"case uses undeclared signal {name!r}"
         signals.set(name, value, provenance="test case")
     for name, values in (case.get("series") or {}).items():
         signals.series[name] = [(float(i), float(v)) for i, v in enumerate(values)]
-    return signals, list(case.get("reproducers") or [])
+    return signals, _records(list(case.get("reproducers") or []))
 
 
 def _find(findings: list[Finding], symptom: str, cause: str) -> Finding | None:

@@ -293,7 +293,8 @@ def test_insecure_reaches_every_request_of_an_experiment() -> None:
     with pytest.raises(KvdoctorError, match="CERTIFICATE_VERIFY_FAILED"):
         asyncio.run(go(insecure=False))
     rec = asyncio.run(go(insecure=True))
-    assert rec.requests_sent == 4 and rec.measured["probes_ok"] == 4
+    # One round of 4 short and 4 workload-length probes (no histograms: no second round).
+    assert rec.requests_sent == 8 and rec.measured["probes_ok"] == 8
 
 
 def test_error_event_inside_stream() -> None:

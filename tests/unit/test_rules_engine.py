@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import Finding
+from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.rules.engine import (
     _Context,
     eval_clause,
@@ -156,6 +157,10 @@ def test_template_fields_reject_anything_but_names(bad: str) -> None:
 # ------------------------------------------------------------------------ ranking, records
 
 
+def _recs(*raw: dict[str, Any]) -> list[ReproducerRecord]:
+    return [ReproducerRecord.model_validate({"started_at": 0.0, "ended_at": 0.0, **r}) for r in raw]
+
+
 def _ids(findings: list[Finding]) -> list[tuple[str, str, str]]:
     return [(f.symptom, f.cause, f.status) for f in findings]
 
@@ -171,9 +176,9 @@ def test_ranking_severity_then_status_then_confidence() -> None:
         prefix_caching=False,  # warning
         log_no_cache_memory=True,  # critical, high confidence
     )
-    records = [
+    records = _recs(
         {"name": "quant-canary", "verdict": "confirmed", "measured": {"token_agreement": 0.5}}
-    ]
+    )
     got = _ids(evaluate(signals, records, PLAYBOOKS))
     assert got[0] == ("gpu-oom", "kv-pool-too-small", "suspected")
     assert got[1] == ("preemption", "kv-capacity", "suspected")
@@ -193,7 +198,7 @@ def test_info_never_outranks_a_live_warning() -> None:
         preemptions_window=3,
         kv_usage_max=0.95,
     )
-    records = [{"name": "prefix-probe", "verdict": "confirmed", "measured": {}}]
+    records = _recs({"name": "prefix-probe", "verdict": "confirmed", "measured": {}})
     found = evaluate(signals, records, PLAYBOOKS)
     assert (found[0].severity, found[0].cause) == ("warning", "kv-capacity")
     info = [f for f in found if f.cause == "block-larger-than-prefix"]
@@ -210,20 +215,20 @@ def test_evaluate_is_deterministic() -> None:
 def test_shared_reproducer_overall_verdict_does_not_refute_unfired_siblings() -> None:
     # prefix-probe tests four causes: its overall verdict speaks only for causes that fired.
     signals = sigs(prefix_caching=False)
-    records = [{"name": "prefix-probe", "verdict": "refuted"}]
+    records = _recs({"name": "prefix-probe", "verdict": "refuted"})
     got = _ids(evaluate(signals, records, PLAYBOOKS))
     assert got == [("prefix-miss", "caching-disabled", "refuted")]
 
 
 def test_cause_verdict_key_with_playbook_prefix() -> None:
     signals = sigs(prefix_caching=False)
-    records = [
+    records = _recs(
         {
             "name": "prefix-probe",
             "verdict": "inconclusive",
             "cause_verdicts": {"prefix-miss/caching-disabled": "confirmed"},
         }
-    ]
+    )
     [f] = evaluate(signals, records, PLAYBOOKS)
     assert (f.cause, f.status) == ("caching-disabled", "confirmed")
     assert f.reproducer is not None and f.reproducer.verdict == "confirmed"
@@ -231,32 +236,34 @@ def test_cause_verdict_key_with_playbook_prefix() -> None:
 
 def test_newest_record_by_end_time_not_file_order() -> None:
     signals = sigs(cache_dtype="fp8")
-    records = [
+    records = _recs(
         {"name": "quant-canary", "verdict": "refuted", "ended_at": 50.0},
         {"name": "quant-canary", "verdict": "confirmed", "ended_at": 10.0},
-    ]
+    )
     [f] = evaluate(signals, records, PLAYBOOKS)
     assert f.status == "refuted"
 
 
 def test_unknown_reproducer_names_are_ignored() -> None:
-    [f] = evaluate(sigs(cache_dtype="fp8"), [{"name": "future-probe", "verdict": "confirmed"}])
+    [f] = evaluate(sigs(cache_dtype="fp8"), _recs({"name": "future-probe", "verdict": "confirmed"}))
     assert f.status == "suspected" and f.reproducer is None
 
 
 @pytest.mark.parametrize(
     ("record", "needle"),
     [
-        ({"verdict": "confirmed"}, "name: missing"),
-        ({"name": "quant-canary", "verdict": "maybe"}, "verdict: 'maybe'"),
-        ({"name": "quant-canary", "verdict": "confirmed", "cause_verdicts": {"x": "yes"}}, "bad"),
+        ({"verdict": "confirmed"}, "name"),
+        ({"name": "quant-canary", "verdict": "maybe"}, "verdict"),
+        ({"name": "quant-canary", "verdict": "confirmed", "cause_verdicts": {"x": "yes"}}, "x"),
         ({"name": "quant-canary", "verdict": "confirmed", "measured": [1]}, "measured"),
     ],
 )
 def test_bad_reproducer_records(record: dict[str, Any], needle: str) -> None:
-    with pytest.raises(KvdoctorError, match="reproducer record #1") as info:
-        evaluate(sigs(), [record], PLAYBOOKS)
-    assert needle in str(info.value)
+    # The engine takes typed records: a bad line is refused where the bundle is read (and the
+    # pipeline reports it as not checked), before it can reach a rule.
+    with pytest.raises(ValidationError) as info:
+        ReproducerRecord.model_validate({"started_at": 0.0, "ended_at": 0.0, **record})
+    assert needle in str(info.value.errors()[0]["loc"])
 
 
 # --------------------------------------------------------------------------------- verdicts
@@ -289,7 +296,7 @@ def test_verdict_ignores_refuted_and_info_findings() -> None:
     signals = sigs(
         scrapes_ok=30, kv_usage_max=0.42, preemptions_window=0, waiting_max=0, cache_dtype="fp8"
     )
-    records = [{"name": "quant-canary", "verdict": "refuted"}]
+    records = _recs({"name": "quant-canary", "verdict": "refuted"})
     findings = evaluate(signals, records, PLAYBOOKS)
     assert [f.status for f in findings] == ["refuted"]
     assert overall_verdict(findings, signals) == "healthy"

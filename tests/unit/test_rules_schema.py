@@ -226,3 +226,40 @@ def test_playbooks_come_back_in_table_order(tmp_path: Path) -> None:
         "gpu-oom",
         "quant-quality",
     ]
+
+
+# ------------------------------------------------------------ experiments, checked at load time
+
+
+def test_unknown_experiment_is_refused_with_the_known_names(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, _mutate(["causes", 0, "reproducer"], "load-test"))
+    assert "causes.0.reproducer: unknown experiment 'load-test'" in msg
+    assert "capacity-ramp" in msg and "quant-canary" in msg
+
+
+def test_experiment_that_does_not_test_the_cause_is_refused(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, _mutate(["causes", 0, "reproducer"], "prefix-probe"))
+    assert "causes.0.reproducer: prefix-probe does not test preemption/kv-capacity" in msg
+    assert "prefix-miss/caching-disabled" in msg  # what it does test
+
+
+def test_measured_key_the_experiment_does_not_report_is_refused(tmp_path: Path) -> None:
+    data = minimal()
+    data["causes"][0]["critical_when"] = {"measured": "token_agreement", "op": "<", "value": 0.1}
+    msg = error_of(tmp_path, data)
+    assert "causes.0.critical_when.measured: capacity-ramp does not report 'token_agreement'" in msg
+    # A key the experiment reports loads, in a boost or a remediation condition alike.
+    data["causes"][0]["critical_when"] = {"measured": "knee_concurrency", "op": "<=", "value": 2}
+    data["causes"][0]["confidence"]["boosts"] = [
+        {
+            "when": {"all": [{"measured": "tokens_per_seq", "op": ">", "value": 0}]},
+            "add": 0.1,
+            "why": "w",
+        }
+    ]
+    [pb] = load_playbooks(write(tmp_path, data))
+    assert pb.causes[0].critical_when is not None
+    data["causes"][0]["remediation"][0]["unless"] = {"measured": "nope", "op": "==", "value": 1}
+    assert "remediation.0.unless.measured: capacity-ramp does not report 'nope'" in error_of(
+        tmp_path, data
+    )

@@ -1,0 +1,54 @@
+"""The reproducer experiments (DESIGN.md §8): one small, bounded test per suspected cause.
+
+One module per experiment (``prefix_probe``, ``ttft_split``, ``itl_context``, ``capacity_ramp``,
+``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the names and the way a
+run starts in :mod:`.registry`. This package re-exports what callers use.
+
+Adding an experiment: one module here (an :class:`Experiment` subclass with its causes, its
+measured model, ``plan``/``run``/``verdict``), its instance in ``registry._ALL``, and the
+playbook causes that name it (``reproducer:``); loading the playbooks checks the three agree.
+"""
+
+from kvdoctor.reproducers.experiments.base import (
+    CauseRef,
+    Effect,
+    Experiment,
+    Judgement,
+    Measured,
+    Plan,
+    ReproContext,
+    Session,
+)
+from kvdoctor.reproducers.experiments.registry import (
+    DEFAULT_SET,
+    EXPERIMENTS,
+    NAMES,
+    check_allowed,
+    describe,
+    get_experiment,
+    plan_for,
+    reproducer_of,
+    run_experiment,
+    run_experiment_async,
+)
+
+__all__ = [
+    "DEFAULT_SET",
+    "EXPERIMENTS",
+    "NAMES",
+    "CauseRef",
+    "Effect",
+    "Experiment",
+    "Judgement",
+    "Measured",
+    "Plan",
+    "ReproContext",
+    "Session",
+    "check_allowed",
+    "describe",
+    "get_experiment",
+    "plan_for",
+    "reproducer_of",
+    "run_experiment",
+    "run_experiment_async",
+]

@@ -1,0 +1,326 @@
+"""The experiment interface (DESIGN.md §8) and what every experiment shares.
+
+An :class:`Experiment` is class data (its name, the causes it tests, the model of what it
+measures, whether it adds load or needs a reference server) plus three methods:
+
+* ``plan(ctx)``: what it would send (``--dry-run`` prints it; the record keeps it as the budget);
+* ``run(ctx, session)``: send the probes and return the measured numbers (a pydantic model);
+* ``verdict(measured)``: a pure function of those numbers, one verdict per cause it tests.
+
+The runner (:func:`execute`) bounds ``run`` by the plan's deadline and turns the result into the
+``kvdoctor.reproducer/1`` record the bundle keeps. Everything an experiment sends goes through a
+:class:`Session`, which counts requests and cuts every request to the time left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from kvdoctor.reproducers.guard import Guard
+from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load
+from kvdoctor.reproducers.metrics import Snapshot, scrape
+from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.signals.model import SignalSet
+from kvdoctor.vocab import CONFIRMED, INCONCLUSIVE, REFUTED, ReproducerVerdict
+
+
+class CauseRef(NamedTuple):
+    """A cause as the playbooks name it: playbook id and cause id."""
+
+    playbook: str
+    cause: str
+
+    def __str__(self) -> str:
+        return f"{self.playbook}/{self.cause}"
+
+
+class Plan(BaseModel):
+    """What an experiment would send: the dry-run plan and the record's budget."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requests: int
+    concurrency: int
+    sends: str
+    # Every request of the run ends by this many seconds after it starts.
+    deadline_s: float
+    # capacity-ramp: the concurrency of each round.
+    levels: list[int] | None = None
+
+
+class Measured(BaseModel):
+    """Base of every experiment's measurements (each experiment subclasses it).
+
+    The field names are what a playbook's ``measured:`` conditions may read: the rule engine
+    rejects a playbook naming a key the experiment does not report.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Effect(BaseModel):
+    """A baseline against a treatment: both sides, the effect, and how many samples each had."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    baseline: float | None
+    treatment: float | None
+    # treatment / baseline (a ratio) unless ``metric`` says otherwise.
+    effect: float | None
+    samples_baseline: int
+    samples_treatment: int
+    # Two-sided rank-sum p-value (None when one side has no samples or no test applies).
+    p_value: float | None = None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What ``verdict`` concludes: per cause, a one-line summary, and the expected numbers."""
+
+    causes: dict[CauseRef, ReproducerVerdict]
+    summary: str
+    expected: dict[str, Any] = field(default_factory=dict)
+    # The experiment's headline verdict; None: confirmed if any cause is, refuted if all are.
+    overall: ReproducerVerdict | None = None
+
+
+def overall(causes: dict[CauseRef, ReproducerVerdict]) -> ReproducerVerdict:
+    """Confirmed if any cause is, refuted if all are, inconclusive otherwise."""
+    vals = list(causes.values())
+    if CONFIRMED in vals:
+        return CONFIRMED
+    if vals and all(v == REFUTED for v in vals):
+        return REFUTED
+    return INCONCLUSIVE
+
+
+def rnd(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def base_url(url: str) -> str:
+    url = url.rstrip("/")
+    return url[:-3] if url.endswith("/v1") else url
+
+
+@dataclass(frozen=True)
+class ReproContext:
+    """What the experiments know about the server (from the signals) and may do to it."""
+
+    endpoint: str
+    model: str | None = None
+    # Sent to the target only: auth for the server under diagnosis.
+    headers: dict[str, str] = field(default_factory=dict)
+    allow_load: bool = False
+    reference_endpoint: str | None = None
+    reference_model: str | None = None
+    # Sent to the reference only (``--reference-header``): the target's headers never are.
+    reference_headers: dict[str, str] = field(default_factory=dict)
+    block_size: int | None = None
+    max_model_len: int | None = None
+    kv_capacity_tokens: int | None = None
+    num_gpu_blocks: int | None = None
+    kv_bytes_per_token: int | None = None
+    prefix_caching: bool | None = None
+    prefix_hit_rate: float | None = None
+    mean_prompt_len: float | None = None
+    mean_generation_len: float | None = None
+    running_mean: float | None = None
+    itl_window_s: float | None = None
+    max_num_seqs: int | None = None
+    gpu_memory_total_bytes: float | None = None
+    gpu_memory_used_bytes: float | None = None
+    gpu_memory_utilization: float | None = None
+    kv_cache_memory_bytes: float | None = None
+    weight_bytes: float | None = None
+    # The workload's shared prompt prefix, when the operator knows it (block-larger-than-prefix).
+    shared_prefix_tokens: int | None = None
+    # prefix-probe: the longest it waits for the workload to turn the KV pool over once.
+    turnover_wait_s: float = 30.0
+    # Probe tag (``user`` field and X-Kvdoctor-Probe header).
+    tag: str = "kvdoctor-probe"
+    # Skip TLS certificate verification (``--insecure``), as the capture does.
+    insecure: bool = False
+    # The HTTP transport of the light requests; None is the network (tests pass a mock).
+    transport: httpx.AsyncBaseTransport | None = field(default=None, compare=False, repr=False)
+
+    def http_client(self, timeout_s: float) -> httpx.AsyncClient:
+        """An httpx client for the experiment's light requests (scrapes, discovery, canary)."""
+        return httpx.AsyncClient(
+            timeout=timeout_s, verify=not self.insecure, transport=self.transport
+        )
+
+    @classmethod
+    def from_signals(cls, signals: SignalSet, endpoint: str, **kw: Any) -> ReproContext:
+        """A context with every number the signals know (keyword arguments win)."""
+
+        def num(name: str) -> float | None:
+            v = signals.get(name)
+            return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+        def whole(name: str) -> int | None:
+            v = num(name)
+            return int(v) if v is not None else None
+
+        pc = signals.get("prefix_caching")
+        served = signals.get("served_model")
+        base: dict[str, Any] = {
+            "model": served if isinstance(served, str) else None,
+            "block_size": whole("block_size"),
+            "max_model_len": whole("max_model_len"),
+            "kv_capacity_tokens": whole("kv_capacity_tokens"),
+            "num_gpu_blocks": whole("num_gpu_blocks"),
+            "kv_bytes_per_token": whole("kv_bytes_per_token"),
+            "prefix_caching": pc if isinstance(pc, bool) else None,
+            "prefix_hit_rate": num("prefix_hit_rate_window"),
+            "mean_prompt_len": num("mean_prompt_len"),
+            "mean_generation_len": num("mean_generation_len"),
+            "running_mean": num("running_mean"),
+            "itl_window_s": num("itl_p50"),
+            "max_num_seqs": whole("max_num_seqs"),
+            "gpu_memory_total_bytes": num("gpu_memory_total_bytes"),
+            "gpu_memory_used_bytes": num("gpu_memory_used_bytes"),
+            "gpu_memory_utilization": num("gpu_memory_utilization"),
+            "kv_cache_memory_bytes": num("kv_cache_memory_bytes"),
+        }
+        base.update(kw)
+        return cls(endpoint=endpoint, **base)
+
+
+class Session:
+    """One run's requests to the target: counted, tagged, and cut to the deadline."""
+
+    def __init__(self, ctx: ReproContext, deadline_s: float) -> None:
+        self.ctx = ctx
+        self.base = base_url(ctx.endpoint)
+        self.model = ctx.model or ""
+        self.sent = 0
+        self.aborted: str | None = None
+        self.deadline_s = deadline_s
+        self._end = time.monotonic() + deadline_s
+        # What the run is doing now: a timeout names it.
+        self.stage = "starting"
+        self.http = ctx.http_client(10.0)
+
+    def remaining(self) -> float:
+        return max(self._end - time.monotonic(), 0.0)
+
+    def step(self, stage: str) -> None:
+        self.stage = stage
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def scrape(self) -> Snapshot | None:
+        return await scrape(self.http, self.base, self.ctx.headers)
+
+    async def load(self, spec: LoadSpec, guard: Guard | None = None) -> LoadResult:
+        # Each load run ends by the experiment's deadline, whatever the spec asked for.
+        left = max(self.remaining(), 0.5)
+        spec = spec.model_copy(
+            update={
+                "tag": self.ctx.tag,
+                "duration_s": min(spec.duration_s, left),
+                "stall_timeout_s": min(spec.stall_timeout_s, left),
+            }
+        )
+        res = await run_load(
+            self.base,
+            self.model,
+            spec,
+            self.ctx.headers,
+            guard or Guard(),
+            insecure=self.ctx.insecure,
+        )
+        self.sent += res.sent
+        if res.aborted and self.aborted is None:
+            self.aborted = res.aborted
+        return res
+
+
+M = TypeVar("M", bound=Measured)
+
+
+class Experiment(ABC, Generic[M]):
+    """One small, bounded test of the causes it names (subclass per experiment)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    # The playbook causes this experiment gives a verdict on.
+    causes: ClassVar[tuple[CauseRef, ...]]
+    # The model of what ``run`` measures; its field names are the keys playbooks may read.
+    measured_model: ClassVar[type[Measured]]
+    # Adds real load: refuses to run without --allow-load.
+    needs_load: ClassVar[bool] = False
+    needs_reference: ClassVar[bool] = False
+
+    @classmethod
+    def symptoms(cls) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(ref.playbook for ref in cls.causes))
+
+    @classmethod
+    def measures(cls) -> tuple[str, ...]:
+        return tuple(cls.measured_model.model_fields)
+
+    @abstractmethod
+    def plan(self, ctx: ReproContext) -> Plan: ...
+
+    @abstractmethod
+    async def run(self, ctx: ReproContext, session: Session) -> M: ...
+
+    @abstractmethod
+    def verdict(self, measured: M) -> Judgement: ...
+
+    def checked_verdict(self, measured: M) -> Judgement:
+        """``verdict`` checked against the class data: only the causes this experiment tests."""
+        j = self.verdict(measured)
+        unknown = [str(ref) for ref in j.causes if ref not in self.causes]
+        if unknown:
+            raise AssertionError(f"{self.name} judged causes it does not test: {unknown}")
+        return j
+
+
+async def execute(exp: Experiment[Any], ctx: ReproContext) -> ReproducerRecord:
+    """Run ``exp`` within its plan's deadline and make its record."""
+    started = time.time()
+    plan = exp.plan(ctx)
+    session = Session(ctx, plan.deadline_s)
+    budget = plan.model_dump(exclude_none=True)
+    try:
+        measured = await asyncio.wait_for(exp.run(ctx, session), timeout=plan.deadline_s)
+    except TimeoutError:
+        why = f"{exp.name} timed out after {plan.deadline_s:g} s while {session.stage}"
+        return ReproducerRecord(
+            name=exp.name,
+            verdict=INCONCLUSIVE,
+            summary=why,
+            started_at=started,
+            ended_at=time.time(),
+            requests_sent=session.sent,
+            budget=budget,
+            aborted=why,
+        )
+    finally:
+        await session.close()
+    j = exp.checked_verdict(measured)
+    return ReproducerRecord(
+        name=exp.name,
+        verdict=j.overall or overall(j.causes),
+        cause_verdicts={ref.cause: v for ref, v in j.causes.items()},
+        summary=j.summary,
+        expected=j.expected,
+        measured=measured.model_dump(mode="json"),
+        started_at=started,
+        ended_at=time.time(),
+        requests_sent=session.sent,
+        budget=budget,
+        aborted=session.aborted,
+    )

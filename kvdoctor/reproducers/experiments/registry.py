@@ -1,0 +1,204 @@
+"""The experiment registry: every name, what each needs, and how a run is started.
+
+Names are class data of the experiments listed here; the playbook schema, the CLI and the rule
+engine's load-time checks all read them from :data:`EXPERIMENTS`. Adding an experiment is one
+module and one line in :data:`_ALL`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from kvdoctor import expfmt
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.expfmt import ExpositionError
+from kvdoctor.reproducers.experiments.base import Experiment, ReproContext, base_url, execute
+from kvdoctor.reproducers.experiments.capacity_ramp import CapacityRamp
+from kvdoctor.reproducers.experiments.itl_context import ItlContext
+from kvdoctor.reproducers.experiments.memory_headroom import MemoryHeadroom
+from kvdoctor.reproducers.experiments.prefix_probe import PrefixProbe
+from kvdoctor.reproducers.experiments.quant_canary import QuantCanary
+from kvdoctor.reproducers.experiments.ttft_split import TtftSplit
+from kvdoctor.reproducers.model import ReproducerRecord
+
+if TYPE_CHECKING:
+    from kvdoctor.report.model import Finding
+    from kvdoctor.rules.schema import Playbook
+
+_ALL: tuple[Experiment[Any], ...] = (
+    PrefixProbe(),
+    TtftSplit(),
+    ItlContext(),
+    CapacityRamp(),
+    MemoryHeadroom(),
+    QuantCanary(),
+)
+EXPERIMENTS: dict[str, Experiment[Any]] = {e.name: e for e in _ALL}
+NAMES: tuple[str, ...] = tuple(EXPERIMENTS)
+# Run when nothing is suspected: light, and able to show a healthy server healthy.
+DEFAULT_SET: tuple[str, ...] = ("ttft-split", "prefix-probe")
+
+
+def get_experiment(name: str) -> Experiment[Any]:
+    exp = EXPERIMENTS.get(name)
+    if exp is None:
+        raise KvdoctorError(f"unknown reproducer {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
+    return exp
+
+
+def check_allowed(exp: Experiment[Any], ctx: ReproContext) -> None:
+    if exp.needs_load and not ctx.allow_load:
+        raise KvdoctorError(f"{exp.name} adds real load to the server: pass --allow-load to run it")
+    if exp.needs_reference and not ctx.reference_endpoint:
+        raise KvdoctorError(f"{exp.name} compares two servers: pass --reference-endpoint URL")
+
+
+def cache_config(text: str) -> dict[str, str]:
+    """Labels of ``vllm:cache_config_info`` (block size, pool, prefix caching), or {}."""
+    try:
+        samples = expfmt.parse(text, prefixes=("vllm:cache_config_info",))
+    except ExpositionError:
+        return {}
+    return dict(samples[0].labels) if samples else {}
+
+
+async def discover_model(
+    ctx: ReproContext, endpoint: str, headers: dict[str, str]
+) -> tuple[str, int | None]:
+    """The first served model name from ``/v1/models`` and its max_model_len when listed."""
+    try:
+        async with ctx.http_client(10.0) as client:
+            resp = await client.get(base_url(endpoint) + "/v1/models", headers=headers)
+    except httpx.HTTPError as exc:
+        raise KvdoctorError(f"cannot reach {endpoint}: {type(exc).__name__}: {exc}") from None
+    if resp.status_code != 200:
+        raise KvdoctorError(f"{endpoint}/v1/models answered HTTP {resp.status_code}")
+    try:
+        first = resp.json()["data"][0]
+        max_len = first.get("max_model_len")
+        return str(first["id"]), int(max_len) if isinstance(max_len, int) else None
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise KvdoctorError(f"{endpoint}/v1/models lists no model") from None
+
+
+async def enrich(ctx: ReproContext) -> ReproContext:
+    """Fill what the signals did not give from the server itself (model, cache config).
+
+    ``kvdoctor reproduce`` runs without a capture, so the block size, pool size and prefix
+    caching flag come from ``vllm:cache_config_info`` and max_model_len from ``/v1/models``.
+    """
+    updates: dict[str, Any] = {}
+    if ctx.model is None or ctx.max_model_len is None:
+        model, max_len = await discover_model(ctx, ctx.endpoint, ctx.headers)
+        if ctx.model is None:
+            updates["model"] = model
+        if ctx.max_model_len is None and max_len is not None:
+            updates["max_model_len"] = max_len
+    if ctx.block_size is None or ctx.num_gpu_blocks is None or ctx.prefix_caching is None:
+        try:
+            async with ctx.http_client(10.0) as client:
+                resp = await client.get(base_url(ctx.endpoint) + "/metrics", headers=ctx.headers)
+            labels = cache_config(resp.text) if resp.status_code == 200 else {}
+        except httpx.HTTPError:
+            labels = {}
+
+        def whole(key: str) -> int | None:
+            try:
+                return int(labels[key])
+            except (KeyError, ValueError):
+                return None
+
+        if ctx.block_size is None and whole("block_size"):
+            updates["block_size"] = whole("block_size")
+        if ctx.num_gpu_blocks is None and whole("num_gpu_blocks"):
+            updates["num_gpu_blocks"] = whole("num_gpu_blocks")
+        if ctx.prefix_caching is None and labels.get("enable_prefix_caching") in ("True", "False"):
+            updates["prefix_caching"] = labels["enable_prefix_caching"] == "True"
+        if ctx.kv_capacity_tokens is None and whole("kv_cache_size_tokens"):
+            updates["kv_capacity_tokens"] = whole("kv_cache_size_tokens")
+    if ctx.reference_endpoint and ctx.reference_model is None:
+        ref_model, _ = await discover_model(ctx, ctx.reference_endpoint, ctx.reference_headers)
+        updates["reference_model"] = ref_model
+    return replace(ctx, **updates) if updates else ctx
+
+
+async def run_experiment_async(name: str, ctx: ReproContext) -> ReproducerRecord:
+    exp = get_experiment(name)
+    check_allowed(exp, ctx)
+    if not exp.needs_reference:
+        ctx = replace(ctx, reference_endpoint=None)
+    return await execute(exp, await enrich(ctx))
+
+
+def run_experiment(name: str, ctx: ReproContext) -> ReproducerRecord:
+    """Run experiment ``name`` against ``ctx.endpoint`` (blocking)."""
+    return asyncio.run(run_experiment_async(name, ctx))
+
+
+def describe(name: str, ctx: ReproContext) -> dict[str, Any]:
+    """What ``name`` would send (the --dry-run plan): nothing is sent."""
+    exp = get_experiment(name)
+    return {
+        "name": exp.name,
+        "description": exp.description,
+        "needs_allow_load": exp.needs_load,
+        "needs_reference": exp.needs_reference,
+        "causes": [str(ref) for ref in exp.causes],
+        **exp.plan(ctx).model_dump(exclude_none=True),
+    }
+
+
+def reproducer_of(playbooks: Sequence[Playbook]) -> Callable[[Finding], str | None]:
+    """The experiment that tests a finding's cause, as its playbook names it (the one map)."""
+    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
+
+    def lookup(finding: Finding) -> str | None:
+        key = (finding.id, finding.cause)
+        if key in by_cause:
+            return by_cause[key]  # None: no experiment can test this cause
+        name = None
+        if name is None:
+            # A finding no playbook cause produced (a symptom without a cause): the experiment
+            # for its symptom.
+            name = next((e.name for e in _ALL if finding.symptom in e.symptoms()), None)
+        return name
+
+    return lookup
+
+
+def plan_for(
+    findings: Sequence[Finding],
+    allow_load: bool,
+    has_reference: bool,
+    playbooks: Sequence[Playbook] | None = None,
+) -> list[str]:
+    """The experiments that test the suspected (or confirmed) findings, in a stable order.
+
+    Experiments that cannot run here (load without ``allow_load``, no reference endpoint) are
+    left out. With nothing suspected, a light default set that can show a healthy server healthy.
+    """
+    if playbooks is None:
+        from kvdoctor.rules.engine import load_playbooks
+
+        playbooks = load_playbooks()
+    lookup = reproducer_of(playbooks)
+    wanted: list[str] = []
+    active = [f for f in findings if f.status in ("suspected", "confirmed")]
+    for f in active:
+        name = lookup(f)
+        if name is None or name not in EXPERIMENTS or name in wanted:
+            continue
+        exp = EXPERIMENTS[name]
+        if (exp.needs_load and not allow_load) or (exp.needs_reference and not has_reference):
+            continue
+        wanted.append(name)
+    if not active:
+        wanted = list(DEFAULT_SET)
+        if has_reference:
+            wanted.append("quant-canary")
+    return wanted

@@ -1,0 +1,268 @@
+"""ttft-split: is the wait for the first token queueing, or prefill compute?
+
+No absolute bar: the server's own histograms split its time to first token, over the probe's
+interval, into queue time and prefill time (deltas of ``vllm:request_queue_time_seconds`` and
+``vllm:request_prefill_time_seconds``, which count the workload's requests as well as the
+probes). A queue share of one half or more confirms queueing whatever the absolute TTFT is; a
+queue share of a fifth or less refutes it.
+
+When the queue is ruled out, short and workload-length probes, interleaved, tell prefill compute
+apart: the baseline is a one-block prompt, the treatment the workload's prompt length. TTFT that
+grows with the prompt (a rank-sum test on the two sets, more rounds while the noise leaves it
+open) is prefill compute, and short requests are then not held behind others.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from kvdoctor.reproducers.experiments.base import (
+    CauseRef,
+    Effect,
+    Experiment,
+    Judgement,
+    Measured,
+    Plan,
+    ReproContext,
+    Session,
+    rnd,
+)
+from kvdoctor.reproducers.loadgen import LoadSpec
+from kvdoctor.reproducers.metrics import Snapshot
+from kvdoctor.reproducers.stats import median, rank_sum_p, ratio
+from kvdoctor.vocab import CONFIRMED, INCONCLUSIVE, REFUTED, ReproducerVerdict
+
+QUEUEING = CauseRef("high-ttft", "queueing")
+PREFILL_BOUND = CauseRef("high-ttft", "prefill-bound")
+LONG_PREFILL_HOL = CauseRef("high-ttft", "long-prefill-hol")
+
+# Queue share of the server's TTFT (queue / (queue + prefill)) that decides queueing.
+QUEUE_CONFIRM = 0.5
+QUEUE_REFUTE = 0.2
+# Requests the server's histograms must have counted over the probe before their split counts.
+MIN_SERVER_REQUESTS = 4
+# Workload-length TTFT at least this multiple of the one-block TTFT, significant at P_DECIDE.
+LENGTH_EFFECT = 1.5
+P_DECIDE = 0.05
+# Probes per round (each of short and long) and the most rounds the noise may ask for.
+PER_ROUND = 4
+MAX_ROUNDS = 3
+
+
+class TtftMeasured(Measured):
+    prompt_tokens: int
+    short_prompt_tokens: int
+    probes_ok: int
+    rounds: int
+    client_ttft_p50_s: float | None
+    client_ttft_short_p50_s: float | None
+    client_ttft_max_s: float | None
+    server_requests: float | None
+    server_ttft_mean_s: float | None
+    server_queue_time_mean_s: float | None
+    server_prefill_time_mean_s: float | None
+    queue_share: float | None
+    # Baseline: the server's prefill time per request; treatment: its queue time per request.
+    queue_effect: Effect
+    # Baseline: TTFT of one-block probes; treatment: TTFT at the workload's prompt length.
+    length_effect: Effect
+
+
+def lengths(ctx: ReproContext) -> tuple[int, int]:
+    """(short, workload-length) probe prompts in tokens."""
+    short = max(8, min(ctx.block_size or 16, 32))
+    n = int(ctx.mean_prompt_len) if ctx.mean_prompt_len else 512
+    n = max(8 * short, min(n, 2048))
+    if ctx.max_model_len:
+        n = min(n, ctx.max_model_len - 16)
+    return short, max(n, short + 1)
+
+
+def _queue_verdict(m: TtftMeasured) -> ReproducerVerdict:
+    share, n = m.queue_share, m.server_requests
+    if share is None or n is None or n < MIN_SERVER_REQUESTS:
+        return INCONCLUSIVE
+    if share >= QUEUE_CONFIRM:
+        return CONFIRMED
+    if share <= QUEUE_REFUTE:
+        return REFUTED
+    return INCONCLUSIVE
+
+
+def _length_decided(m: TtftMeasured) -> bool:
+    e = m.length_effect
+    return e.p_value is not None and e.p_value < P_DECIDE
+
+
+def judge(m: TtftMeasured) -> Judgement:
+    """Queueing, prefill compute or head-of-line? (pure)"""
+    causes: dict[CauseRef, ReproducerVerdict] = {
+        QUEUEING: INCONCLUSIVE,
+        PREFILL_BOUND: INCONCLUSIVE,
+        LONG_PREFILL_HOL: INCONCLUSIVE,
+    }
+    expected = {
+        "queue_share_confirms_at_least": QUEUE_CONFIRM,
+        "queue_share_refutes_at_most": QUEUE_REFUTE,
+        "length_effect_at_least": LENGTH_EFFECT,
+    }
+    if m.client_ttft_p50_s is None:
+        return Judgement(causes, "no probe got a first token", expected, INCONCLUSIVE)
+    queue = _queue_verdict(m)
+    causes[QUEUEING] = queue
+    parts = [f"probe TTFT p50 {m.client_ttft_p50_s:.3f} s at {m.prompt_tokens} tokens"]
+    if m.queue_share is None:
+        parts.append("the server's queue/prefill histograms are missing: the wait cannot be split")
+    else:
+        parts.append(
+            f"server queue {m.server_queue_time_mean_s or 0:.3f} s vs prefill "
+            f"{m.server_prefill_time_mean_s or 0:.3f} s per request over "
+            f"{m.server_requests or 0:.0f} requests ({m.queue_share:.1%} queueing)"
+        )
+    if queue == CONFIRMED:
+        causes[PREFILL_BOUND] = REFUTED
+    elif queue == REFUTED:
+        grows = m.length_effect.effect
+        if _length_decided(m) and grows is not None and grows >= LENGTH_EFFECT:
+            # TTFT follows the prompt's own length: prefill compute, and short requests are not
+            # held behind other requests' prefills.
+            causes[PREFILL_BOUND] = CONFIRMED
+            causes[LONG_PREFILL_HOL] = REFUTED
+        if grows is not None:
+            p = m.length_effect.p_value
+            parts.append(
+                f"TTFT ×{grows:.2f} from {m.short_prompt_tokens} to {m.prompt_tokens} prompt "
+                f"tokens (p={p:.3f})"
+                if p is not None
+                else f"TTFT ×{grows:.2f} from {m.short_prompt_tokens} to {m.prompt_tokens} tokens"
+            )
+    # The experiment's hypothesis is "the first token waits" (queueing or head-of-line): the
+    # headline follows those two, not prefill-bound, which a healthy server also shows.
+    headline: ReproducerVerdict = INCONCLUSIVE
+    if CONFIRMED in (causes[QUEUEING], causes[LONG_PREFILL_HOL]):
+        headline = CONFIRMED
+    elif causes[QUEUEING] == REFUTED:
+        headline = REFUTED
+    return Judgement(causes, "; ".join(parts), expected, headline)
+
+
+def _server_split(
+    first: Snapshot | None, last: Snapshot | None
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """(requests counted, mean queue, mean prefill, mean TTFT) over the probe's interval."""
+    if first is None or last is None:
+        return None, None, None, None
+    qh, ph, th = (last.hist_delta(first, n) for n in ("queue_time", "prefill_time", "ttft"))
+    n = qh.count if qh is not None else None
+    return (
+        n,
+        qh.mean if qh else None,
+        ph.mean if ph else None,
+        th.mean if th else None,
+    )
+
+
+class TtftSplit(Experiment[TtftMeasured]):
+    name: ClassVar[str] = "ttft-split"
+    description: ClassVar[str] = (
+        "Short and workload-length probes: the server's queue share of TTFT over the probe, "
+        "and whether TTFT grows with the prompt."
+    )
+    causes: ClassVar[tuple[CauseRef, ...]] = (QUEUEING, PREFILL_BOUND, LONG_PREFILL_HOL)
+    measured_model: ClassVar[type[Measured]] = TtftMeasured
+
+    def verdict(self, measured: TtftMeasured) -> Judgement:
+        return judge(measured)
+
+    def plan(self, ctx: ReproContext) -> Plan:
+        short, long = lengths(ctx)
+        most = 2 * PER_ROUND * MAX_ROUNDS
+        return Plan(
+            requests=most,
+            concurrency=1,
+            sends=(
+                f"rounds of {PER_ROUND} requests of {short} and {PER_ROUND} of {long} prompt "
+                f"tokens, sequential, 2 output tokens; {MAX_ROUNDS} rounds at most (more only "
+                "while the noise leaves the answer open)"
+            ),
+            deadline_s=180.0,
+        )
+
+    async def run(self, ctx: ReproContext, session: Session) -> TtftMeasured:
+        short, long = lengths(ctx)
+        first = await session.scrape()
+        shorts: list[float] = []
+        longs: list[float] = []
+        rounds = 0
+        m: TtftMeasured | None = None
+        while rounds < MAX_ROUNDS:
+            rounds += 1
+            for _ in range(PER_ROUND):
+                for n, out in ((short, shorts), (long, longs)):
+                    session.step(f"round {rounds}: waiting for a {n}-token probe's first token")
+                    res = await session.load(
+                        LoadSpec(prompt_tokens=n, max_tokens=2, requests=1, duration_s=60)
+                    )
+                    out.extend(res.ttfts())
+            session.step(f"round {rounds}: reading /metrics")
+            m = self._measure(short, long, shorts, longs, rounds, first, await session.scrape())
+            if not self._needs_more(m):
+                break
+        assert m is not None
+        return m
+
+    @staticmethod
+    def _needs_more(m: TtftMeasured) -> bool:
+        """Another round only when the split is borderline or the length test is open."""
+        queue = _queue_verdict(m)
+        if queue == CONFIRMED:
+            return False
+        if queue == INCONCLUSIVE and m.queue_share is not None:
+            return True
+        p = m.length_effect.p_value
+        return queue == REFUTED and (p is None or P_DECIDE <= p < 0.3)
+
+    @staticmethod
+    def _measure(
+        short: int,
+        long: int,
+        shorts: list[float],
+        longs: list[float],
+        rounds: int,
+        first: Snapshot | None,
+        last: Snapshot | None,
+    ) -> TtftMeasured:
+        n, q, p, t = _server_split(first, last)
+        share = q / (q + p) if q is not None and p is not None and (q + p) > 0 else None
+        s50, l50 = median(shorts), median(longs)
+        return TtftMeasured(
+            prompt_tokens=long,
+            short_prompt_tokens=short,
+            probes_ok=len(shorts) + len(longs),
+            rounds=rounds,
+            client_ttft_p50_s=rnd(l50),
+            client_ttft_short_p50_s=rnd(s50),
+            client_ttft_max_s=rnd(max(longs + shorts) if longs or shorts else None),
+            server_requests=n,
+            server_ttft_mean_s=rnd(t),
+            server_queue_time_mean_s=rnd(q),
+            server_prefill_time_mean_s=rnd(p),
+            queue_share=rnd(share),
+            queue_effect=Effect(
+                metric="server queue time vs prefill time per request; effect = queue share",
+                baseline=rnd(p),
+                treatment=rnd(q),
+                effect=rnd(share),
+                samples_baseline=int(n or 0),
+                samples_treatment=int(n or 0),
+            ),
+            length_effect=Effect(
+                metric="probe TTFT at the workload's prompt length / at one block",
+                baseline=rnd(s50),
+                treatment=rnd(l50),
+                effect=rnd(ratio(l50, s50)),
+                samples_baseline=len(shorts),
+                samples_treatment=len(longs),
+                p_value=rnd(rank_sum_p(shorts, longs)),
+            ),
+        )
