@@ -990,12 +990,16 @@ def check_control(
             f"{c.shared_tokens} tokens",
         )
     if c.kind == "evicted":
-        ok = m.kv_usage_max >= FULL_POOL and retention is not None and retention < 0.5
+        # The symptom only: hits far below what the shared stream offers. Caching is on, the
+        # prefix spans whole blocks and nothing drifts (by construction), so what is left is
+        # the pressure the draw builds. The KV usage gauge is not required: sampled once per
+        # interval it misses the peaks (0.85 seen while sequences were being evicted).
+        ok = retention is not None and retention < 0.5
         return result(
             ok,
-            f"KV usage max {m.kv_usage_max:.2f} (>= {FULL_POOL}); hits cover "
-            f"{retention if retention is not None else float('nan'):.2f} of the "
-            f"{c.cacheable_shared_tokens} cacheable shared tokens of {shared_n:g} requests (< 0.5)",
+            f"hits cover {retention if retention is not None else float('nan'):.2f} of the "
+            f"{c.cacheable_shared_tokens} cacheable shared tokens of {shared_n:g} requests "
+            f"(< 0.5); KV usage max {m.kv_usage_max:.2f}",
         )
     if c.kind == "itl-ratio":
         ok = itl_ratio is not None and itl_ratio >= SLOW_FACTOR and m.preemptions == 0
