@@ -220,37 +220,43 @@ def score_dir(
     return off, live, measured
 
 
-def print_scores(dirs: list[Path], *, replay_live: bool) -> None:
+def print_scores(dirs: list[Path], *, replay_live: bool) -> str:
+    """Print the per-draw lines, both sections and what is not drawn; return the same text."""
+    lines: list[str] = []
+
+    def out(text: str = "") -> None:
+        lines.append(text)
+        sys.stdout.write(text + "\n")
+
     has_exp = experiments_by_cause()
     offline: list[accuracy.Outcome] = []
     live: list[accuracy.Outcome] = []
-    print("draws:")
+    out("draws:")
     for ddir in dirs:
         off, lv, _measured = score_dir(ddir, has_exp, replay_live=replay_live)
         offline.append(off)
         live.append(lv)
         state = {True: "control ok", False: "CONTROL FAILED", None: "did not run"}[off.control_ok]
-        print(
+        out(
             f"  {ddir.name:<16} {off.klass:<25} {state:<14} offline {off.predicted_symptom}/"
             f"{off.predicted_cause}  live {lv.predicted_symptom}/{lv.predicted_cause} "
             f"({lv.predicted_status})"
         )
-        print(f"  {'':<16} control: {off.control_why}")
+        out(f"  {'':<16} control: {off.control_why}")
     live_title = (
         "live: current rules over the recorded reproducer results"
         if replay_live
         else "live: diagnose --endpoint --reproduce --allow-load, as run"
     )
-    print()
-    print(
-        accuracy.render_section("offline replay (bundle without reproducers)", offline, live=False)
-    )
-    print()
-    print(accuracy.render_section(live_title, live, live=True))
-    print()
-    print("classes not drawn:")
+    out()
+    out(accuracy.render_section("offline replay (bundle without reproducers)", offline, live=False))
+    out()
+    out(accuracy.render_section(live_title, live, live=True))
+    out()
+    out("classes not drawn:")
     for name, why in NOT_DRAWN.items():
-        print(f"  {name}: {why}")
+        out(f"  {name}: {why}")
+    return "\n".join(lines) + "\n"
 
 
 def draw_dirs(root: Path) -> list[Path]:
