@@ -215,6 +215,11 @@ def _round_up(n: int, unit: int) -> int:
     return -(-n // unit) * unit
 
 
+def _whole_blocks(tokens: int) -> int:
+    """``tokens`` rounded down to whole KV blocks (at least one): a prefix the cache can hold."""
+    return max(BLOCK_SIZE, (tokens // BLOCK_SIZE) * BLOCK_SIZE)
+
+
 def _spec(**kw: Any) -> LoadSpec:
     kw.setdefault("tag", LAB_TAG)
     kw.setdefault("requests", PHASE_REQUESTS)
@@ -314,15 +319,11 @@ def _draw_kv_capacity(b: _Builder) -> dict[str, Any]:
     max_num_seqs = rng.randint(concurrency, 2 * concurrency)
     chunked, budget, bargs = b.batching(max_model_len)
     arrival = rng.choice(("closed", "closed", "bursts"))
-    sharing = rng.choice(("none", "drifting"))
+    # Unique prompts only: a shared prefix would shrink the demand the ratio is computed on,
+    # and drifting text is a prefix-miss problem of its own (a second truth).
+    sharing = "none"
     phases = _arrival_spec(
-        rng,
-        arrival,
-        concurrency,
-        prompt_tokens=prompt,
-        max_tokens=output,
-        prefix="unique" if sharing == "none" else "timestamp-first",
-        shared_prefix_tokens=0 if sharing == "none" else prompt // 2,
+        rng, arrival, concurrency, prompt_tokens=prompt, max_tokens=output, prefix="unique"
     )
     b.why.append(
         f"pool {blocks} blocks = {pool} tokens; {concurrency} sequences x {seq_len} tokens "
@@ -365,12 +366,14 @@ def _draw_queueing(b: _Builder) -> dict[str, Any]:
     gib, pool = b.roomy_pool(slots * (tail_prompt + output))
     chunked, budget, bargs = b.batching(max_model_len)
     arrival = rng.choice(("closed", "closed", "bursts"))
-    sharing = rng.choice(("none", "drifting"))
+    # A cacheable shared prefix (healthy caching) or none; never drifting text, which is a
+    # prefix-miss problem of its own (a second truth in the same draw).
+    sharing = rng.choice(("none", "shared"))
     kw: dict[str, Any] = {
         "prompt_tokens": prompt,
         "max_tokens": output,
-        "prefix": "unique" if sharing == "none" else "timestamp-first",
-        "shared_prefix_tokens": 0 if sharing == "none" else prompt // 2,
+        "prefix": "unique" if sharing == "none" else "shared",
+        "shared_prefix_tokens": 0 if sharing == "none" else _whole_blocks(prompt // 2),
     }
     phases = _arrival_spec(rng, arrival, concurrency - (1 if tail else 0), **kw)
     if tail:
@@ -624,15 +627,16 @@ def _draw_kv_read_bound(b: _Builder) -> dict[str, Any]:
     # Chunked prefill on: long prompts do not stall decodes in one step (that would be
     # prefill interference, a look-alike with another cause).
     chunked, budget, bargs = b.batching(max_model_len, chunked=True, min_budget=512)
-    sharing = rng.choice(("none", "drifting"))
+    # As for queueing: a cacheable shared prefix or none, never drifting text.
+    sharing = rng.choice(("none", "shared"))
     phases = _arrival_spec(
         rng,
         "closed",
         concurrency,
         prompt_tokens=prompt,
         max_tokens=output,
-        prefix="unique" if sharing == "none" else "timestamp-first",
-        shared_prefix_tokens=0 if sharing == "none" else prompt // 2,
+        prefix="unique" if sharing == "none" else "shared",
+        shared_prefix_tokens=0 if sharing == "none" else _whole_blocks(prompt // 2),
     )
     read = concurrency * (prompt + output // 2) * b.geometry.bytes_per_token
     b.why.append(

@@ -98,6 +98,18 @@ def test_every_class_draws_varied_sharing_and_arrivals() -> None:
     assert {d.chunked_prefill for d in ALL} == {True, False}
 
 
+def test_only_prefix_classes_send_drifting_or_sub_block_prefixes() -> None:
+    # Drifting text or a shared prefix under one block is a prefix-miss cause of its own: in a
+    # draw of another class it would be a second truth.
+    for d in ALL:
+        if d.klass in ("prefix-drift", "block-larger-than-prefix", "eviction-churn"):
+            continue
+        for p in d.phases:
+            assert p.spec.prefix != "timestamp-first", d.name
+            if p.spec.prefix == "shared":
+                assert p.spec.shared_prefix_tokens >= BLOCK_SIZE, d.name
+
+
 def test_kv_capacity_draws_overfill_the_pool_with_sequences_that_fit_alone() -> None:
     for d in (d for d in ALL if d.klass == "kv-capacity"):
         assert d.pool_tokens is not None
