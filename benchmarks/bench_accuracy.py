@@ -20,6 +20,9 @@ Scoring, for two reports per draw:
 The control (does the server's own window show the symptom?) is recomputed from the bundle, so
 a draw whose scenario did not produce its symptom is "control failed", not a kvdoctor miss.
 
+A batch stops cleanly before its next draw when ``OUT/STOP`` exists, or on SIGTERM / Ctrl-C
+(the current draw's server is stopped first); the draws recorded so far are scored.
+
 Printed: confusion matrices (truth x predicted) of symptom and cause, and the rates of right
 symptom, right cause, confirmed where an experiment exists, "healthy" on a broken server and a
 finding on a healthy server. Seeds 1000-1999 are development seeds; report accuracy on others.
@@ -33,6 +36,7 @@ import contextlib
 import fcntl
 import json
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -267,6 +271,10 @@ def draw_dirs(root: Path) -> list[Path]:
     return sorted((p for p in root.glob("draw-*-*") if (p / "truth.json").is_file()), key=key)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench_accuracy.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, help="seed of the draws (1000-1999: development seeds)")
@@ -300,15 +308,25 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(d.to_json(), sort_keys=True))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    for d in draws:
-        print(f"{d.name}: {d.klass} ({TRUTH[d.klass]}) {' '.join(d.engine_args)}", flush=True)
-        t0 = time.monotonic()
-        try:
-            record_draw(d, args.out, args)
-        except KvdoctorError as exc:
-            print(f"  failed: {exc}", flush=True)
-            continue
-        print(f"  recorded in {time.monotonic() - t0:.0f} s", flush=True)
+    stop_file = args.out / "STOP"
+    # SIGTERM ends the batch like Ctrl-C: the current draw's server and workload are stopped
+    # by their finally blocks instead of being orphaned.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        for d in draws:
+            if stop_file.exists():
+                print(f"{stop_file} exists: stopping before {d.name}", flush=True)
+                break
+            print(f"{d.name}: {d.klass} ({TRUTH[d.klass]}) {' '.join(d.engine_args)}", flush=True)
+            t0 = time.monotonic()
+            try:
+                record_draw(d, args.out, args)
+            except KvdoctorError as exc:
+                print(f"  failed: {exc}", flush=True)
+                continue
+            print(f"  recorded in {time.monotonic() - t0:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted: scoring the draws recorded so far", flush=True)
     print_scores(
         [args.out / d.name for d in draws if (args.out / d.name / "truth.json").exists()],
         replay_live=False,
