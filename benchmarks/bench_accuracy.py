@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ from kvdoctor.lab.randomized import (
     Draw,
     check_control,
     draw,
+    prompt_bound,
     window_metrics,
 )
 from kvdoctor.lab.scenarios import LAB_TAG
@@ -208,7 +210,12 @@ def score_dir(
             why = f"bundle unreadable: {exc}"
         else:
             texts = [s.text for s in bundle.scrapes if s.ok and s.text is not None]
-            ctl = check_control(Control.from_json(dj["control"]), texts, truth.get("baseline", {}))
+            control = Control.from_json(dj["control"])
+            if control.kind == "hol" and control.short_prompt_range == (0, 0):
+                # Recorded before the control counted short requests: derive their range.
+                short = min(int(ph["prompt_tokens"]) for ph in dj["phases"])
+                control = replace(control, short_prompt_range=(short, prompt_bound(short)))
+            ctl = check_control(control, texts, truth.get("baseline", {}))
             control_ok, why, measured = ctl.ok, ctl.why, ctl.measured
             quiet = bundle.model_copy(update={"reproducers": None})
             offline_report = diagnose_bundle(quiet).model_dump(mode="json", by_alias=True)

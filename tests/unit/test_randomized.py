@@ -244,14 +244,33 @@ def test_queueing_control_separates_slot_waits_from_kv_admission() -> None:
     assert not check_control(c, [first, no_wait], BASE).ok
 
 
-def test_hol_control_compares_queue_time_with_the_draws_own_baseline() -> None:
-    c = Control("hol", 32)
-    first = _scrape(finished=0)
-    stalled = _scrape(finished=30, queue_sum=6, queue_count=30, running=5, usage=0.1)
-    assert check_control(c, [first, stalled], BASE).ok  # 0.2 s >= 3 x 0.02 s
-    assert not check_control(c, [first, stalled], {"ttft_s": 0.1, "itl_s": 0.004}).ok
-    slot_bound = _scrape(finished=30, queue_sum=6, queue_count=30, running=32, usage=0.1)
-    assert not check_control(c, [first, slot_bound], BASE).ok
+def _ttft_buckets(**counts: float) -> str:
+    """TTFT histogram lines: t0_05=N means N requests with TTFT <= 0.05 s (cumulative)."""
+    out = []
+    for key, n in counts.items():
+        le = "+Inf" if key == "tinf" else key[1:].replace("_", ".")
+        out.append(
+            f'vllm:time_to_first_token_seconds_bucket{{engine="0",le="{le}",model_name="m"}} {n}'
+        )
+    return "\n".join(out) + "\n"
+
+
+def test_hol_control_counts_short_requests_stalled_behind_long_prefills() -> None:
+    # 20 short prompts (<= 200 tokens) and 4 long ones; baseline TTFT 20 ms -> slow above 60 ms.
+    c = Control("hol", 32, short_prompt_range=(150, 200))
+    zero = _scrape(finished=0, b100=0, b200=0, b500=0, binf=0)
+    zero += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=0)
+    prompts = {"finished": 24, "b100": 0, "b200": 20, "b500": 20, "binf": 24}
+    stalled = _scrape(running=5, usage=0.1, **prompts)
+    stalled += _ttft_buckets(t0_04=10, t0_06=10, t0_08=12, tinf=24)  # 14 slow: 4 long + 10
+    r = check_control(c, [zero, stalled], BASE)
+    assert r.ok and r.measured["short_delayed_share"] == 0.5
+    fast = _scrape(running=5, usage=0.1, **prompts)
+    fast += _ttft_buckets(t0_04=19, t0_06=20, t0_08=20, tinf=24)  # only the long ones slow
+    assert not check_control(c, [zero, fast], BASE).ok
+    slot_bound = _scrape(running=32, usage=0.1, **prompts)
+    slot_bound += _ttft_buckets(t0_04=10, t0_06=10, t0_08=12, tinf=24)
+    assert not check_control(c, [zero, slot_bound], BASE).ok
 
 
 def test_eviction_control_counts_shared_requests_from_the_prompt_histogram() -> None:
