@@ -213,13 +213,14 @@ def render_rates(r: Rates, *, live: bool) -> str:
     return "\n".join(lines)
 
 
-def render_mismatches(outcomes: Sequence[Outcome]) -> str:
+def render_mismatches(outcomes: Sequence[Outcome], *, live: bool = True) -> str:
+    """Unscored draws and misses; live, a right cause that its experiment did not confirm too."""
     lines = []
     for o in outcomes:
         if not o.scored:
             state = "did not run" if o.control_ok is None else "control failed"
             lines.append(f"  {o.name} [{o.klass}] {state}: {o.control_why}")
-        elif not o.right_cause or (o.has_experiment and o.broken and not o.confirmed):
+        elif not o.right_cause or (live and o.has_experiment and o.broken and not o.confirmed):
             lines.append(
                 f"  {o.name} [{o.klass}] truth {o.truth_symptom_label}/{o.truth_cause_label}, "
                 f"got {o.predicted_symptom}/{o.predicted_cause} ({o.predicted_status}, "
@@ -235,6 +236,6 @@ def render_section(title: str, outcomes: Sequence[Outcome], *, live: bool) -> st
             render_matrix("symptom (truth x predicted):", symptom_matrix(outcomes)),
             render_matrix("cause (truth x predicted):", cause_matrix(outcomes)),
             "rates:\n" + render_rates(rates(outcomes), live=live),
-            "misses and unscored draws:\n" + render_mismatches(outcomes),
+            "misses and unscored draws:\n" + render_mismatches(outcomes, live=live),
         ]
     )

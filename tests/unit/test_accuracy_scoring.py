@@ -107,5 +107,7 @@ def test_render_section_lists_misses_and_unscored_draws() -> None:
     assert "i [queueing] did not run" in text
     assert "b [kv-capacity] truth preemption/kv-capacity, got high-ttft/queueing" in text
     assert "a [kv-capacity]" not in text
+    assert "d [prefix-drift]" in text  # right cause, not confirmed by its experiment
     offline = render_section("offline", OUTCOMES, live=False)
     assert "n/a (no reproducers offline)" in offline
+    assert "d [prefix-drift]" not in offline  # offline nothing can be confirmed
