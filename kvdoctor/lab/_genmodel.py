@@ -4,10 +4,13 @@ This file is a standalone script: it imports numpy, safetensors and tokenizers, 
 lab's vLLM environment and not in kvdoctor's. ``kvdoctor.lab.model`` runs it as a subprocess and
 hashes this file's bytes into the cache key, so any change here regenerates the model.
 
-Usage: python _genmodel.py OUT_DIR
+Usage: python _genmodel.py OUT_DIR [LAYERS KV_HEADS HEAD_DIM]
 
 The model is random but built so that the experiments mean something:
-* the KV layout is fixed (2 layers x 2 KV heads x head_dim 64, bf16 -> 1,024 bytes per token);
+* the default KV layout is 2 layers x 2 KV heads x head_dim 64, bf16 -> 1,024 bytes per token;
+  the randomized accuracy harness (``kvdoctor.lab.randomized``) passes other geometries
+  (MQA / GQA / MHA over 4 query heads, other layer counts and head dims) so that kvdoctor is
+  measured on KV layouts it was not written against;
 * next-token distributions are peaked (large lm_head scale), so greedy decoding is stable and
   two runs with the same cache dtype agree exactly;
 * attention is sharp and carries a large share of the residual stream, so the small error an
@@ -87,7 +90,9 @@ def _bytes_to_unicode() -> dict[int, str]:
     return {b: chr(c) for b, c in zip(bs, cs, strict=True)}
 
 
-def build_weights() -> dict[str, Any]:
+def build_weights(
+    layers: int = NUM_LAYERS, kv_heads: int = NUM_KV_HEADS, head_dim: int = HEAD_DIM
+) -> dict[str, Any]:
     import numpy as np
 
     rng = np.random.default_rng(SEED)
@@ -97,16 +102,16 @@ def build_weights() -> dict[str, Any]:
 
     w: dict[str, Any] = {}
     w["model.embed_tokens.weight"] = normal((VOCAB, HIDDEN), 1.0)
-    for i in range(NUM_LAYERS):
+    for i in range(layers):
         p = f"model.layers.{i}."
         w[p + "input_layernorm.weight"] = np.ones(HIDDEN, dtype=np.float32)
         w[p + "post_attention_layernorm.weight"] = np.ones(HIDDEN, dtype=np.float32)
         # q/k large enough that attention scores spread over several units (sharp attention):
         # fp8 rounding of the keys then moves the attention weights measurably.
-        w[p + "self_attn.q_proj.weight"] = normal((NUM_HEADS * HEAD_DIM, HIDDEN), 0.25)
-        w[p + "self_attn.k_proj.weight"] = normal((NUM_KV_HEADS * HEAD_DIM, HIDDEN), 0.25)
-        w[p + "self_attn.v_proj.weight"] = normal((NUM_KV_HEADS * HEAD_DIM, HIDDEN), 0.5)
-        w[p + "self_attn.o_proj.weight"] = normal((HIDDEN, NUM_HEADS * HEAD_DIM), 0.25)
+        w[p + "self_attn.q_proj.weight"] = normal((NUM_HEADS * head_dim, HIDDEN), 0.25)
+        w[p + "self_attn.k_proj.weight"] = normal((kv_heads * head_dim, HIDDEN), 0.25)
+        w[p + "self_attn.v_proj.weight"] = normal((kv_heads * head_dim, HIDDEN), 0.5)
+        w[p + "self_attn.o_proj.weight"] = normal((HIDDEN, NUM_HEADS * head_dim), 0.25)
         w[p + "mlp.gate_proj.weight"] = normal((INTERMEDIATE, HIDDEN), 0.0625)
         w[p + "mlp.up_proj.weight"] = normal((INTERMEDIATE, HIDDEN), 0.0625)
         w[p + "mlp.down_proj.weight"] = normal((HIDDEN, INTERMEDIATE), 0.0625)
@@ -153,16 +158,18 @@ def save_bf16_safetensors(tensors: dict[str, Any], path: Path) -> None:
             f.write(blob)
 
 
-def config() -> dict[str, Any]:
+def config(
+    layers: int = NUM_LAYERS, kv_heads: int = NUM_KV_HEADS, head_dim: int = HEAD_DIM
+) -> dict[str, Any]:
     return {
         "architectures": ["LlamaForCausalLM"],
         "model_type": "llama",
         "hidden_size": HIDDEN,
         "intermediate_size": INTERMEDIATE,
-        "num_hidden_layers": NUM_LAYERS,
+        "num_hidden_layers": layers,
         "num_attention_heads": NUM_HEADS,
-        "num_key_value_heads": NUM_KV_HEADS,
-        "head_dim": HEAD_DIM,
+        "num_key_value_heads": kv_heads,
+        "head_dim": head_dim,
         "hidden_act": "silu",
         "max_position_embeddings": MAX_POSITIONS,
         "rms_norm_eps": 1e-5,
@@ -192,9 +199,14 @@ def tokenizer_config() -> dict[str, Any]:
     }
 
 
-def main(out: Path) -> None:
+def main(
+    out: Path, layers: int = NUM_LAYERS, kv_heads: int = NUM_KV_HEADS, head_dim: int = HEAD_DIM
+) -> None:
+    if NUM_HEADS % kv_heads:
+        sys.exit(f"KV heads ({kv_heads}) must divide the {NUM_HEADS} query heads")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(config(), indent=2, sort_keys=True) + "\n")
+    cfg = config(layers, kv_heads, head_dim)
+    (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
     (out / "generation_config.json").write_text(
         json.dumps({"bos_token_id": BOS_ID, "eos_token_id": EOS_ID}, indent=2) + "\n"
     )
@@ -205,10 +217,10 @@ def main(out: Path) -> None:
     (out / "special_tokens_map.json").write_text(
         json.dumps({"bos_token": "<s>", "eos_token": "</s>", "pad_token": "</s>"}, indent=2) + "\n"
     )
-    save_bf16_safetensors(build_weights(), out / "model.safetensors")
+    save_bf16_safetensors(build_weights(layers, kv_heads, head_dim), out / "model.safetensors")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: _genmodel.py OUT_DIR")
-    main(Path(sys.argv[1]))
+    if len(sys.argv) not in (2, 5):
+        sys.exit("usage: _genmodel.py OUT_DIR [LAYERS KV_HEADS HEAD_DIM]")
+    main(Path(sys.argv[1]), *(int(a) for a in sys.argv[2:]))

@@ -43,24 +43,35 @@ def model_hash() -> str:
     return hashlib.sha256(GENERATOR.read_bytes()).hexdigest()[:12]
 
 
-def model_dir() -> Path:
-    return cache_root() / f"lab-model-{model_hash()}"
+# (layers, KV heads, head dim): the generator's KV geometry; None is its default.
+Geometry = tuple[int, int, int]
 
 
-def ensure_model(vllm_python: str) -> Path:
+def model_dir(geometry: Geometry | None = None) -> Path:
+    base = cache_root() / f"lab-model-{model_hash()}"
+    if geometry is None or geometry == (NUM_LAYERS, NUM_KV_HEADS, HEAD_DIM):
+        return base
+    layers, kv_heads, head_dim = geometry
+    return base.with_name(f"{base.name}-L{layers}-kv{kv_heads}-d{head_dim}")
+
+
+def ensure_model(vllm_python: str, geometry: Geometry | None = None) -> Path:
     """Return the model directory, generating it with ``vllm_python`` when it is missing.
+
+    ``geometry`` (layers, KV heads, head dim) asks for another KV layout of the same model
+    family (the randomized accuracy harness varies it); None is the default layout.
 
     Generation writes into a temporary sibling and renames it into place, so a concurrent
     generator (another engineer's test run) never sees a half-written model.
     """
-    target = model_dir()
+    target = model_dir(geometry)
     if (target / _COMPLETE).is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
     try:
         proc = subprocess.run(
-            [vllm_python, str(GENERATOR), str(tmp)],
+            [vllm_python, str(GENERATOR), str(tmp), *(str(g) for g in geometry or ())],
             capture_output=True,
             text=True,
             timeout=300,

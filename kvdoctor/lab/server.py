@@ -218,8 +218,9 @@ def _launch(
     port: int | None,
     vllm_python: str,
     start_timeout_s: float,
+    model_dir: Path | None = None,
 ) -> LabHandle:
-    model_dir = ensure_model(vllm_python)
+    model_dir = model_dir or ensure_model(vllm_python)
     port = port or free_port()
     argv = build_command(vllm_python, model_dir, port, engine_args)
     directory = lab_dir()
@@ -297,12 +298,13 @@ def _wait_ready(handle: LabHandle, proc: subprocess.Popen[bytes], timeout_s: flo
 
 
 def start_lab(
-    scenario: str,
+    scenario: str | Scenario,
     port: int | None = None,
     vllm_python: str | None = None,
     extra_args: list[str] | None = None,
     *,
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    model_dir: Path | None = None,
 ) -> LabHandle:
     """Start the scenario's server (and its reference server, if it has one); wait until ready.
 
@@ -310,20 +312,22 @@ def start_lab(
     ``<scenario>-<port>`` in the lab directory. Raises :class:`LabStartError` (a
     :class:`KvdoctorError`) when vLLM exits or is not ready in time, after stopping everything
     it started. A scenario that is *meant* to fail at start-up (``kv-too-small``) raises the
-    same error: its log is the evidence.
+    same error: its log is the evidence. A :class:`Scenario` object (a randomized draw, not in
+    the registry) and a ``model_dir`` (another generated geometry) may be passed instead.
     """
     with terminate_as_interrupt():
-        return _start(scenario, port, vllm_python, extra_args, start_timeout_s)
+        return _start(scenario, port, vllm_python, extra_args, start_timeout_s, model_dir)
 
 
 def _start(
-    scenario: str,
+    scenario: str | Scenario,
     port: int | None,
     vllm_python: str | None,
     extra_args: list[str] | None,
     start_timeout_s: float,
+    model_dir: Path | None = None,
 ) -> LabHandle:
-    sc = get_scenario(scenario)
+    sc = get_scenario(scenario) if isinstance(scenario, str) else scenario
     python = resolve_vllm_python(vllm_python)
     port = port or free_port()
     instance = f"{sc.name}-{port}"
@@ -340,6 +344,7 @@ def _start(
             ref_port,
             python,
             start_timeout_s,
+            model_dir,
         )
     try:
         handle = _launch(
@@ -350,6 +355,7 @@ def _start(
             port,
             python,
             start_timeout_s,
+            model_dir,
         )
     except BaseException:
         if reference is not None:

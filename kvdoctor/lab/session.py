@@ -56,6 +56,7 @@ def diagnose_command(
     interval_s: float,
     save_bundle: Path | None = None,
     reproduce: bool = True,
+    model_config: Path | None = None,
 ) -> list[str]:
     argv = [
         sys.executable,
@@ -71,7 +72,7 @@ def diagnose_command(
         "--logs",
         str(lab.log_path),
         "--model-config",
-        str(model_dir()),
+        str(model_config or model_dir()),
         "--format",
         "json",
         "--no-progress",

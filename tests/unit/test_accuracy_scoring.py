@@ -1,0 +1,113 @@
+"""Scoring of randomized draws: primary finding, confusion matrices, rates, unscored draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvdoctor.lab import accuracy
+from kvdoctor.lab.accuracy import NONE, outcome, primary, rates, render_matrix, render_section
+
+
+def _f(symptom: str, cause: str, status: str, severity: str = "warning") -> dict[str, Any]:
+    return {"symptom": symptom, "cause": cause, "status": status, "severity": severity}
+
+
+def _report(verdict: str, *findings: dict[str, Any]) -> dict[str, Any]:
+    return {"schema": "kvdoctor.report/1", "verdict": verdict, "findings": list(findings)}
+
+
+def test_primary_skips_refuted_findings() -> None:
+    r = _report(
+        "degraded",
+        _f("prefix-miss", "caching-disabled", "refuted"),
+        _f("preemption", "kv-capacity", "suspected"),
+    )
+    assert primary(r) == ("preemption", "kv-capacity", "suspected", "degraded")
+    assert primary(_report("healthy", _f("high-ttft", "queueing", "refuted"))) == (
+        NONE,
+        NONE,
+        None,
+        "healthy",
+    )
+    assert primary(None) == (NONE, NONE, None, None)
+
+
+def _o(
+    name: str,
+    truth: tuple[str | None, str | None],
+    report: dict[str, Any] | None,
+    control: bool | None = True,
+    exp: bool = True,
+) -> accuracy.Outcome:
+    return outcome(name, truth[1] or "healthy", truth, control, "why", report, exp)
+
+
+PRE = ("preemption", "kv-capacity")
+QUE = ("high-ttft", "queueing")
+DRIFT = ("prefix-miss", "prefix-drift")
+OK: tuple[str | None, str | None] = (None, None)
+OUTCOMES = [
+    _o("a", PRE, _report("degraded", _f(*PRE, "confirmed"))),
+    _o("b", PRE, _report("degraded", _f(*QUE, "suspected"))),
+    _o("c", QUE, _report("degraded", _f("high-ttft", "kv-admission", "confirmed"))),
+    _o("d", DRIFT, _report("healthy", _f(*DRIFT, "suspected", "info"))),
+    _o("e", ("slow-itl", "kv-read-bound"), _report("healthy")),
+    _o("f", OK, _report("healthy")),
+    _o("g", OK, _report("degraded", _f("slow-itl", "unidentified", "suspected"))),
+    _o("h", PRE, _report("healthy"), control=False),
+    _o("i", QUE, None, control=None),
+]
+
+
+def test_right_symptom_cause_and_confirmed() -> None:
+    a, b, c, d = OUTCOMES[:4]
+    assert a.right_symptom and a.right_cause and a.confirmed
+    assert not b.right_symptom and not b.right_cause
+    assert c.right_symptom and not c.right_cause and not c.confirmed
+    assert d.right_cause and not d.confirmed
+
+
+def test_matrices_count_only_scored_draws() -> None:
+    sm = accuracy.symptom_matrix(OUTCOMES)
+    assert sm["preemption"] == {"preemption": 1, "high-ttft": 1}
+    assert sm[NONE] == {NONE: 1, "slow-itl": 1}
+    assert sm["slow-itl"] == {NONE: 1}
+    assert sum(sum(r.values()) for r in sm.values()) == 7  # h (control failed), i (not run) out
+    cm = accuracy.cause_matrix(OUTCOMES)
+    assert cm["queueing"] == {"kv-admission": 1}
+
+
+def test_rates() -> None:
+    r = rates(OUTCOMES)
+    assert (r.draws, r.scored, r.control_failed, r.not_run) == (9, 7, 1, 1)
+    assert r.right_symptom == (4, 7)  # a, c, d, f (b, e and g are wrong)
+    assert r.right_cause == (3, 7)  # a, d, f
+    assert r.confirmed == (1, 5)  # a of the broken draws with an experiment
+    assert r.healthy_on_broken == (1, 5)  # e names nothing
+    assert r.verdict_healthy_on_broken == (2, 5)  # d (info only) and e
+    assert r.finding_on_healthy == (1, 2)  # g
+
+
+def test_render_matrix_puts_truth_in_rows_and_none_last() -> None:
+    text = render_matrix("t", {"b": {"x": 2}, NONE: {NONE: 1}, "a": {"x": 1, NONE: 3}})
+    lines = text.splitlines()
+    assert lines[0] == "t"
+    header = lines[1]
+    assert header.index("x") < header.index(NONE)
+    rows = [ln.split("|")[0].strip() for ln in lines[3:]]
+    assert rows == ["a", "b", NONE]
+    assert lines[3].split("|")[1:] == ["   1 ", "    3"]
+    assert render_matrix("t", {}).endswith("(no scored draws)")
+
+
+def test_render_section_lists_misses_and_unscored_draws() -> None:
+    text = render_section("live", OUTCOMES, live=True)
+    assert "== live ==" in text
+    assert "h [kv-capacity] control failed" in text
+    assert "i [queueing] did not run" in text
+    assert "b [kv-capacity] truth preemption/kv-capacity, got high-ttft/queueing" in text
+    assert "a [kv-capacity]" not in text
+    assert "d [prefix-drift]" in text  # right cause, not confirmed by its experiment
+    offline = render_section("offline", OUTCOMES, live=False)
+    assert "n/a (no reproducers offline)" in offline
+    assert "d [prefix-drift]" not in offline  # offline nothing can be confirmed
