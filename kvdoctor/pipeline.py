@@ -299,6 +299,12 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # bad line is reported as "not checked" instead of ending the diagnosis.
     raw_records = [r.model_dump(mode="json", by_alias=True) for r in records]
     findings = list(rules.evaluate(signals, raw_records, playbooks))
+    kv = kv_for(bundle, signals)
+    # Advice for the server in front of us: flag edits from its own configuration, valid for
+    # its vLLM, each with a predicted effect (kvdoctor/remediation).
+    from kvdoctor.remediation import remediate
+
+    findings = remediate(findings, bundle, signals, kv)
     verdict = rules.overall_verdict(findings, signals)
     healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
@@ -312,7 +318,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         verdict=verdict,
         findings=findings,
         signals={name: _finite(value) for name, value in signals.flat().items()},
-        kv=kv_for(bundle, signals),
+        kv=kv,
         not_checked=not_checked,
     )
     return Diagnosis(report, _context(bundle, signals, records, healthy), signals)

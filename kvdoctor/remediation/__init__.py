@@ -1,0 +1,22 @@
+"""Remediation: concrete, vLLM-valid flag edits with predicted effects, per finding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.remediation.config import EngineConfig, engine_config
+from kvdoctor.remediation.planner import Change, FindingPlan, apply_plans, plan
+from kvdoctor.report.model import Finding
+from kvdoctor.signals.model import SignalSet
+
+__all__ = ["Change", "EngineConfig", "FindingPlan", "engine_config", "plan", "remediate"]
+
+
+def remediate(
+    findings: Sequence[Finding], bundle: Bundle, signals: SignalSet, kv: dict[str, Any]
+) -> list[Finding]:
+    """``findings`` with each remediation list replaced by the planned changes (pure)."""
+    cfg = engine_config(bundle, signals, kv)
+    return apply_plans(findings, cfg, plan(findings, cfg, signals))
