@@ -10,7 +10,7 @@ paste into the ticket (templates/compare.md.j2).
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,7 +18,7 @@ from kvdoctor.pipeline import Diagnosis
 from kvdoctor.remediation.config import canonical_flag, normalize_args
 from kvdoctor.report.model import Finding, Scalar, Verdict
 
-COMPARE_SCHEMA = "kvdoctor.compare/1"
+COMPARE_SCHEMA: Final = "kvdoctor.compare/1"
 Result = Literal["gone", "better", "same", "worse", "new"]
 
 # The numbers an on-call engineer reads first (the report's "six signals"), then the KV pool.

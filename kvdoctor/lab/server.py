@@ -17,7 +17,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -303,6 +303,7 @@ def start_lab(
     extra_args: list[str] | None = None,
     *,
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    engine_args: Sequence[str] | None = None,
 ) -> LabHandle:
     """Start the scenario's server (and its reference server, if it has one); wait until ready.
 
@@ -310,10 +311,11 @@ def start_lab(
     ``<scenario>-<port>`` in the lab directory. Raises :class:`LabStartError` (a
     :class:`KvdoctorError`) when vLLM exits or is not ready in time, after stopping everything
     it started. A scenario that is *meant* to fail at start-up (``kv-too-small``) raises the
-    same error: its log is the evidence.
+    same error: its log is the evidence. ``engine_args`` replaces the scenario's own flags
+    (the same workload on a changed server: ``kvdoctor compare`` in the lab).
     """
     with terminate_as_interrupt():
-        return _start(scenario, port, vllm_python, extra_args, start_timeout_s)
+        return _start(scenario, port, vllm_python, extra_args, start_timeout_s, engine_args)
 
 
 def _start(
@@ -322,8 +324,10 @@ def _start(
     vllm_python: str | None,
     extra_args: list[str] | None,
     start_timeout_s: float,
+    engine_args: Sequence[str] | None = None,
 ) -> LabHandle:
     sc = get_scenario(scenario)
+    base_args = list(sc.engine_args if engine_args is None else engine_args)
     python = resolve_vllm_python(vllm_python)
     port = port or free_port()
     instance = f"{sc.name}-{port}"
@@ -345,7 +349,7 @@ def _start(
         handle = _launch(
             sc,
             instance,
-            [*sc.engine_args, *(extra_args or [])],
+            [*base_args, *(extra_args or [])],
             sc.engine_env(),
             port,
             python,
@@ -459,10 +463,18 @@ def lab_server(
     extra_args: list[str] | None = None,
     *,
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    engine_args: Sequence[str] | None = None,
 ) -> Iterator[LabHandle]:
     """``with lab_server("healthy") as lab: ...``: the server is stopped on any exit."""
     with terminate_as_interrupt():
-        handle = start_lab(scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s)
+        handle = start_lab(
+            scenario,
+            port,
+            vllm_python,
+            extra_args,
+            start_timeout_s=start_timeout_s,
+            engine_args=engine_args,
+        )
         try:
             yield handle
         finally:

@@ -21,10 +21,17 @@ each plan and refuse the known-bad sets):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kvdoctor.remediation.config import BOOL_FLAGS, EngineConfig, FlagValue, canonical_flag
+from kvdoctor.remediation.config import (
+    BOOL_FLAGS,
+    EngineConfig,
+    FlagValue,
+    canonical_flag,
+    normalize_args,
+)
 
 Action = Literal["remove", "set", "raise", "lower"]
 
@@ -75,6 +82,42 @@ def to_argv(args: dict[str, FlagValue]) -> list[str]:
             continue
         argv += [f"--{flag}", str(value)]
     return argv
+
+
+def parse_flags(argv: Sequence[str]) -> dict[str, FlagValue]:
+    """``["--max-num-seqs", "4", "--no-enable-prefix-caching"]`` → normalized flags."""
+    raw: dict[str, object] = {}
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if not tok.startswith("--"):
+            i += 1
+            continue
+        if "=" in tok:
+            key, value = tok[2:].split("=", 1)
+            raw[key] = _coerce(value)
+            i += 1
+        elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            raw[tok[2:]] = _coerce(argv[i + 1])
+            i += 2
+        else:
+            raw[tok[2:]] = True
+            i += 1
+    return normalize_args(raw)
+
+
+def _coerce(text: str) -> FlagValue:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def edit_flags(argv: Sequence[str], edits: tuple[Edit, ...]) -> list[str]:
+    """A server's engine flags with ``edits`` applied, as vLLM command-line flags."""
+    return to_argv(apply(parse_flags(argv), edits))
 
 
 @dataclass(frozen=True)
