@@ -125,3 +125,16 @@ def test_argv_spells_booleans_the_way_vllm_parses_them() -> None:
     args = normalize_args({"no-enable-prefix-caching": True, "max-num-seqs": 4, "port": 1})
     assert args == {"enable-prefix-caching": False, "max-num-seqs": 4, "port": 1}
     assert to_argv(args) == ["--no-enable-prefix-caching", "--max-num-seqs", "4"]
+
+
+def test_a_cap_the_window_never_hit_is_not_raised() -> None:
+    # The queueing recording with --max-num-seqs 64 instead of 2: running (at most 2) never hit
+    # the cap, so raising it would change nothing; compute is the limit.
+    b = read_bundle(FIXTURES / "queueing" / "bundle.tar.gz")
+    assert b.engine_args is not None
+    args = dict(b.engine_args.args, **{"max-num-seqs": 64})
+    edited = b.model_copy(update={"engine_args": b.engine_args.model_copy(update={"args": args})})
+    _, findings, _ = plan_bundle(edited)
+    queueing = next(f for f in findings if f.cause == "queueing")
+    assert not any("--max-num-seqs" in line.split(":")[0] for line in queueing.remediation)
+    assert queueing.remediation[0].startswith("Raise replicas from 1 to 8: running never reached")
