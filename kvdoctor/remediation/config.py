@@ -117,6 +117,7 @@ class EngineConfig:
     max_position_embeddings: int | None
     kv_cache_memory_bytes: int | None  # what the pool's memory budget is (reported)
     bytes_per_token: int | None
+    gpu_count: int | None = None  # devices NVML saw (None: not sampled)
     extra: dict[str, Scalar] = field(default_factory=dict)
 
     def is_set(self, flag: str) -> bool:
@@ -225,6 +226,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> 
         max_position_embeddings=mpe,
         kv_cache_memory_bytes=_int(get("kv_cache_memory_bytes")),
         bytes_per_token=_int(kv.get("bytes_per_token")),
+        gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
     )
 
 

@@ -558,29 +558,37 @@ def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
         if new.pool_tokens is not None:
             effect += f" (pool {fmt_int(cfg.pool_tokens or 0)} → {fmt_int(new.pool_tokens)} tokens)"
         out.append(Change("tune", (edit,), effect))
-    tp = cfg.tensor_parallel_size
-    effect = f"each GPU reads 1/{tp * 2} of the KV per step (today 1/{tp})"
-    out.append(
-        Change(
-            "capacity",
-            (Edit("raise", "tensor-parallel-size", tp, tp * 2),),
-            effect,
-        )
-    )
+    out += _more_gpus(c, "each GPU reads 1/{n} of the KV per step (today 1/{tp})")
     del win
     return out
+
+
+def _more_gpus(c: _Ctx, effect: str) -> list[Change]:
+    """Double tensor parallelism where the machine has the GPUs, else add a replica."""
+    tp = c.cfg.tensor_parallel_size
+    if c.cfg.gpu_count is not None and c.cfg.gpu_count >= 2 * tp:
+        edit = Edit("raise", "tensor-parallel-size", tp, 2 * tp)
+        return [Change("capacity", (edit,), effect.format(n=2 * tp, tp=tp))]
+    # vLLM refuses a tensor-parallel size above the GPUs it can see: scale out instead.
+    return [
+        Change(
+            "capacity",
+            (),
+            "each replica carries half of today's load at the same per-request cost",
+            text="Raise replicas from 1 to 2",
+        )
+    ]
 
 
 def _plan_prefill_bound(c: _Ctx) -> list[Change]:
     out: list[Change] = []
     if not c.cfg.enable_prefix_caching:
         out += _plan_caching_disabled(c)
-    tp = c.cfg.tensor_parallel_size
     p50 = c.view.num("prefill_time_p50")
-    effect = f"prefill compute per GPU halves (tensor parallel {tp} → {tp * 2})"
+    effect = "prefill compute per GPU halves (tensor parallel {tp} → {n})"
     if p50:
         effect += f": prefill p50 {p50 * 1000:,.0f} ms → about {p50 * 500:,.0f} ms"
-    out.append(Change("capacity", (Edit("raise", "tensor-parallel-size", tp, tp * 2),), effect))
+    out += _more_gpus(c, effect)
     return out
 
 
