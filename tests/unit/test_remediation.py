@@ -138,3 +138,29 @@ def test_a_cap_the_window_never_hit_is_not_raised() -> None:
     queueing = next(f for f in findings if f.cause == "queueing")
     assert not any("--max-num-seqs" in line.split(":")[0] for line in queueing.remediation)
     assert queueing.remediation[0].startswith("Raise replicas from 1 to 8: running never reached")
+
+
+def test_kv_read_bound_without_the_gpus_for_more_tensor_parallel_adds_a_replica() -> None:
+    from kvdoctor.pipeline import diagnose
+    from kvdoctor.remediation import engine_config, plan
+
+    b = read_bundle(FIXTURES / "healthy" / "bundle.tar.gz")
+    d = diagnose(b)
+    cfg = engine_config(b, d.signals, d.report.kv)
+    assert cfg.gpu_count is None  # the CPU lab: NVML saw no device
+    finding = Finding(
+        id="slow-itl",
+        symptom="slow-itl",
+        cause="kv-read-bound",
+        status="suspected",
+        severity="warning",
+        confidence=0.6,
+        title="t",
+    )
+    (p,) = plan([finding], cfg, d.signals)
+    rendered = [ch.render(cfg) for ch in p.changes]
+    assert rendered[0].startswith("Set --kv-cache-dtype fp8: ")
+    assert "pool 1,048,576 → 2,097,152 tokens" in rendered[0]
+    assert rendered[1].startswith("Raise replicas from 1 to 2: ")
+    assert not any("--tensor-parallel-size" in line for line in rendered)
+    assert all(problems(cfg, ch.args(cfg)) == [] for ch in p.changes)
