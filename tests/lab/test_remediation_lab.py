@@ -102,5 +102,6 @@ def test_change_first_makes_the_primary_finding_go_away(
     name: str, vllm_python: str, tmp_path: Path
 ) -> None:
     rc, out = _after_run(name, vllm_python, tmp_path)
+    print(out)  # the ticket section, shown with -rA: the numbers behind the verdict
     assert rc == 0, out
     assert out.startswith("## Fix verified: "), out
