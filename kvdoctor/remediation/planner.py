@@ -329,13 +329,53 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
     return out
 
 
-def _chunk_target(c: _Ctx) -> int | None:
-    """A prefill chunk that splits the window's prompts: a power of two ≤ half the mean."""
-    p = c.win.prompt
-    if p is None or p <= 0:
+# The slow-itl rule fires from an ITL p99 of 0.1 s (playbooks/slow-itl.yaml); a chunk is sized
+# to stay below it with a margin, from the stall per prompt token the window measured.
+ITL_TARGET_S = 0.1
+_CHUNK_MARGIN = 0.8
+_CHUNK_STEP = 64
+
+
+def _stall_per_token(c: _Ctx) -> float | None:
+    """Seconds a decode step waited per prompt token in it: ITL p99 over the stalling step's
+    tokens (the longest prompt, or the batched-token budget when that is smaller)."""
+    p99 = c.view.num("itl_p99")
+    longest = c.win.max_prompt or c.win.prompt
+    if p99 is None or p99 <= 0 or not longest:
         return None
-    target = max(512, _pow2_floor(p / 2))
-    return max(target, c.cfg.max_num_seqs if c.cfg.is_set("max-num-seqs") else 0)
+    mnbt = c.cfg.max_num_batched_tokens
+    step_tokens = min(float(mnbt), longest) if mnbt else longest
+    return p99 / step_tokens if step_tokens > 0 else None
+
+
+def _chunk_target(c: _Ctx) -> int | None:
+    """The largest prefill chunk whose step stays under the ITL target at the measured stall
+    per token; without that measurement a power of two ≤ half the mean prompt."""
+    per_token = _stall_per_token(c)
+    if per_token is not None:
+        target = int(ITL_TARGET_S * _CHUNK_MARGIN / per_token) // _CHUNK_STEP * _CHUNK_STEP
+    elif c.win.prompt:
+        target = max(512, _pow2_floor(c.win.prompt / 2))
+    else:
+        return None
+    # vLLM refuses a batched-token budget below --max-num-seqs.
+    return max(target, _CHUNK_STEP, c.cfg.max_num_seqs)
+
+
+def _chunk_effect(c: _Ctx, chunk: int, today: str) -> str:
+    win = c.win
+    per_token = _stall_per_token(c)
+    text = f"each step carries ≤ {fmt_int(chunk)} prompt tokens"
+    if per_token is not None:
+        p99 = c.view.num("itl_p99") or 0.0
+        text += (
+            f": at the window's {per_token * 1000:.2f} ms per prompt token a decode step waits "
+            f"about {chunk * per_token * 1000:.0f} ms (ITL p99 today {p99:.2f} s)"
+        )
+    if win.prompt:
+        steps = math.ceil(win.prompt / chunk)
+        text += f"; a {fmt_int(round(win.prompt))}-token prompt takes {steps} steps"
+    return f"{text} ({today})"
 
 
 def _plan_prefill_interference(c: _Ctx) -> list[Change]:
@@ -346,32 +386,24 @@ def _plan_prefill_interference(c: _Ctx) -> list[Change]:
     longest = win.max_prompt or win.prompt
     if not cfg.enable_chunked_prefill:
         edits: list[Edit] = [Edit("remove", "enable-chunked-prefill", False, None)]
-        effective = chunk
-        if cfg.is_set("max-num-batched-tokens") and chunk is not None and mnbt and mnbt > chunk:
+        default = 2048 * cfg.tensor_parallel_size  # vLLM's budget with chunking, flag unset
+        effective = default
+        if chunk is not None and cfg.is_set("max-num-batched-tokens") and mnbt and mnbt > chunk:
             edits.append(Edit("lower", "max-num-batched-tokens", mnbt, chunk))
-        elif not cfg.is_set("max-num-batched-tokens"):
-            effective = 2048 * cfg.tensor_parallel_size  # vLLM's default budget with chunking
-        if effective and win.prompt:
-            steps = math.ceil(win.prompt / effective)
-            effect = (
-                f"a {fmt_int(round(win.prompt))}-token prompt is prefilled in {steps} chunks of "
-                f"≤ {fmt_int(effective)} tokens with decode steps between them (today one step "
-                f"carries the whole prompt and every stream waits for it)"
-            )
-        else:
-            effect = "long prompts are prefilled in chunks with decode steps between them"
-        out.append(Change("undo", tuple(edits), effect))
+            effective = chunk
+        elif chunk is not None and not cfg.is_set("max-num-batched-tokens") and chunk < default:
+            edits.append(Edit("set", "max-num-batched-tokens", None, chunk))
+            effective = chunk
+        elif cfg.is_set("max-num-batched-tokens") and mnbt:
+            effective = mnbt
+        today = "today one step carries the whole prompt and every stream waits for it"
+        out.append(Change("undo", tuple(edits), _chunk_effect(c, effective, today)))
         return out
     # Binding only when prompts were longer than the new chunk.
     if chunk is not None and mnbt is not None and mnbt > chunk and (longest or 0) > chunk:
-        steps = math.ceil((win.prompt or chunk) / chunk)
         edit = Edit("lower", "max-num-batched-tokens", mnbt, chunk)
-        effect = (
-            f"each step carries ≤ {fmt_int(chunk)} prompt tokens, so a "
-            f"{fmt_int(round(win.prompt or chunk))}-token prompt takes {steps} steps with "
-            f"decoding between them (today up to {fmt_int(mnbt)} tokens in one step)"
-        )
-        out.append(Change("tune", (edit,), effect))
+        today = f"today up to {fmt_int(mnbt)} tokens in one step"
+        out.append(Change("tune", (edit,), _chunk_effect(c, chunk, today)))
     budget = min(mnbt or chunk or 0, chunk or mnbt or 0)
     threshold = budget // 2 if budget else 0
     if (
