@@ -374,7 +374,12 @@ def _chunk_effect(c: _Ctx, chunk: int, today: str) -> str:
         )
     if win.prompt:
         steps = math.ceil(win.prompt / chunk)
-        text += f"; a {fmt_int(round(win.prompt))}-token prompt takes {steps} steps"
+        # The price, said up front: smaller chunks prefill a long prompt over more steps, so
+        # its own first token comes later (the lab saw queue time rise at 192-token chunks).
+        text += (
+            f"; a {fmt_int(round(win.prompt))}-token prompt takes {steps} steps, so long "
+            "prompts wait longer for their first token"
+        )
     return f"{text} ({today})"
 
 
