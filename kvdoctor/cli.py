@@ -51,6 +51,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "check",
         "Replay fixtures and compare with expected.yaml.",
     ),
+    "compare": (
+        "kvdoctor.commands.compare",
+        "compare",
+        "Is the finding gone after the change? BEFORE bundle vs AFTER bundle or URL.",
+    ),
     "lab": ("kvdoctor.commands.lab", "lab", "Start and stop a real vLLM lab server."),
     "demo": ("kvdoctor.commands.lab", "demo", "Lab up, drive a workload, diagnose, report, down."),
     "alerts": ("kvdoctor.commands.alerts", "alerts", "Generate Prometheus alerting rules."),

@@ -336,6 +336,12 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # Only the records that passed validation: one bad line is reported as "not checked"
     # instead of ending the diagnosis.
     findings = list(rules.evaluate(signals, records, playbooks))
+    kv = kv_for(bundle, signals)
+    # Advice for the server in front of us: flag edits from its own configuration, valid for
+    # its vLLM, each with a predicted effect (kvdoctor/remediation).
+    from kvdoctor.remediation import remediate
+
+    findings = remediate(findings, bundle, signals, kv)
     verdict = rules.overall_verdict(findings, signals)
     healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
@@ -350,7 +356,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         verdict=verdict,
         findings=findings,
         signals={name: _finite(value) for name, value in signals.flat().items()},
-        kv=kv_for(bundle, signals),
+        kv=kv,
         not_checked=not_checked,
     )
     context = _context(bundle, signals, records, healthy)

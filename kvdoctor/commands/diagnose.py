@@ -156,6 +156,10 @@ def diagnose(
     Fleets: repeat --endpoint to scrape several replicas at the same time, or give
     --prometheus URL to read them from an existing Prometheus; the report adds a per-replica
     table and findings that compare replicas (routing imbalance, config drift, stale targets).
+
+    Last step of an incident: apply the report's "Change first", run the same workload, and
+    `kvdoctor compare BEFORE.tar.gz AFTER` (a bundle or the server's URL) says whether the
+    finding is gone ("Fix verified", exit 0) for the ticket.
     """
     from kvdoctor.pipeline import diagnose as diagnose_offline
     from kvdoctor.pipeline import run_live

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -305,6 +305,7 @@ def start_lab(
     *,
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
     model_dir: Path | None = None,
+    engine_args: Sequence[str] | None = None,
 ) -> LabHandle:
     """Start the scenario's server (and its reference server, if it has one); wait until ready.
 
@@ -313,10 +314,14 @@ def start_lab(
     :class:`KvdoctorError`) when vLLM exits or is not ready in time, after stopping everything
     it started. A scenario that is *meant* to fail at start-up (``kv-too-small``) raises the
     same error: its log is the evidence. A :class:`Scenario` object (a randomized draw, not in
-    the registry) and a ``model_dir`` (another generated geometry) may be passed instead.
+    the registry) and a ``model_dir`` (another generated geometry) may be passed instead;
+    ``engine_args`` replaces the scenario's own flags (the same workload on a changed server:
+    ``kvdoctor compare`` in the lab).
     """
     with terminate_as_interrupt():
-        return _start(scenario, port, vllm_python, extra_args, start_timeout_s, model_dir)
+        return _start(
+            scenario, port, vllm_python, extra_args, start_timeout_s, model_dir, engine_args
+        )
 
 
 def _start(
@@ -326,8 +331,10 @@ def _start(
     extra_args: list[str] | None,
     start_timeout_s: float,
     model_dir: Path | None = None,
+    engine_args: Sequence[str] | None = None,
 ) -> LabHandle:
     sc = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    base_args = list(sc.engine_args if engine_args is None else engine_args)
     python = resolve_vllm_python(vllm_python)
     port = port or free_port()
     instance = f"{sc.name}-{port}"
@@ -350,7 +357,7 @@ def _start(
         handle = _launch(
             sc,
             instance,
-            [*sc.engine_args, *(extra_args or [])],
+            [*base_args, *(extra_args or [])],
             sc.engine_env(),
             port,
             python,
@@ -465,10 +472,18 @@ def lab_server(
     extra_args: list[str] | None = None,
     *,
     start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    engine_args: Sequence[str] | None = None,
 ) -> Iterator[LabHandle]:
     """``with lab_server("healthy") as lab: ...``: the server is stopped on any exit."""
     with terminate_as_interrupt():
-        handle = start_lab(scenario, port, vllm_python, extra_args, start_timeout_s=start_timeout_s)
+        handle = start_lab(
+            scenario,
+            port,
+            vllm_python,
+            extra_args,
+            start_timeout_s=start_timeout_s,
+            engine_args=engine_args,
+        )
         try:
             yield handle
         finally:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,18 +157,21 @@ def diagnose_scenario(
     save_bundle: Path | None = None,
     vllm_python: str | None = None,
     lab: LabHandle | None = None,
+    engine_args: Sequence[str] | None = None,
 ) -> ScenarioRun:
     """Diagnose scenario ``name`` end to end (or on an already running ``lab``).
 
     A scenario that refuses to start (``kv-too-small``) is diagnosed the way an operator would
     meet it: the endpoint is down and the start-up log is all there is, so the CLI diagnoses a
     bundle of that log (:func:`failed_start_bundle`) with ``diagnose --bundle``.
+    ``engine_args`` replaces the scenario's flags (its remediation applied): the same workload
+    on the changed server, which is then expected to start.
     """
     sc = get_scenario(name)
-    if sc.fails_at_startup:
+    if sc.fails_at_startup and engine_args is None:
         return _diagnose_failed_start(name, save_bundle, vllm_python)
     if lab is None:
-        with lab_server(name, vllm_python=vllm_python) as started:
+        with lab_server(name, vllm_python=vllm_python, engine_args=engine_args) as started:
             return _diagnose_running(started, window_s, interval_s, save_bundle)
     return _diagnose_running(lab, window_s, interval_s, save_bundle)
 

@@ -1,0 +1,128 @@
+"""``kvdoctor compare BEFORE AFTER``: the last step of an incident, is the finding gone?"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kvdoctor.commands._capture_opts import capture_options, pop_capture_params
+from kvdoctor.errors import KvdoctorError
+
+
+def _label(path: str) -> str:
+    """A bundle's name for the ticket: never this machine's absolute path."""
+    p = Path(path)
+    return f"{p.parent.name}/{p.name}" if p.name.startswith("bundle") and p.parent.name else p.name
+
+
+def _is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))
+
+
+def _diagnosis_of_bundle(path: str) -> Any:
+    from kvdoctor.bundle.reader import read_bundle
+    from kvdoctor.pipeline import diagnose
+
+    if _is_url(path):
+        raise KvdoctorError(f"BEFORE must be a bundle (DIR or FILE.tar.gz), got a URL: {path}")
+    return diagnose(read_bundle(Path(path)))
+
+
+@click.command(
+    epilog=(
+        "Exit codes: 0 the primary finding of BEFORE is gone in AFTER (fix verified), 1 it is "
+        "still there (better, same or worse), 2 usage error or BEFORE has no finding to verify."
+    )
+)
+@click.argument("before", metavar="BEFORE")
+@click.argument("after", metavar="AFTER")
+@capture_options
+@click.option(
+    "--reproduce/--no-reproduce",
+    default=True,
+    show_default=True,
+    help="AFTER as a live endpoint: run the experiments that confirm or refute each finding.",
+)
+@click.option("--allow-load", is_flag=True, help="AFTER live: also run experiments that add load.")
+@click.option(
+    "--save-bundle",
+    metavar="DIR|FILE.tar.gz",
+    type=click.Path(path_type=Path),
+    help="AFTER live: keep its capture as a bundle for the ticket.",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Write the result to FILE atomically (default: stdout).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="A Markdown section for the ticket, or the kvdoctor.compare/1 JSON object.",
+)
+def compare(
+    before: str,
+    after: str,
+    reproduce: bool,
+    allow_load: bool,
+    save_bundle: Path | None,
+    output: Path | None,
+    fmt: str,
+    **params: Any,
+) -> int:
+    """Compare BEFORE (a bundle) with AFTER (a bundle, or a live endpoint URL captured now).
+
+    The last step of an incident: diagnose and save a bundle, apply its "Change first", run the
+    same workload, then `kvdoctor compare before.tar.gz after.tar.gz` (or AFTER = the server's
+    URL with the usual capture flags). Each finding is marked gone / better / same / worse /
+    new, the key signals are shown side by side, and the Markdown ("Fix verified") goes into
+    the ticket as it is.
+    """
+    from kvdoctor.compare import compare as compare_diagnoses
+    from kvdoctor.compare import render_json, render_markdown
+    from kvdoctor.report.output import write_atomic
+
+    capture = pop_capture_params(params)
+    if capture.get("endpoint"):
+        raise KvdoctorError("give AFTER as the second argument (a bundle or a URL), not --endpoint")
+    d_before = _diagnosis_of_bundle(before)
+    if _is_url(after):
+        from kvdoctor.commands._capture_opts import to_capture_options
+        from kvdoctor.pipeline import run_live
+
+        opts = to_capture_options({**capture, "endpoint": after})
+        d_after = run_live(
+            opts,
+            reproduce=reproduce,
+            allow_load=allow_load,
+            save_bundle=save_bundle,
+            progress=sys.stderr.isatty(),
+            echo=lambda line: click.echo(line, err=True),
+        )
+    else:
+        if save_bundle is not None:
+            raise KvdoctorError("--save-bundle applies to a live AFTER only")
+        d_after = _diagnosis_of_bundle(after)
+    result = compare_diagnoses(d_before, d_after)
+    if fmt == "json":
+        text = render_json(result)
+    else:
+        after_label = after if _is_url(after) else _label(after)
+        text = render_markdown(result, _label(before), after_label)
+    if output is not None:
+        write_atomic(output, text)
+        click.echo(f"kvdoctor: wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+    if result.primary is None:
+        click.echo("kvdoctor: BEFORE has no finding to verify", err=True)
+        return 2
+    return 0 if result.verified else 1

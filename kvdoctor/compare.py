@@ -1,0 +1,218 @@
+"""``kvdoctor compare``: is the finding gone after the change? (pure: two diagnoses in, one result)
+
+The last step of an incident: BEFORE is the bundle the diagnosis came from, AFTER a bundle (or a
+live capture) of the same server after the change, under the same workload. Each finding is
+marked gone / better / same / worse / new; the fix is verified only when BEFORE's primary
+finding is gone. The JSON form is ``kvdoctor.compare/1``; the Markdown is a section ready to
+paste into the ticket (templates/compare.md.j2).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kvdoctor.pipeline import Diagnosis
+from kvdoctor.remediation.config import canonical_flag, normalize_args
+from kvdoctor.report.model import Finding, Scalar, Verdict
+
+COMPARE_SCHEMA: Final = "kvdoctor.compare/1"
+Result = Literal["gone", "better", "same", "worse", "new"]
+
+# The numbers an on-call engineer reads first (the report's "six signals"), then the KV pool.
+KEY_SIGNALS: tuple[str, ...] = (
+    "kv_usage_max",
+    "preemptions_window",
+    "running_max",
+    "waiting_max",
+    "prefix_hit_rate_window",
+    "ttft_p95",
+    "itl_p95",
+    "queue_time_p95",
+    "kv_capacity_tokens",
+    "num_gpu_blocks",
+)
+_SEVERITY = {"critical": 2, "warning": 1, "info": 0}
+_STATUS = {"confirmed": 1, "suspected": 0}
+# Confidence moves this much or more before a finding counts as better or worse.
+_CONFIDENCE_STEP = 0.05
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindingState(_Strict):
+    status: str
+    severity: str
+    confidence: float
+    title: str
+
+
+class FindingDelta(_Strict):
+    id: str
+    cause: str
+    before: FindingState | None
+    after: FindingState | None
+    result: Result
+
+
+class SignalDelta(_Strict):
+    name: str
+    before: Scalar
+    after: Scalar
+
+
+class FlagDelta(_Strict):
+    flag: str
+    before: Scalar
+    after: Scalar
+
+
+class Comparison(_Strict):
+    schema_: Literal["kvdoctor.compare/1"] = Field(default=COMPARE_SCHEMA, alias="schema")
+    verified: bool
+    primary: str | None  # "<id>/<cause>" of BEFORE's primary finding
+    primary_result: Result | None
+    change_first: str | None  # what BEFORE advised first
+    verdict_before: Verdict
+    verdict_after: Verdict
+    findings: list[FindingDelta] = Field(default_factory=list)
+    signals: list[SignalDelta] = Field(default_factory=list)
+    flags: list[FlagDelta] = Field(default_factory=list)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _state(f: Finding) -> FindingState:
+    return FindingState(
+        status=f.status, severity=f.severity, confidence=f.confidence, title=f.title
+    )
+
+
+def _result(before: Finding | None, after: Finding | None) -> Result:
+    b = before is not None and before.status != "refuted"
+    a = after is not None and after.status != "refuted"
+    if b and not a:
+        return "gone"
+    if a and not b:
+        return "new"
+    assert before is not None and after is not None
+    sb, sa = _SEVERITY[before.severity], _SEVERITY[after.severity]
+    if sa != sb:
+        return "better" if sa < sb else "worse"
+    tb, ta = _STATUS.get(before.status, 0), _STATUS.get(after.status, 0)
+    if ta != tb:
+        return "better" if ta < tb else "worse"
+    if after.confidence <= before.confidence - _CONFIDENCE_STEP:
+        return "better"
+    if after.confidence >= before.confidence + _CONFIDENCE_STEP:
+        return "worse"
+    return "same"
+
+
+def _flags(before: Diagnosis, after: Diagnosis) -> list[FlagDelta]:
+    from kvdoctor.remediation.constraints import SERVER_ONLY
+
+    b = normalize_args(dict(before.context.engine_args))
+    a = normalize_args(dict(after.context.engine_args))
+    out: list[FlagDelta] = []
+    for flag in sorted(set(b) | set(a)):
+        if canonical_flag(flag) in SERVER_ONLY or b.get(flag) == a.get(flag):
+            continue
+        out.append(FlagDelta(flag=flag, before=b.get(flag), after=a.get(flag)))
+    return out
+
+
+def compare(before: Diagnosis, after: Diagnosis) -> Comparison:
+    """BEFORE and AFTER side by side; verified only when the primary finding is gone."""
+    rb, ra = before.report, after.report
+    by_key_b = {(f.id, f.cause): f for f in rb.findings}
+    by_key_a = {(f.id, f.cause): f for f in ra.findings}
+    keys = [(f.id, f.cause) for f in rb.findings if f.status != "refuted"]
+    keys += [(f.id, f.cause) for f in ra.findings if f.status != "refuted" and f.id]
+    seen: set[tuple[str, str]] = set()
+    deltas: list[FindingDelta] = []
+    for key in keys:
+        if key in seen:
+            continue
+        seen.add(key)
+        fb, fa = by_key_b.get(key), by_key_a.get(key)
+        deltas.append(
+            FindingDelta(
+                id=key[0],
+                cause=key[1],
+                before=_state(fb) if fb is not None else None,
+                after=_state(fa) if fa is not None else None,
+                result=_result(fb, fa),
+            )
+        )
+    primary = rb.findings[0] if rb.findings and rb.findings[0].status != "refuted" else None
+    primary_result = None
+    if primary is not None:
+        primary_result = next(
+            d.result for d in deltas if (d.id, d.cause) == (primary.id, primary.cause)
+        )
+    names = list(KEY_SIGNALS)
+    if primary is not None:
+        names += [e.signal for e in primary.evidence if e.signal not in names]
+    signals = [
+        SignalDelta(name=n, before=rb.signals.get(n), after=ra.signals.get(n))
+        for n in names
+        if rb.signals.get(n) is not None or ra.signals.get(n) is not None
+    ]
+    return Comparison(
+        verified=primary_result == "gone",
+        primary=f"{primary.id}/{primary.cause}" if primary is not None else None,
+        primary_result=primary_result,
+        change_first=primary.remediation[0]
+        if primary is not None and primary.remediation
+        else None,
+        verdict_before=rb.verdict,
+        verdict_after=ra.verdict,
+        findings=deltas,
+        signals=signals,
+        flags=_flags(before, after),
+    )
+
+
+def render_json(c: Comparison) -> str:
+    return json.dumps(c.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_markdown(c: Comparison, before_label: str, after_label: str) -> str:
+    """The ticket section ("Fix verified" / "Fix not verified") from templates/compare.md.j2."""
+    from markupsafe import Markup
+
+    from kvdoctor.report import fmt
+    from kvdoctor.report.escape import escape_md
+    from kvdoctor.report.render import _environment
+    from kvdoctor.resources import data_dir
+
+    def sval(name: str, value: Scalar) -> Markup:
+        formatted = fmt.signal_value(name, value)
+        return escape_md(value) if formatted is None else Markup(formatted)
+
+    def flagval(value: Scalar) -> Markup:
+        if value is None:
+            return Markup("(not set)")
+        if isinstance(value, bool):
+            return Markup("on" if value else "off")
+        return escape_md(str(value))
+
+    env = _environment(str(data_dir("templates")))
+    template = env.get_template("compare.md.j2")
+    text = template.render(
+        c=c, before_label=before_label, after_label=after_label, sval=sval, flagval=flagval
+    )
+    lines: list[str] = []
+    for line in text.splitlines():
+        line = line.rstrip()
+        if line == "" and (not lines or lines[-1] == ""):
+            continue
+        lines.append(line)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines) + "\n"

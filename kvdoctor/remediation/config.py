@@ -1,0 +1,234 @@
+"""The engine configuration the server in front of us runs with: flags as given plus defaults.
+
+Advice is for the server in front of you (DESIGN.md §6): a suggestion must start from the flags
+this server was started with (``engine_args.json``), what it reports about itself
+(``vllm:cache_config_info`` through the signals) and, for flags nobody set, the defaults of the
+detected vLLM version. Facts below are read from vLLM 0.32's ``engine/arg_utils.py``,
+``config/scheduler.py``, ``config/cache.py`` and ``platforms/cpu.py`` (the lab's build).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.signals.model import Scalar, SignalSet
+
+Platform = Literal["cpu", "gpu"]
+FlagValue = int | float | str | bool
+
+# Boolean flags vLLM 0.32 declares with argparse.BooleanOptionalAction: "--no-X" turns X off.
+BOOL_FLAGS: tuple[str, ...] = (
+    "enable-prefix-caching",
+    "enable-chunked-prefill",
+    "enforce-eager",
+)
+# Spellings of one flag (0.32 accepts --device-memory-utilization for --gpu-memory-utilization);
+# advice names a flag the way the server's own command line spells it.
+ALIASES: dict[str, str] = {"device-memory-utilization": "gpu-memory-utilization"}
+
+# vLLM 0.32 defaults for the OpenAI server (UsageContext.OPENAI_API_SERVER), get_batch_defaults:
+# CPU 2048 batched tokens and 128 sequences per unit of world size; GPUs under 70 GiB (or A100)
+# 2048 and 256; H100/H200-class 8192 and 1024; ≥ 160 GiB 16384 and 1024.
+CPU_DEFAULT_BATCHED_TOKENS = 2048
+CPU_DEFAULT_MAX_NUM_SEQS = 128
+GPU_DEFAULT_BATCHED_TOKENS = 2048
+GPU_DEFAULT_MAX_NUM_SEQS = 256
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # CacheConfig.gpu_memory_utilization
+GPU_DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE
+CPU_DEFAULT_BLOCK_SIZE = 128  # CpuPlatform.check_and_update_config when not user-specified
+_GIB = 1 << 30
+
+
+def canonical_flag(name: str) -> str:
+    """``max_num_seqs`` / ``--max-num-seqs`` / an alias → ``max-num-seqs``."""
+    flag = name.lstrip("-").replace("_", "-")
+    return ALIASES.get(flag, flag)
+
+
+def normalize_args(raw: dict[str, object]) -> dict[str, FlagValue]:
+    """Flags as vLLM would read them: ``no-X: true`` becomes ``X: false``; aliases resolved."""
+    out: dict[str, FlagValue] = {}
+    for key in sorted(raw):
+        value = raw[key]
+        flag = canonical_flag(key)
+        if flag.startswith("no-") and flag[3:] in BOOL_FLAGS:
+            if value is True or value == "true":
+                out[flag[3:]] = False
+            continue
+        if isinstance(value, bool | int | float | str):
+            out[flag] = value
+    return out
+
+
+def _int(v: object) -> int | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v) if math.isfinite(v) and v.is_integer() else None
+    try:
+        return int(str(v))
+    except ValueError:
+        return None
+
+
+def _float(v: object) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        f = float(str(v)) if not isinstance(v, int | float) else float(v)
+    except ValueError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _bool(v: object) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    return None
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Effective settings of one server, each with whether the operator set it explicitly."""
+
+    version: str | None
+    platform: Platform
+    args: dict[str, FlagValue]  # explicit flags (normalized), what "remove X" can undo
+    spelled: dict[str, str]  # canonical flag -> how the server's command line spells it
+    max_model_len: int | None
+    max_num_seqs: int
+    max_num_batched_tokens: int | None
+    enable_chunked_prefill: bool
+    enable_prefix_caching: bool
+    kv_cache_dtype: str
+    block_size: int | None
+    num_gpu_blocks: int | None
+    num_gpu_blocks_override: int | None
+    gpu_memory_utilization: float
+    long_prefill_token_threshold: int
+    tensor_parallel_size: int
+    max_position_embeddings: int | None
+    kv_cache_memory_bytes: int | None  # what the pool's memory budget is (reported)
+    bytes_per_token: int | None
+    gpu_count: int | None = None  # devices NVML saw (None: not sampled)
+    extra: dict[str, Scalar] = field(default_factory=dict)
+
+    def is_set(self, flag: str) -> bool:
+        return canonical_flag(flag) in self.args
+
+    def spell(self, flag: str) -> str:
+        c = canonical_flag(flag)
+        return "--" + self.spelled.get(c, c)
+
+    @property
+    def pool_tokens(self) -> int | None:
+        if self.block_size and self.num_gpu_blocks:
+            return self.block_size * self.num_gpu_blocks
+        return None
+
+    @property
+    def block_bytes(self) -> int | None:
+        if self.block_size and self.bytes_per_token:
+            return self.block_size * self.bytes_per_token
+        return None
+
+    def pool_tokens_from_memory(self) -> int | None:
+        """Tokens the pool holds when the memory budget sizes it (no blocks override)."""
+        if self.kv_cache_memory_bytes and self.block_bytes and self.block_size:
+            return (self.kv_cache_memory_bytes // self.block_bytes) * self.block_size
+        return None
+
+
+def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: str) -> Platform:
+    # vLLM 0.32 picks 128-token blocks on the CPU backend when the operator did not choose,
+    # 16 elsewhere: a 128-token pool without a --block-size flag is the CPU build.
+    if "block-size" not in args and block_size == CPU_DEFAULT_BLOCK_SIZE:
+        return "cpu"
+    # A server that never started reports no pool, but its log names the CPU platform module.
+    if "[cpu.py:" in logs:
+        return "cpu"
+    if "device" in args and str(args["device"]).lower() == "cpu":
+        return "cpu"
+    return "gpu"
+
+
+def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> EngineConfig:
+    """The effective configuration: explicit flags, then reported values, then defaults."""
+    raw: dict[str, object] = dict(bundle.engine_args.args) if bundle.engine_args else {}
+    args = normalize_args(raw)
+    spelled: dict[str, str] = {}
+    for key in raw:
+        flag = key.lstrip("-").replace("_", "-")
+        base = flag[3:] if flag.startswith("no-") and flag[3:] in BOOL_FLAGS else flag
+        spelled[canonical_flag(base)] = base
+    get = signals.get
+
+    def arg_or(flag: str, signal: str) -> object:
+        return args[flag] if flag in args else get(signal)
+
+    block_size = (
+        _int(get("block_size")) or _int(args.get("block-size")) or _int(kv.get("block_size"))
+    )
+    platform = _detect_platform(args, block_size, bundle.logs or "")
+    if block_size is None and platform == "cpu":
+        block_size = _int(args.get("block-size")) or CPU_DEFAULT_BLOCK_SIZE
+    tp = _int(args.get("tensor-parallel-size")) or 1
+    chunked = _bool(args.get("enable-chunked-prefill"))
+    # vLLM 0.32 enables chunked prefill by default for models that support it (decoder LLMs).
+    enable_chunked = True if chunked is None else chunked
+    prefix = _bool(get("prefix_caching"))
+    if prefix is None:
+        prefix = _bool(args.get("enable-prefix-caching"))
+    default_seqs = (
+        CPU_DEFAULT_MAX_NUM_SEQS if platform == "cpu" else GPU_DEFAULT_MAX_NUM_SEQS
+    ) * tp
+    max_num_seqs = _int(arg_or("max-num-seqs", "max_num_seqs")) or default_seqs
+    max_model_len = _int(get("max_model_len")) or _int(args.get("max-model-len"))
+    mnbt = _int(arg_or("max-num-batched-tokens", "max_num_batched_tokens"))
+    if mnbt is None:
+        mnbt = (
+            CPU_DEFAULT_BATCHED_TOKENS if platform == "cpu" else GPU_DEFAULT_BATCHED_TOKENS
+        ) * tp
+        if not enable_chunked and max_model_len is not None:
+            # arg_utils: without chunked prefill the default budget is raised to max_model_len.
+            mnbt = max(mnbt, max_model_len)
+    dtype = get("cache_dtype")
+    cache_dtype = str(args.get("kv-cache-dtype", dtype if isinstance(dtype, str) else "auto"))
+    gmu = _float(arg_or("gpu-memory-utilization", "gpu_memory_utilization"))
+    mc = bundle.model_config_raw or {}
+    mpe = _int(mc.get("max_position_embeddings")) if isinstance(mc, dict) else None
+    from kvdoctor.signals.compute import blocks_override
+
+    return EngineConfig(
+        version=str(get("vllm_version")) if get("vllm_version") is not None else None,
+        platform=platform,
+        args=args,
+        spelled=spelled,
+        max_model_len=max_model_len,
+        max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=mnbt,
+        enable_chunked_prefill=enable_chunked,
+        enable_prefix_caching=True if prefix is None else prefix,
+        kv_cache_dtype=cache_dtype,
+        block_size=block_size,
+        num_gpu_blocks=_int(get("num_gpu_blocks")) or _int(kv.get("num_gpu_blocks")),
+        num_gpu_blocks_override=blocks_override(bundle),
+        gpu_memory_utilization=gmu if gmu is not None else DEFAULT_GPU_MEMORY_UTILIZATION,
+        long_prefill_token_threshold=_int(args.get("long-prefill-token-threshold")) or 0,
+        tensor_parallel_size=tp,
+        max_position_embeddings=mpe,
+        kv_cache_memory_bytes=_int(get("kv_cache_memory_bytes")),
+        bytes_per_token=_int(kv.get("bytes_per_token")),
+        gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
+    )
+
+
+def gib(n: float) -> float:
+    return n / _GIB

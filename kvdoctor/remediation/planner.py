@@ -1,0 +1,716 @@
+"""The remediation planner: per finding, concrete flag edits with a predicted effect.
+
+Order (DESIGN.md §6, "advice is for the server in front of you"): first undo the flag that by
+itself explains the finding (``--num-gpu-blocks-override``, ``--no-enable-prefix-caching``,
+``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a tiny ``--max-model-len``); then the
+smallest change the KV math and the window predict will remove the symptom; then capacity
+(replicas, tensor parallel). A change is dropped when vLLM would refuse the resulting flags
+(:mod:`kvdoctor.remediation.constraints`) or when the window shows it is not binding (lowering a
+cap the traffic never reached, raising one it never hit).
+
+Pure: same findings, configuration and signals, same plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kvdoctor.remediation.config import EngineConfig, FlagValue
+from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
+from kvdoctor.report.model import Finding
+from kvdoctor.rules.predicates import SignalView
+from kvdoctor.signals.model import SignalSet
+
+
+@dataclass(frozen=True)
+class Change:
+    """One suggestion: flag edits (none for a client-side or capacity change) and its effect."""
+
+    kind: str  # "undo" | "tune" | "capacity" | "client"
+    edits: tuple[Edit, ...]
+    effect: str  # predicted effect, from the KV math and the window
+    text: str = ""  # for changes that are not flag edits
+    alternative: bool = False  # "Or ...": instead of the change before it, not on top
+
+    def render(self, cfg: EngineConfig) -> str:
+        if self.edits:
+            head = " and ".join(_edit_text(e, cfg, i == 0) for i, e in enumerate(self.edits))
+        else:
+            head = self.text
+        if self.alternative:
+            head = "Or " + head[0].lower() + head[1:]
+        return f"{head}: {self.effect}" if self.effect else head
+
+    def args(self, cfg: EngineConfig) -> dict[str, FlagValue]:
+        return apply(cfg.args, self.edits)
+
+    def argv(self, cfg: EngineConfig) -> list[str]:
+        return to_argv(self.args(cfg))
+
+
+def fmt_int(n: float) -> str:
+    """A whole number with thousands separators, as the report writes them (2,176)."""
+    return f"{round(n):,}"
+
+
+def _value_text(v: FlagValue | None) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, int):
+        return str(v)
+    return str(v)
+
+
+def _edit_text(e: Edit, cfg: EngineConfig, first: bool) -> str:
+    verb = {"remove": "remove", "set": "set", "raise": "raise", "lower": "lower"}[e.action]
+    verb = verb.capitalize() if first else verb
+    flag = cfg.spell(e.flag)
+    if e.action == "remove":
+        if isinstance(e.before, bool):
+            shown = flag if e.before else "--no-" + flag[2:]
+            return f"{verb} {shown}"
+        return f"{verb} {flag} {_value_text(e.before)}"
+    if e.action == "set":
+        return f"{verb} {flag} {_value_text(e.after)}"
+    return f"{verb} {flag} from {_value_text(e.before)} to {_value_text(e.after)}"
+
+
+# ------------------------------------------------------------------------------ the window
+
+
+@dataclass(frozen=True)
+class Window:
+    """What the traffic did, as the planner needs it."""
+
+    running_max: int | None
+    waiting_max: int | None
+    peak_demand: int | None  # most requests in the server at once (running + waiting)
+    prompt: float | None  # mean prompt tokens
+    output: float | None  # mean generation tokens
+    max_prompt: float | None
+    hit_rate: float | None
+
+    @property
+    def seq_tokens(self) -> int | None:
+        if self.prompt is None or self.output is None or self.prompt + self.output <= 0:
+            return None
+        return round(self.prompt + self.output)
+
+
+def window_of(signals: SignalSet) -> Window:
+    view = SignalView(signals)
+
+    def n(name: str) -> float | None:
+        return view.num(name)
+
+    run, wait = signals.series.get("running", []), signals.series.get("waiting", [])
+    peak: int | None = None
+    if run and wait and len(run) == len(wait):
+        peak = int(max(r + w for (_, r), (_, w) in zip(run, wait, strict=True)))
+    elif n("running_max") is not None:
+        peak = int((n("running_max") or 0) + (n("waiting_max") or 0))
+    rm, wm = n("running_max"), n("waiting_max")
+    return Window(
+        running_max=int(rm) if rm is not None else None,
+        waiting_max=int(wm) if wm is not None else None,
+        peak_demand=peak,
+        prompt=n("mean_prompt_len"),
+        output=n("mean_generation_len"),
+        max_prompt=n("max_prompt_len_seen"),
+        hit_rate=n("prefix_hit_rate_window"),
+    )
+
+
+# ------------------------------------------------------------------------------ KV phrases
+
+
+def _holds(pool: int, seq: int | None) -> str:
+    if not seq:
+        return ""
+    return f"holds {fmt_int(pool // seq)} sequences of {fmt_int(seq)} tokens"
+
+
+def _pool_effect(before: int | None, after: int | None, seq: int | None) -> str:
+    if before is None or after is None:
+        return ""
+    text = f"pool {fmt_int(before)} → {fmt_int(after)} tokens"
+    if seq:
+        text += f": {_holds(after, seq)} (today {fmt_int(before // seq)})"
+    return text
+
+
+def _pow2_floor(x: float) -> int:
+    return 1 << max(0, math.floor(math.log2(max(1.0, x))))
+
+
+# ------------------------------------------------------------------------------ per cause
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    cfg: EngineConfig
+    win: Window
+    view: SignalView
+
+
+def _undo_override(c: _Ctx, why: str) -> list[Change]:
+    cfg = c.cfg
+    if cfg.num_gpu_blocks_override is None or not cfg.is_set("num-gpu-blocks-override"):
+        return []
+    edit = Edit("remove", "num-gpu-blocks-override", cfg.num_gpu_blocks_override, None)
+    after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
+    before = cfg.pool_tokens
+    if before is None and cfg.block_size:
+        before = cfg.num_gpu_blocks_override * cfg.block_size
+    effect = _pool_effect(before, after, c.win.seq_tokens)
+    if not effect:
+        budget = "VLLM_CPU_KVCACHE_SPACE" if cfg.platform == "cpu" else "--gpu-memory-utilization"
+        effect = (
+            f"the pool is sized from the KV memory ({budget}) instead of "
+            f"{fmt_int(cfg.num_gpu_blocks_override)} blocks"
+        )
+        if before is not None:
+            effect += f" ({fmt_int(before)} tokens)"
+    return [Change("undo", (edit,), f"{effect}; {why}" if why else effect)]
+
+
+def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
+    """Lower --max-num-seqs to what the pool holds, only when running exceeded that."""
+    cfg, win = c.cfg, c.win
+    seq = win.seq_tokens
+    if pool is None or not seq or win.running_max is None:
+        return []
+    fit = max(1, pool // seq)
+    # Not binding: the window never ran more sequences than the pool holds.
+    if win.running_max <= fit or cfg.max_num_seqs <= fit:
+        return []
+    edit = Edit("lower", "max-num-seqs", cfg.max_num_seqs, fit)
+    effect = (
+        f"at most {fmt_int(fit)} sequences of {fmt_int(seq)} tokens = {fmt_int(fit * seq)} of "
+        f"the pool's {fmt_int(pool)} tokens (today up to {fmt_int(win.running_max)} ran); {what}"
+    )
+    return [Change("tune", (edit,), effect)]
+
+
+def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
+    cfg = c.cfg
+    # With the blocks override the pool ignores the utilization: raising it would do nothing.
+    if cfg.is_set("num-gpu-blocks-override") or c.view.flag("gpu_has_headroom") is not True:
+        return []
+    up = c.view.num("suggested_gpu_memory_utilization_up")
+    total = c.view.num("gpu_memory_total_bytes")
+    if up is None or up <= cfg.gpu_memory_utilization:
+        return []
+    edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, up)
+    effect = what
+    if total and cfg.bytes_per_token and cfg.pool_tokens is not None:
+        extra = int((up - cfg.gpu_memory_utilization) * total) // cfg.bytes_per_token
+        effect = _pool_effect(cfg.pool_tokens, cfg.pool_tokens + extra, c.win.seq_tokens)
+        effect += f"; {what}" if what else ""
+    return [Change("tune", (edit,), effect)]
+
+
+def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
+    win = c.win
+    if pool is None or not win.running_max or win.prompt is None or win.output is None:
+        return []
+    per_seq = pool // max(1, win.running_max)
+    cap = int(per_seq - win.prompt)
+    if cap <= 0 or cap >= win.output:
+        return []  # no cap lets this many sequences fit, or the outputs never reach it
+    text = f"Cap output length at max_tokens={fmt_int(cap)} in the clients"
+    effect = (
+        f"each sequence then holds at most {fmt_int(per_seq)} tokens, so the "
+        f"{fmt_int(win.running_max)} sequences seen at once fit in the "
+        f"{fmt_int(pool)}-token pool (today {fmt_int(win.seq_tokens or 0)} tokens each)"
+    )
+    return [Change("client", (), effect, text=text)]
+
+
+def _replicas(c: _Ctx, pool: int | None) -> list[Change]:
+    win = c.win
+    seq = win.seq_tokens
+    if pool is None or not seq or not win.peak_demand:
+        return []
+    fit = max(1, pool // seq)
+    need = math.ceil(win.peak_demand / fit)
+    if need <= 1:
+        return []
+    effect = (
+        f"each replica holds {fmt_int(fit)} sequences of {fmt_int(seq)} tokens; the window's "
+        f"peak of {fmt_int(win.peak_demand)} requests needs {need}"
+    )
+    return [Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}")]
+
+
+def _plan_kv_capacity(c: _Ctx, why: str) -> list[Change]:
+    out = _undo_override(c, why)
+    pool = c.cfg.pool_tokens
+    lower = _lower_seqs_to_fit(c, pool, "no sequence is preempted at the mean length")
+    out += [_alt(ch, bool(out)) for ch in lower]
+    out += _raise_gmu(c, "fewer sequences are preempted")
+    out += _cap_output(c, pool)
+    if not c.cfg.is_set("num-gpu-blocks-override"):
+        out += _replicas(c, pool)
+    return out
+
+
+def _alt(ch: Change, alternative: bool) -> Change:
+    return Change(ch.kind, ch.edits, ch.effect, ch.text, alternative)
+
+
+def _plan_request_too_long(c: _Ctx) -> list[Change]:
+    cfg = c.cfg
+    out = _undo_override(c, "a max-model-len request fits")
+    pool = cfg.pool_tokens
+    target = c.view.num("suggested_max_model_len")
+    if target is None and pool is not None:
+        target = pool
+    if target is not None and cfg.max_model_len is not None and target < cfg.max_model_len:
+        t = int(target)
+        if cfg.block_size:
+            t = max(cfg.block_size, t // cfg.block_size * cfg.block_size)
+        edit = Edit("lower", "max-model-len", cfg.max_model_len, t)
+        where = f"the {fmt_int(pool)}-token pool" if pool is not None else "the pool"
+        effect = (
+            f"every admitted request ({fmt_int(t)} tokens at most) fits in {where}; "
+            f"today a {fmt_int(cfg.max_model_len)}-token request can never be admitted"
+        )
+        out.append(_alt(Change("tune", (edit,), effect), bool(out)))
+    out += _raise_gmu(c, "a max-model-len request fits in the larger pool")
+    return out
+
+
+def _plan_kv_admission(c: _Ctx) -> list[Change]:
+    out = _undo_override(c, "waiting requests are admitted instead of waiting for blocks")
+    pool = c.cfg.pool_tokens
+    out += _raise_gmu(c, "more requests are admitted at once")
+    out += _cap_output(c, pool)
+    if not c.cfg.is_set("num-gpu-blocks-override"):
+        out += _replicas(c, pool)
+    return out
+
+
+def _plan_queueing(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    out: list[Change] = []
+    seq = win.seq_tokens
+    pool = cfg.pool_tokens
+    fit = pool // seq if pool is not None and seq else None
+    capped = win.running_max is not None and win.running_max >= cfg.max_num_seqs
+    if capped and win.peak_demand and win.peak_demand > cfg.max_num_seqs:
+        # Raise to what the traffic needs (its peak in the server at once), not the KV limit.
+        target = win.peak_demand if fit is None else min(win.peak_demand, fit)
+        if target > cfg.max_num_seqs:
+            edits: list[Edit] = [Edit("raise", "max-num-seqs", cfg.max_num_seqs, target)]
+            mnbt = cfg.max_num_batched_tokens
+            if mnbt is not None and mnbt < target and cfg.is_set("max-num-batched-tokens"):
+                edits.append(Edit("raise", "max-num-batched-tokens", mnbt, target))
+            effect = f"the window's peak of {fmt_int(win.peak_demand)} requests runs at once"
+            if seq and pool is not None:
+                used = target * seq
+                effect += (
+                    f" ({fmt_int(target)} × {fmt_int(seq)} = {fmt_int(used)} tokens, "
+                    f"{used / pool:.0%} of the {fmt_int(pool)}-token pool)"
+                )
+            out.append(Change("tune", tuple(edits), effect))
+    if win.peak_demand and win.running_max and not capped:
+        # Running stayed below the cap while requests waited: compute, not a flag, is the limit.
+        need = math.ceil(win.peak_demand / max(1, win.running_max))
+        if need > 1:
+            effect = (
+                f"running never reached --max-num-seqs {cfg.max_num_seqs} (at most "
+                f"{fmt_int(win.running_max)}): the peak of {fmt_int(win.peak_demand)} requests "
+                f"needs {need} servers at today's speed"
+            )
+            out.append(Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}"))
+    return out
+
+
+# The slow-itl rule fires from an ITL p99 of 0.1 s (playbooks/slow-itl.yaml); a chunk is sized
+# to stay below it with a margin, from the stall per prompt token the window measured.
+ITL_TARGET_S = 0.1
+_CHUNK_MARGIN = 0.8
+_CHUNK_STEP = 64
+
+
+def _stall_per_token(c: _Ctx) -> float | None:
+    """Seconds a decode step waited per prompt token in it: ITL p99 over the stalling step's
+    tokens (the longest prompt, or the batched-token budget when that is smaller)."""
+    p99 = c.view.num("itl_p99")
+    longest = c.win.max_prompt or c.win.prompt
+    if p99 is None or p99 <= 0 or not longest:
+        return None
+    mnbt = c.cfg.max_num_batched_tokens
+    step_tokens = min(float(mnbt), longest) if mnbt else longest
+    return p99 / step_tokens if step_tokens > 0 else None
+
+
+def _chunk_target(c: _Ctx) -> int | None:
+    """The largest prefill chunk whose step stays under the ITL target at the measured stall
+    per token; without that measurement a power of two ≤ half the mean prompt."""
+    per_token = _stall_per_token(c)
+    if per_token is not None:
+        target = int(ITL_TARGET_S * _CHUNK_MARGIN / per_token) // _CHUNK_STEP * _CHUNK_STEP
+    elif c.win.prompt:
+        target = max(512, _pow2_floor(c.win.prompt / 2))
+    else:
+        return None
+    # vLLM refuses a batched-token budget below --max-num-seqs.
+    return max(target, _CHUNK_STEP, c.cfg.max_num_seqs)
+
+
+def _chunk_effect(c: _Ctx, chunk: int, today: str) -> str:
+    win = c.win
+    per_token = _stall_per_token(c)
+    text = f"each step carries ≤ {fmt_int(chunk)} prompt tokens"
+    if per_token is not None:
+        p99 = c.view.num("itl_p99") or 0.0
+        text += (
+            f": at the window's {per_token * 1000:.2f} ms per prompt token a decode step waits "
+            f"about {chunk * per_token * 1000:.0f} ms (ITL p99 today {p99:.2f} s)"
+        )
+    if win.prompt:
+        steps = math.ceil(win.prompt / chunk)
+        # The price, said up front: smaller chunks prefill a long prompt over more steps, so
+        # its own first token comes later (the lab saw queue time rise at 192-token chunks).
+        text += (
+            f"; a {fmt_int(round(win.prompt))}-token prompt takes {steps} steps, so long "
+            "prompts wait longer for their first token"
+        )
+    return f"{text} ({today})"
+
+
+def _plan_prefill_interference(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    out: list[Change] = []
+    chunk = _chunk_target(c)
+    mnbt = cfg.max_num_batched_tokens
+    longest = win.max_prompt or win.prompt
+    if not cfg.enable_chunked_prefill:
+        edits: list[Edit] = [Edit("remove", "enable-chunked-prefill", False, None)]
+        default = 2048 * cfg.tensor_parallel_size  # vLLM's budget with chunking, flag unset
+        effective = default
+        if chunk is not None and cfg.is_set("max-num-batched-tokens") and mnbt and mnbt > chunk:
+            edits.append(Edit("lower", "max-num-batched-tokens", mnbt, chunk))
+            effective = chunk
+        elif chunk is not None and not cfg.is_set("max-num-batched-tokens") and chunk < default:
+            edits.append(Edit("set", "max-num-batched-tokens", None, chunk))
+            effective = chunk
+        elif cfg.is_set("max-num-batched-tokens") and mnbt:
+            effective = mnbt
+        today = "today one step carries the whole prompt and every stream waits for it"
+        out.append(Change("undo", tuple(edits), _chunk_effect(c, effective, today)))
+        return out
+    # Binding only when prompts were longer than the new chunk.
+    if chunk is not None and mnbt is not None and mnbt > chunk and (longest or 0) > chunk:
+        edit = Edit("lower", "max-num-batched-tokens", mnbt, chunk)
+        today = f"today up to {fmt_int(mnbt)} tokens in one step"
+        out.append(Change("tune", (edit,), _chunk_effect(c, chunk, today)))
+    budget = min(mnbt or chunk or 0, chunk or mnbt or 0)
+    threshold = budget // 2 if budget else 0
+    if (
+        threshold
+        and cfg.long_prefill_token_threshold == 0
+        and longest is not None
+        and longest > threshold
+    ):
+        edit = Edit("set", "long-prefill-token-threshold", None, threshold)
+        effect = (
+            f"one prompt takes at most {fmt_int(threshold)} of a step's {fmt_int(budget)} tokens, "
+            f"leaving the rest to other requests (prompts here reach {fmt_int(round(longest))})"
+        )
+        out.append(Change("tune", (edit,), effect))
+    return out
+
+
+def _plan_caching_disabled(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    bs = cfg.block_size
+    blocks = int(win.prompt // bs) if win.prompt and bs else None
+    effect = "shared prompt prefixes are served from the cache instead of prefilled again"
+    if blocks and bs:
+        effect = (
+            f"prompts of {fmt_int(round(win.prompt or 0))} tokens span {blocks} full blocks of "
+            f"{bs} that a shared prefix can reuse instead of prefilling (hit rate today "
+            f"{win.hit_rate or 0:.0%})"
+        )
+    if cfg.args.get("enable-prefix-caching") is False:
+        return [Change("undo", (Edit("remove", "enable-prefix-caching", False, None),), effect)]
+    return [Change("undo", (Edit("set", "enable-prefix-caching", None, True),), effect)]
+
+
+def _plan_block_size(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    bs = cfg.block_size
+    if not bs or not win.prompt:
+        return []
+    step = 32 if cfg.platform == "cpu" else 16
+    # The smallest size the backend takes without penalty: the most prefix tokens hit.
+    target = step
+    out: list[Change] = []
+    if target < bs:
+        edit = (
+            Edit("lower", "block-size", bs, target)
+            if cfg.is_set("block-size")
+            else Edit("set", "block-size", None, target)
+        )
+        full = int(win.prompt // target)
+        effect = (
+            f"a {fmt_int(round(win.prompt))}-token prompt spans {full} full blocks of {target} "
+            f"(today 0 of {bs}), so a shared prefix of ≥ {target} tokens can hit; the pool keeps "
+            f"its tokens"
+        )
+        if cfg.platform == "cpu":
+            effect += " (the CPU backend works in multiples of 32)"
+        out.append(Change("tune", (edit,), effect))
+    text = f"Lengthen the shared prefix to at least {bs} tokens (one full block)"
+    out.append(
+        Change(
+            "client",
+            (),
+            "its first block then hits for every request that shares it",
+            text,
+            alternative=bool(out),
+        )
+    )
+    return out
+
+
+def _plan_eviction_churn(c: _Ctx) -> list[Change]:
+    out = _undo_override(c, "cached prefix blocks survive until reuse")
+    out += _raise_gmu(c, "cached prefix blocks survive until reuse")
+    lower = _lower_seqs_to_fit(
+        c, c.cfg.pool_tokens, "running sequences stop reclaiming cached blocks"
+    )
+    out += [_alt(ch, bool(out)) for ch in lower]
+    return out
+
+
+def _plan_prefix_drift(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    bs = cfg.block_size
+    effect = "requests that share a byte-identical prefix hit its full blocks"
+    if win.prompt and bs:
+        effect = (
+            f"each full {bs}-token block of a byte-identical prefix hits; prompts here are "
+            f"{fmt_int(round(win.prompt))} tokens ({int(win.prompt // bs)} full blocks), hit "
+            f"rate today {win.hit_rate or 0:.0%}"
+        )
+    return [
+        Change(
+            "client",
+            (),
+            effect,
+            text="Move per-request content (timestamps, request ids, user names) after the shared "
+            "part of the prompt, and keep adapters and cache salts identical for requests meant "
+            "to share",
+        ),
+        Change(
+            "client",
+            (),
+            "token IDs then match from the first token, the precondition of any hit",
+            text="Check that the chat template and system prompt are byte-identical across clients",
+        ),
+    ]
+
+
+def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    if not cfg.kv_cache_dtype.startswith("fp8"):
+        return []
+    measured = finding.reproducer.measured if finding.reproducer else {}
+    agreement = measured.get("token_agreement")
+    edit = (
+        Edit("remove", "kv-cache-dtype", cfg.kv_cache_dtype, None)
+        if cfg.is_set("kv-cache-dtype")
+        else Edit("set", "kv-cache-dtype", None, "auto")
+    )
+    after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
+    effect = (
+        _pool_effect(cfg.pool_tokens, after, win.seq_tokens) or "the pool holds half the tokens"
+    )
+    if isinstance(agreement, int | float) and not isinstance(agreement, bool):
+        effect = (
+            f"outputs match the BF16/FP16 reference again (canary agreement "
+            f"{agreement:.0%}); {effect}"
+        )
+    else:
+        effect = f"KV stored in the model's dtype, no fp8 rounding; {effect}"
+    return [Change("undo", (edit,), effect)]
+
+
+def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
+    cfg = c.cfg
+    out = _undo_override(c, "")
+    if out and cfg.max_model_len:
+        ch = out[0]
+        out[0] = Change(
+            ch.kind,
+            ch.edits,
+            f"{ch.effect}, too few for --max-model-len {fmt_int(cfg.max_model_len)}",
+        )
+    target = c.view.num("suggested_max_model_len")
+    if target is not None and cfg.max_model_len is not None and target < cfg.max_model_len:
+        t = int(target)
+        edit = Edit("lower", "max-model-len", cfg.max_model_len, t)
+        pool = cfg.pool_tokens
+        if pool is None and cfg.num_gpu_blocks_override and cfg.block_size:
+            pool = cfg.num_gpu_blocks_override * cfg.block_size
+        where = f"the {fmt_int(pool)}-token pool" if pool else "the pool vLLM estimated"
+        effect = f"the server starts: a request of {fmt_int(t)} tokens fits in {where}"
+        out.append(_alt(Change("tune", (edit,), effect), bool(out)))
+    out += _raise_gmu(c, "the pool gets what is left after weights and activations")
+    return out
+
+
+def _plan_lower_gmu(c: _Ctx, what: str) -> list[Change]:
+    cfg = c.cfg
+    down = c.view.num("suggested_gpu_memory_utilization_down")
+    if down is None or down >= cfg.gpu_memory_utilization:
+        return []
+    edit = Edit("lower", "gpu-memory-utilization", cfg.gpu_memory_utilization, down)
+    total = c.view.num("gpu_memory_total_bytes")
+    effect = what
+    if total:
+        freed = (cfg.gpu_memory_utilization - down) * total / (1 << 30)
+        effect = f"vLLM reserves {freed:.1f} GiB less of the card; {what}"
+    return [Change("tune", (edit,), effect)]
+
+
+def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    out: list[Change] = []
+    kv_read = c.view.num("kv_read_bytes_per_step")
+    if not cfg.kv_cache_dtype.startswith("fp8"):
+        edit = Edit("set", "kv-cache-dtype", None, "fp8")
+        effect = "each decode step reads half the KV bytes"
+        if kv_read:
+            mib = kv_read / (1 << 20)
+            effect = f"KV read per decode step {mib:,.1f} → {mib / 2:,.1f} MiB"
+        effect += "; run the quant-canary against a BF16/FP16 reference before keeping it"
+        new = settings(cfg, apply(cfg.args, (edit,)))
+        if new.pool_tokens is not None:
+            effect += f" (pool {fmt_int(cfg.pool_tokens or 0)} → {fmt_int(new.pool_tokens)} tokens)"
+        out.append(Change("tune", (edit,), effect))
+    out += _more_gpus(c, "each GPU reads 1/{n} of the KV per step (today 1/{tp})")
+    del win
+    return out
+
+
+def _more_gpus(c: _Ctx, effect: str) -> list[Change]:
+    """Double tensor parallelism where the machine has the GPUs, else add a replica."""
+    tp = c.cfg.tensor_parallel_size
+    if c.cfg.gpu_count is not None and c.cfg.gpu_count >= 2 * tp:
+        edit = Edit("raise", "tensor-parallel-size", tp, 2 * tp)
+        return [Change("capacity", (edit,), effect.format(n=2 * tp, tp=tp))]
+    # vLLM refuses a tensor-parallel size above the GPUs it can see: scale out instead.
+    return [
+        Change(
+            "capacity",
+            (),
+            "each replica carries half of today's load at the same per-request cost",
+            text="Raise replicas from 1 to 2",
+        )
+    ]
+
+
+def _plan_prefill_bound(c: _Ctx) -> list[Change]:
+    out: list[Change] = []
+    if not c.cfg.enable_prefix_caching:
+        out += _plan_caching_disabled(c)
+    p50 = c.view.num("prefill_time_p50")
+    effect = "prefill compute per GPU halves (tensor parallel {tp} → {n})"
+    if p50:
+        effect += f": prefill p50 {p50 * 1000:,.0f} ms → about {p50 * 500:,.0f} ms"
+    out += _more_gpus(c, effect)
+    return out
+
+
+_Planner = Callable[[_Ctx, Finding], list[Change]]
+
+PLANNERS: dict[tuple[str, str], _Planner] = {
+    ("preemption", "kv-capacity"): lambda c, f: _plan_kv_capacity(
+        c, "no sequence is preempted at the window's demand"
+    ),
+    ("preemption", "request-exceeds-kv-capacity"): lambda c, f: _plan_request_too_long(c),
+    ("high-ttft", "kv-admission"): lambda c, f: _plan_kv_admission(c),
+    ("high-ttft", "queueing"): lambda c, f: _plan_queueing(c),
+    ("high-ttft", "prefill-bound"): lambda c, f: _plan_prefill_bound(c),
+    ("high-ttft", "long-prefill-hol"): lambda c, f: _plan_prefill_interference(c),
+    ("slow-itl", "prefill-interference"): lambda c, f: _plan_prefill_interference(c),
+    ("slow-itl", "kv-read-bound"): lambda c, f: _plan_kv_read_bound(c),
+    ("prefix-miss", "caching-disabled"): lambda c, f: _plan_caching_disabled(c),
+    ("prefix-miss", "block-larger-than-prefix"): lambda c, f: _plan_block_size(c),
+    ("prefix-miss", "eviction-churn"): lambda c, f: _plan_eviction_churn(c),
+    ("prefix-miss", "prefix-drift"): lambda c, f: _plan_prefix_drift(c),
+    ("quant-quality", "fp8-kv-cache"): _plan_fp8,
+    ("gpu-oom", "kv-pool-too-small"): lambda c, f: _plan_kv_pool_too_small(c),
+    ("gpu-oom", "other-process"): lambda c, f: _plan_lower_gmu(
+        c, "the other processes on the card keep their memory"
+    ),
+    ("gpu-oom", "utilization-too-high"): lambda c, f: _plan_lower_gmu(
+        c, "activations get the headroom they ran out of"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class FindingPlan:
+    """The changes for one finding (index into the report's findings), in order."""
+
+    index: int
+    changes: tuple[Change, ...]
+
+
+def _direction(e: Edit) -> str | None:
+    return {"raise": "up", "lower": "down"}.get(e.action)
+
+
+def plan(findings: Sequence[Finding], cfg: EngineConfig, signals: SignalSet) -> list[FindingPlan]:
+    """Changes per finding. Refuted findings and causes without a planner get none."""
+    ctx = _Ctx(cfg, window_of(signals), SignalView(signals))
+    plans: list[FindingPlan] = []
+    # A knob moved one way for an earlier (higher-ranked) finding is never moved the other way
+    # for a later one (DESIGN.md §6: a rule never advises both directions).
+    directions: dict[str, str] = {}
+    for i, f in enumerate(findings):
+        planner = PLANNERS.get((f.symptom, f.cause))
+        if f.status == "refuted" or planner is None:
+            continue
+        kept: list[Change] = []
+        for ch in planner(ctx, f):
+            if ch.edits and problems(cfg, ch.args(cfg)):
+                continue  # vLLM would refuse it, or it would do nothing
+            dirs = [(e.flag, d) for e in ch.edits if (d := _direction(e)) is not None]
+            if any(directions.get(flag, d) != d for flag, d in dirs):
+                continue
+            for flag, d in dirs:
+                directions.setdefault(flag, d)
+            kept.append(ch)
+        if kept and kept[0].alternative:
+            kept[0] = _alt(kept[0], False)
+        plans.append(FindingPlan(i, tuple(kept)))
+    return plans
+
+
+def apply_plans(
+    findings: Sequence[Finding], cfg: EngineConfig, plans: Sequence[FindingPlan]
+) -> list[Finding]:
+    """Findings with ``remediation`` replaced by the planned lines (others untouched)."""
+    by_index = {p.index: p for p in plans}
+    out: list[Finding] = []
+    for i, f in enumerate(findings):
+        p = by_index.get(i)
+        if p is None:
+            out.append(f)
+            continue
+        lines = [ch.render(cfg) for ch in p.changes]
+        if not lines:
+            # Nothing the planner could check applies: keep the playbook's advice that names no
+            # flag (a flag edit it could not validate is not shown).
+            lines = [line for line in f.remediation if "--" not in line]
+        out.append(f.model_copy(update={"remediation": lines}))
+    return out

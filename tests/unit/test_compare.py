@@ -1,0 +1,85 @@
+"""`kvdoctor compare`: the finding-by-finding verdict and the exit code, on recorded bundles.
+
+The recorded fixtures stand in for "before" and "after" here (pure logic); the lab tier
+(tests/lab/test_remediation_lab.py) compares real before/after runs of the same scenario.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.cli import main
+from kvdoctor.compare import compare
+from kvdoctor.pipeline import diagnose
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _bundle(name: str) -> str:
+    return str(FIXTURES / name / "bundle.tar.gz")
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def test_primary_gone_is_verified_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(["compare", _bundle("preemption-storm"), _bundle("healthy")], capsys)
+    assert rc == 0, out
+    assert out.startswith("## Fix verified: `preemption/kv-capacity` is gone\n")
+    assert "| preemption/kv-capacity | suspected, critical, 0.9 | — | **gone** |" in out
+    assert "| `--num-gpu-blocks-override` | 17 | (not set) |" in out
+    assert "preemption-storm/bundle.tar.gz" in out and str(FIXTURES) not in out
+
+
+def test_same_bundle_twice_is_not_verified_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    b = _bundle("long-prefill-hol")
+    rc, out, _ = _run(["compare", b, b, "--format", "json"], capsys)
+    assert rc == 1
+    data = json.loads(out)
+    assert data["schema"] == "kvdoctor.compare/1"
+    assert (data["verified"], data["primary"], data["primary_result"]) == (
+        False,
+        "slow-itl/prefill-interference",
+        "same",
+    )
+    assert data["change_first"].startswith("Remove --no-enable-chunked-prefill")
+    assert data["flags"] == []
+
+
+def test_a_healthy_before_has_nothing_to_verify(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _run(["compare", _bundle("healthy"), _bundle("queueing")], capsys)
+    assert rc == 2
+    assert "Nothing to verify" in out and "BEFORE has no finding" in err
+
+
+def test_findings_are_marked_new_and_better() -> None:
+    before = diagnose(read_bundle(_bundle("prefix-off")))
+    after = diagnose(read_bundle(_bundle("queueing")))
+    c = compare(before, after)
+    results = {f"{d.id}/{d.cause}": d.result for d in c.findings}
+    assert results["prefix-miss/caching-disabled"] == "gone"
+    assert results["high-ttft/queueing"] == "new"
+    assert c.verified and c.verdict_before == "degraded"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "http://127.0.0.1:1", "x"],
+        ["compare", "/nonexistent/before.tar.gz", "/nonexistent/after.tar.gz"],
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, out, err = _run(args, capsys)
+    assert rc == 2 and out == ""
+    assert err.startswith("kvdoctor: error: ") and err.count("\n") == 1, err
