@@ -26,7 +26,7 @@ from kvdoctor.report.model import (
     Verdict,
 )
 from kvdoctor.reproducers.model import ReproducerRecord, newest_records
-from kvdoctor.rules.formatting import render_or, template_fields
+from kvdoctor.rules.formatting import duration, render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
     REPRODUCERS,
@@ -533,9 +533,25 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
     return SymptomState(False if any_available else None, None, None, severity)
 
 
-def _fmt(v: object) -> str:
+# The signal whose unit a series condition's threshold has.
+_SERIES_SIGNAL = {"kv_usage": "kv_usage_max", "running": "running_max", "waiting": "waiting_max"}
+
+
+def _fmt(v: object, name: str | None = None) -> str:
+    """A value as the report states it: fractions in percent, durations by size."""
     if isinstance(v, bool):
         return "on" if v else "off"
+    unit = None
+    if name is not None:
+        unit = (
+            SIGNALS[name].unit
+            if name in SIGNALS
+            else (DERIVED[name].unit if name in DERIVED else None)
+        )
+    if isinstance(v, int | float) and unit == "fraction":
+        return f"{float(v) * 100:.3g} %"
+    if isinstance(v, int | float) and unit == "s":
+        return duration(float(v))
     if isinstance(v, float):
         return f"{v:.4g}"
     return "unknown" if v is None else str(v)
@@ -554,7 +570,9 @@ def _explain(clause: Clause, ctx: _Context) -> str | None:
             if share is None:
                 return f"no {clause.series} series in the window"
             return (
-                f"{clause.series} {clause.op} {_fmt(clause.value)} for {share:.0%} of the window "
+                f"{clause.series} {clause.op} "
+                f"{_fmt(clause.value, _SERIES_SIGNAL.get(clause.series))}"
+                f" for {share:.0%} of the window "
                 f"(needs {clause.for_fraction:.0%})"
             )
         name = clause.signal or clause.measured or "?"
@@ -566,12 +584,12 @@ def _explain(clause: Clause, ctx: _Context) -> str | None:
                 if clause.scale == 1.0
                 else f"{clause.scale:g} × {clause.value_from}"
             )
-            right = f"{rhs} ({_fmt(rv)})"
+            right = f"{rhs} ({_fmt(rv, clause.value_from)})"
         else:
-            right = _fmt(clause.value)
+            right = _fmt(clause.value, clause.signal)
         if left is None:
             return f"{name} is unknown"
-        return f"{name} {_fmt(left)} is not {clause.op} {right}"
+        return f"{name} {_fmt(left, clause.signal)} is not {clause.op} {right}"
     if eval_clause(clause, ctx) is True:
         return None
     for sub in clause.all or []:
@@ -594,7 +612,7 @@ def _describe(clause: Clause, ctx: _Context) -> str:
         name = clause.signal or clause.series or clause.measured or "?"
         left = ctx.view.value(clause.signal) if clause.signal else None
         target = clause.value_from or _fmt(clause.value)
-        shown = f" ({_fmt(left)})" if clause.signal else ""
+        shown = f" ({_fmt(left, clause.signal)})" if clause.signal else ""
         return f"{name}{shown} {clause.op} {target}"
     parts = [_describe(c, ctx) for c in (clause.all or clause.any or clause.none or [])]
     return " and ".join(parts[:2])
@@ -604,6 +622,7 @@ def _unidentified(
     pb: Playbook, pi: int, state: SymptomState, view: SignalView, why_not: list[str]
 ) -> _Built:
     assert pb.detect is not None
+
     def doc(name: str) -> str:
         d = SIGNALS[name].doc if name in SIGNALS else DERIVED[name].doc
         return f"inspect first: {d[0].lower()}{d[1:]}" if d else "inspect first"
