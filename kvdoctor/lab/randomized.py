@@ -1017,6 +1017,11 @@ def check_control(
         long_n = _above(m.prompt_buckets, c.short_prompt_range[1])
         slow_n = _above(m.ttft_buckets, SLOW_FACTOR * base_ttft) if base_ttft else 0.0
         delayed = max(0.0, slow_n - long_n) / short_n if short_n > 0 else 0.0
+        if short_n == 0 and m.waiting_max >= 1:
+            # No short request finished in the window although they are offered all along and
+            # requests waited with free slots and free KV: every one of them was stalled past
+            # the window (fresh draw 5000-3: two 8,275-token prompts kept the queue's head).
+            delayed = 1.0
         measured["short_requests"] = short_n
         measured["short_delayed_share"] = delayed
         ok = (

@@ -268,6 +268,14 @@ def test_hol_control_counts_short_requests_stalled_behind_long_prefills() -> Non
     fast = _scrape(running=5, usage=0.1, **prompts)
     fast += _ttft_buckets(t0_04=19, t0_06=20, t0_08=20, tinf=24)  # only the long ones slow
     assert not check_control(c, [zero, fast], BASE).ok
+    # Only long requests finished while others waited: the short ones never got through.
+    starved_prompts = {"finished": 4, "b100": 0, "b200": 0, "b500": 0, "binf": 4}
+    starved = _scrape(running=2, waiting=6, usage=0.1, **starved_prompts)
+    starved += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=4)
+    assert check_control(c, [zero, starved], BASE).ok
+    idle = _scrape(running=2, waiting=0, usage=0.1, **starved_prompts)
+    idle += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=4)
+    assert not check_control(c, [zero, idle], BASE).ok
     slot_bound = _scrape(running=32, usage=0.1, **prompts)
     slot_bound += _ttft_buckets(t0_04=10, t0_06=10, t0_08=12, tinf=24)
     assert not check_control(c, [zero, slot_bound], BASE).ok
