@@ -80,6 +80,9 @@ class CtrlC:
             os.kill(os.getpid(), signal.SIGINT)
         return None
 
+# A terminal's disposition: a job started in the background by a non-interactive shell (CI
+# runners, nohup) inherits SIGINT ignored, and then no Ctrl-C could reach the CLI at all.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.meta_path.insert(0, CtrlC())
 from kvdoctor.cli import main
 main(["--help"])
