@@ -57,7 +57,6 @@ def test_there_are_golden_cases_for_each_verdict_kind() -> None:
 # fails on any other problem, and also when one of these disappears: then delete its line, so
 # this list only shrinks.
 KNOWN_OUTSIDE_THE_RENDERER = {
-    ("fp8-kv", "suspect-confirmed", "says 'suspect until ...' of a confirmed finding"),
     ("long-prefill-hol", "false-comparison", "explain 500% of"),
 }
 

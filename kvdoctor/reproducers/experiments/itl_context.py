@@ -94,7 +94,13 @@ def judge(m: ItlMeasured) -> Judgement:
         causes[KV_READ_BOUND] = (
             CONFIRMED if share >= 0.5 else REFUTED if share < 0.2 else INCONCLUSIVE
         )
-        summary += f"; KV reads explain {share:.0%} of the window's ITL"
+        # A share above 1 means the slope over-predicts the window (the probe's long context is
+        # not the window's); say so rather than claim more than the whole ITL.
+        summary += (
+            "; KV reads alone predict more than the window's whole ITL"
+            if share > 1
+            else f"; KV reads explain {share:.0%} of the window's ITL"
+        )
     elif r >= RATIO_CONFIRM and p is not None and p < P_DECIDE:
         causes[KV_READ_BOUND] = CONFIRMED
     elif r < RATIO_REFUTE:
