@@ -175,6 +175,50 @@ def _itl_over_floor(s: SignalView) -> Scalar:
     return _ratio(s.num("itl_p50"), s.num("decode_floor"))
 
 
+@derived(
+    "ttft_own_compute",
+    "s",
+    "What a median prompt costs this server to prefill: prompt_len_p50 × prefill_s_per_token.",
+)
+def _ttft_own_compute(s: SignalView) -> Scalar:
+    n, rate = s.num("prompt_len_p50"), s.num("prefill_s_per_token")
+    if n is None or rate is None or n <= 0 or rate <= 0:
+        return None
+    return n * rate
+
+
+@derived(
+    "ttft_median_over_compute",
+    "ratio",
+    "TTFT p50 / ttft_own_compute: how long the median request waits beyond its own prefill.",
+)
+def _ttft_median_over_compute(s: SignalView) -> Scalar:
+    return _ratio(s.num("ttft_p50"), s.num("ttft_own_compute"))
+
+
+@derived(
+    "ttft_short_over_compute",
+    "ratio",
+    "TTFT p10 / (prompt_len_p10 × prefill_s_per_token): how long the quickest tenth of requests "
+    "wait beyond what the shortest prompts cost to prefill (head-of-line blocking shows here).",
+)
+def _ttft_short_over_compute(s: SignalView) -> Scalar:
+    n, rate = s.num("prompt_len_p10"), s.num("prefill_s_per_token")
+    if n is None or rate is None or n <= 0 or rate <= 0:
+        return None
+    return _ratio(s.num("ttft_p10"), n * rate)
+
+
+@derived(
+    "prompt_len_p90_p10",
+    "ratio",
+    "prompt_len_p90 / prompt_len_p10: how unequal the prompts are (a mix of long and short).",
+)
+def _prompt_len_p90_p10(s: SignalView) -> Scalar:
+    r = _ratio(s.num("prompt_len_p90"), s.num("prompt_len_p10"))
+    return None if r is None else round(r, 3)
+
+
 @derived("ttft_regression", "ratio", "TTFT p95 / ttft_reference.")
 def _ttft_regression(s: SignalView) -> Scalar:
     return _ratio(s.num("ttft_p95"), s.num("ttft_reference"))

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kvdoctor.observations import Observations
+from kvdoctor.observations import Observations, histogram_quantile
 from kvdoctor.signals.model import Scalar
 
 # Fewer intervals than this and no within-window comparison is meaningful.
@@ -113,6 +113,7 @@ def compute(set_signal: Setter, obs: Observations, capacity_tokens: int | None) 
     ivs = intervals(obs, capacity_tokens)
     _itl(set_signal, ivs)
     _ttft(set_signal, ivs)
+    _prompt_compute(set_signal, obs)
     _turnover(set_signal, obs, capacity_tokens)
 
 
@@ -264,6 +265,53 @@ def _ttft(set_signal: Setter, ivs: list[Interval]) -> None:
         set_signal(
             "ttft_baseline", None, "", "no interval without waiting requests (or no TTFT histogram)"
         )
+
+
+def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
+    """What a median prompt costs this server to prefill, from the window's own prefill rate.
+
+    prefill seconds per prompt token = Σ request prefill time / Σ prompt tokens over the window;
+    a median prompt's own compute = its length × that rate. A request that waits behind another
+    request's long prefill (head-of-line blocking without chunked prefill) shows a TTFT far
+    above this even when nothing is counted as waiting, because its step is someone else's.
+    """
+    names = ("prompt_len_p10", "prompt_len_p50", "prompt_len_p90", "prefill_s_per_token")
+    ttft = obs.histogram_window("vllm:time_to_first_token_seconds")
+    if ttft is not None and ttft[2] > 0:
+        set_signal(
+            "ttft_p10",
+            histogram_quantile(0.1, ttft[0]),
+            "vllm:time_to_first_token_seconds bucket deltas over the window",
+            "quantile outside the finite buckets",
+        )
+    else:
+        set_signal("ttft_p10", None, "", "no first token in the window")
+    hist = obs.histogram_window("vllm:request_prompt_tokens")
+    if hist is None or hist[2] <= 0:
+        for name in names:
+            set_signal(
+                name, None, "", "no request finished in the window (prompt-length histogram)"
+            )
+        return
+    buckets = hist[0]
+    for name, q in (("prompt_len_p10", 0.1), ("prompt_len_p50", 0.5), ("prompt_len_p90", 0.9)):
+        set_signal(
+            name,
+            histogram_quantile(q, buckets),
+            "vllm:request_prompt_tokens bucket deltas over the window",
+            "quantile outside the finite buckets",
+        )
+    prefill = obs.counter_increase("vllm:request_prefill_time_seconds_sum")
+    tokens = hist[1]  # Σ prompt tokens of the requests that finished in the window
+    if prefill is None or tokens <= 0:
+        set_signal("prefill_s_per_token", None, "", "no prefill-time histogram in the window")
+        return
+    set_signal(
+        "prefill_s_per_token",
+        prefill / tokens,
+        "Σ request prefill time / Σ prompt tokens of the requests finished in the window",
+        None,
+    )
 
 
 def _turnover(set_signal: Setter, obs: Observations, capacity_tokens: int | None) -> None:

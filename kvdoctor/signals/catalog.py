@@ -75,6 +75,11 @@ _DEFS: list[tuple[str, str, str]] = [
     ("itl_kv_fit_slope", "s/token", "ITL added per resident KV token (least-squares slope)."),
     ("itl_prefill_r2", "ratio", "r² of interval ITL against prompt tokens arriving (prefill)."),
     ("ttft_baseline", "s", "Mean TTFT over the window's intervals in which nothing waited."),
+    ("ttft_p10", "s", "10th percentile of TTFT over the window (the quickest requests)."),
+    ("prompt_len_p10", "tokens", "10th percentile of prompt length (finished requests)."),
+    ("prompt_len_p50", "tokens", "Median prompt length (finished requests)."),
+    ("prompt_len_p90", "tokens", "90th percentile of prompt length (finished requests)."),
+    ("prefill_s_per_token", "s/token", "Window prefill seconds per prompt token (server's rate)."),
     ("prompt_turnover", "ratio", "Computed prompt tokens in the window / KV pool tokens."),
     # --- the user's service-level objectives (--slo), from the bundle or the command line
     *[
