@@ -270,7 +270,11 @@ SCENARIOS: dict[str, Scenario] = {
             # critical preemption storm, which DESIGN.md §4 ranks above the eviction churn
             # it causes (the fixture requires the churn finding too).
             expected=Expected(symptom="preemption", cause="kv-capacity"),
-            load_during_reproducers=True,
+            # The primary finding's experiment (capacity-ramp) needs the server drained, as on
+            # a replica taken out of rotation; under the live workload it can only say
+            # "inconclusive". The eviction itself is proven under load by its own lab test
+            # (test_prefix_probe_confirms_eviction_churn_under_its_workload) and the fixture.
+            load_during_reproducers=False,
         ),
         Scenario(
             name="queueing",

@@ -356,12 +356,18 @@ def test_ctrl_c_ends_every_window_early_and_keeps_what_was_captured(
     with ExitStack() as stack:
         urls = [stack.enter_context(serve(FakeVllm(metrics=[IDLE]))) for _ in range(2)]
         opts = [to_capture_options({"endpoint": u, "window": 60, "interval": 0.2}) for u in urls]
-        # A real SIGINT, as Ctrl-C sends: it reaches the main thread only.
+        # A real SIGINT, as Ctrl-C sends: it reaches the main thread only. A test run started
+        # in the background by a non-interactive shell inherits SIGINT ignored; give it a
+        # terminal's handler for the duration.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         timer = threading.Timer(0.8, os.kill, args=(os.getpid(), signal.SIGINT))
-        timer.start()
-        started = time.monotonic()
-        bundles = capture_endpoints(opts)
-        timer.cancel()
+        try:
+            timer.start()
+            started = time.monotonic()
+            bundles = capture_endpoints(opts)
+        finally:
+            timer.cancel()
+            signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 10  # not the 60 s window
     for b in bundles:
         assert 1 <= len(b.scrapes) < 50 and all(s.ok for s in b.scrapes)

@@ -84,6 +84,10 @@ def test_bad_flags_exit_2(tmp_path: Path, args: list[str], fragment: str) -> Non
     assert fragment in r.stderr and "Traceback" not in r.stderr
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_leaves_a_valid_bundle(tmp_path: Path) -> None:
     dest = tmp_path / "b"
     with serve(FakeVllm(metrics=[IDLE, HITS])) as url:
@@ -106,6 +110,9 @@ def test_ctrl_c_leaves_a_valid_bundle(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
             stdin=subprocess.DEVNULL,
+            # A terminal's SIGINT: a test run started in the background by a non-interactive
+            # shell passes SIGINT on ignored, and the child would never see the Ctrl-C.
+            preexec_fn=_sigint_default,
         )
         try:
             # Wait until a few scrapes are on disk in the staging directory, then press Ctrl-C.
