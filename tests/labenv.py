@@ -7,11 +7,23 @@ it in .ci/run): there a missing environment fails the run instead of passing it 
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.server import resolve_vllm_python
+
+
+def tool_or_skip(name: str) -> str:
+    """The path of ``name`` (prometheus, promtool), which scripts/install-prometheus.sh installs;
+    missing, it skips, except in CI (``CI`` or ``KVDOCTOR_LAB_REQUIRED=1``) where it fails."""
+    path = shutil.which(name)
+    if path is None:
+        if os.environ.get("CI") or os.environ.get("KVDOCTOR_LAB_REQUIRED") == "1":
+            pytest.fail(f"{name} missing in CI: run scripts/install-prometheus.sh")
+        pytest.skip(f"{name} not installed (scripts/install-prometheus.sh installs it)")
+    return path
 
 
 def lab_python_or_skip() -> str:

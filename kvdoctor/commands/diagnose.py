@@ -86,7 +86,7 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     "--reference-header",
     "reference_headers",
     multiple=True,
-    metavar="'K: V'",
+    metavar="'NAME: VALUE'",
     help="HTTP header for the reference endpoint only (repeatable); --header never goes there.",
 )
 @click.option(

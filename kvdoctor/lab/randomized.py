@@ -308,6 +308,21 @@ def _arrival_spec(rng: random.Random, arrival: str, concurrency: int, **kw: Any)
 # --------------------------------------------------------------------------- the classes
 
 
+def _pool_args(
+    blocks: int, max_model_len: int, max_num_seqs: int, batching: list[str]
+) -> list[str]:
+    """Flags of a draw whose pool is sized by a block override (kv-capacity, eviction)."""
+    return [
+        "--num-gpu-blocks-override",
+        str(blocks),
+        "--max-model-len",
+        str(max_model_len),
+        "--max-num-seqs",
+        str(max_num_seqs),
+        *batching,
+    ]
+
+
 def _draw_kv_capacity(b: _Builder) -> dict[str, Any]:
     rng = b.rng
     concurrency = rng.randint(4, 16)
@@ -336,15 +351,7 @@ def _draw_kv_capacity(b: _Builder) -> dict[str, Any]:
         f"= {ratio:.1f}x the pool (each fits alone: {seq_len} <= 0.6 x pool)"
     )
     return {
-        "engine_args": [
-            "--num-gpu-blocks-override",
-            str(blocks),
-            "--max-model-len",
-            str(max_model_len),
-            "--max-num-seqs",
-            str(max_num_seqs),
-            *bargs,
-        ],
+        "engine_args": _pool_args(blocks, max_model_len, max_num_seqs, bargs),
         "kv_cache_space_gib": b.space_gib(BLOCK_SIZE * blocks),
         "pool_tokens": pool,
         "phases": phases,
@@ -600,15 +607,7 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
         f"a {shared}-token prefix ({shared_prompt}-token prompts, under the {boundary} bucket)"
     )
     return {
-        "engine_args": [
-            "--num-gpu-blocks-override",
-            str(blocks),
-            "--max-model-len",
-            str(max_model_len),
-            "--max-num-seqs",
-            str(max_num_seqs),
-            *bargs,
-        ],
+        "engine_args": _pool_args(blocks, max_model_len, max_num_seqs, bargs),
         "kv_cache_space_gib": b.space_gib(BLOCK_SIZE * blocks),
         "pool_tokens": pool,
         "phases": phases,

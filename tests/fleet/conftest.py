@@ -6,8 +6,6 @@ the tests skip with the reason, except in CI (env CI set), where a missing binar
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import time
@@ -17,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from labenv import tool_or_skip
 
 SCRAPE_INTERVAL_S = 1
 
@@ -40,12 +39,7 @@ def free_port() -> int:
 
 
 def prometheus_binary() -> str:
-    path = shutil.which("prometheus")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("prometheus missing in CI: run scripts/install-prometheus.sh")
-        pytest.skip("prometheus not installed (scripts/install-prometheus.sh installs it)")
-    return path
+    return tool_or_skip("prometheus")
 
 
 class RunningPrometheus:

@@ -9,13 +9,12 @@ on the right replicas. benchmarks/bench_fleet.py measures the same path at 10 to
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from labenv import tool_or_skip
 
 from benchmarks import fleetsynth as fs
 from kvdoctor.fleet import diagnose_fleet
@@ -27,10 +26,7 @@ GAUGES_ONLY = ("kv_cache_usage_perc", "num_requests_running", "num_requests_wait
 
 def _tools() -> None:
     for tool in ("prometheus", "promtool"):
-        if shutil.which(tool) is None:
-            if os.environ.get("CI"):
-                pytest.fail(f"{tool} missing in CI: run scripts/install-prometheus.sh")
-            pytest.skip(f"{tool} not installed (scripts/install-prometheus.sh installs it)")
+        tool_or_skip(tool)
 
 
 END = float(int(time.time() // 60 * 60 - 60))  # the synthetic fleet's last sample; queries pin it

@@ -6,9 +6,7 @@ the tests skip, except in CI (env CI set), where a missing promtool is a failure
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from labenv import tool_or_skip
 
 from kvdoctor.cli import cli
 
@@ -23,12 +22,7 @@ PROMTOOL_DIR = Path(__file__).resolve().parents[1] / "promtool"
 
 
 def _promtool() -> str:
-    path = shutil.which("promtool")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("promtool missing in CI: run scripts/install-prometheus.sh")
-        pytest.skip("promtool not installed (scripts/install-prometheus.sh installs it)")
-    return path
+    return tool_or_skip("promtool")
 
 
 def _generate(tmp_path: Path, *args: str) -> Path:
