@@ -118,7 +118,7 @@ def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
     from kvdoctor.lab.model import ensure_model
     from kvdoctor.lab.server import LabStartError, resolve_vllm_python, start_lab, stop_lab
     from kvdoctor.lab.session import _run_cli, diagnose_command
-    from kvdoctor.lab.workload import WorkloadRunner
+    from kvdoctor.lab.workload import WorkloadRunner, run_groups
 
     ddir = out / d.name
     shutil.rmtree(ddir, ignore_errors=True)
@@ -144,6 +144,9 @@ def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
         code, report, stderr = 2, None, ""
         try:
             truth["baseline"] = measure_baseline(lab.url, lab.model)
+            if d.history:
+                # The server's past, run to the end before the window (see Draw.history).
+                asyncio.run(run_groups(lab.url, lab.model, [list(d.history)]))
             runner = WorkloadRunner(lab.url, lab.model, d.scenario(), repeat=True).start()
             time.sleep(WARMUP_S)
             argv = diagnose_command(

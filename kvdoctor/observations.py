@@ -314,6 +314,17 @@ class Observations:
                     break
         return math.fsum(vals) if vals else None
 
+    def counter_first(self, name: str, group: Group | None = None) -> float | None:
+        """Sum over label sets of each series' first value: counted before the window."""
+        sel = self._select(name, group)
+        vals = []
+        for _, col in sel:
+            for v in col:
+                if v == v:
+                    vals.append(v)
+                    break
+        return math.fsum(vals) if vals else None
+
     # ---- histograms
     def histogram_window(
         self, base: str, group: Group | None = None

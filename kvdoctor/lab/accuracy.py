@@ -166,6 +166,7 @@ class Rates:
     healthy_on_broken: tuple[int, int]
     verdict_healthy_on_broken: tuple[int, int]
     finding_on_healthy: tuple[int, int]
+    alarm_on_healthy: tuple[int, int]
 
 
 def rates(outcomes: Sequence[Outcome]) -> Rates:
@@ -185,7 +186,13 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
         healthy_on_broken=(sum(o.predicted_symptom == NONE for o in broken), len(broken)),
         # The report's own verdict says healthy (info-only findings do not set the verdict).
         verdict_healthy_on_broken=(sum(o.verdict == "healthy" for o in broken), len(broken)),
+        # Any finding, an info note included (the strict count)...
         finding_on_healthy=(sum(o.predicted_symptom != NONE for o in healthy), len(healthy)),
+        # ...and the alarms among them: a verdict other than healthy (info never sets it).
+        alarm_on_healthy=(
+            sum(o.verdict not in ("healthy", None) for o in healthy),
+            len(healthy),
+        ),
     )
 
 
@@ -208,7 +215,8 @@ def render_rates(r: Rates, *, live: bool) -> str:
     lines += [
         f"  healthy on a broken server         {_pct(r.healthy_on_broken)} (nothing named)",
         f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)}",
-        f"  finding on a healthy server        {_pct(r.finding_on_healthy)}",
+        f"  finding on a healthy server        {_pct(r.finding_on_healthy)} (info notes too)",
+        f"  verdict not 'healthy' on a healthy {_pct(r.alarm_on_healthy)}",
     ]
     return "\n".join(lines)
 

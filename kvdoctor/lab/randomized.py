@@ -47,7 +47,7 @@ TRUTH: dict[str, tuple[str | None, str | None]] = {
     "block-larger-than-prefix": ("prefix-miss", "block-larger-than-prefix"),
     "prefix-drift": ("prefix-miss", "prefix-drift"),
     "eviction-churn": ("prefix-miss", "eviction-churn"),
-    "kv-read-bound": ("slow-itl", "kv-read-bound"),
+    "prefill-interference": ("slow-itl", "prefill-interference"),
     "healthy": (None, None),
     "healthy-unshared": (None, None),
 }
@@ -56,6 +56,13 @@ CLASSES: tuple[str, ...] = tuple(TRUTH)
 # Classes of the issue that the lab cannot produce within its budget, and why (reported by the
 # benchmark so that the matrix says what it does not cover).
 NOT_DRAWN: dict[str, str] = {
+    "kv-read-bound": (
+        "the CPU backend's decode step is dominated by per-sequence work, not KV reads, at the "
+        "contexts a draw can build in its budget: dev draw 1000-4 (39 sequences of ~1,000 "
+        "tokens, 30 MiB of KV per step) decoded 7x slower than one request, but its ITL moved "
+        "only 12.5 -> 16 ms as the context grew; a draw labelled kv-read-bound would be "
+        "labelled by intent, not mechanism. Covered by rule cases and the itl-context experiment"
+    ),
     "request-exceeds-kv-capacity": (
         "vLLM 0.32 refuses to start when --max-model-len exceeds the KV pool (the lab's "
         "kv-too-small scenario), so a running server in that state cannot be built here"
@@ -109,10 +116,14 @@ class Control:
     # Head-of-line draws: the short requests' prompt length and the histogram bound above it
     # (the long prompts are all beyond it), to tell their TTFT from the long ones'.
     short_prompt_range: tuple[int, int] = (0, 0)
+    # The draw's history shared a prefix (it ran before the window): the server must have hit
+    # before the window, or the draw did not build the past its truth depends on.
+    prior_hits: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
+            "prior_hits": self.prior_hits,
             "max_num_seqs": self.max_num_seqs,
             "cacheable_shared_tokens": self.cacheable_shared_tokens,
             "shared_prompt_range": list(self.shared_prompt_range),
@@ -131,6 +142,7 @@ class Control:
             shared_prompt_range=(int(lo), int(hi)),
             shared_tokens=int(data.get("shared_tokens", 0)),
             short_prompt_range=(int(short_lo), int(short_hi)),
+            prior_hits=bool(data.get("prior_hits", False)),
         )
 
 
@@ -157,6 +169,11 @@ class Draw:
     control: Control
     # One line per derived number: why the draw reaches its mechanism.
     derivation: tuple[str, ...] = field(default=())
+    # Traffic run once, to the end, before the workload and the capture window: the server's
+    # past (clients that shared a prefix until a deploy changed the prompts, a cache that
+    # worked before pressure arrived). A symptom is harm against the server's own past; a
+    # draw whose truth is "it stopped hitting" needs one.
+    history: tuple[Phase, ...] = field(default=())
 
     @property
     def name(self) -> str:
@@ -201,6 +218,10 @@ class Draw:
             "phases": [
                 {"group": p.group, **p.spec.model_dump(mode="json", exclude_defaults=True)}
                 for p in self.phases
+            ],
+            "history": [
+                {"group": p.group, **p.spec.model_dump(mode="json", exclude_defaults=True)}
+                for p in self.history
             ],
             "control": self.control.to_json(),
             "derivation": list(self.derivation),
@@ -485,13 +506,21 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
     concurrency = rng.randint(1, 6)
     output = rng.randint(8, 64)
     if klass == "block-larger-than-prefix":
-        # Shared text shorter than one block: no full block is ever the same across requests.
-        shared = rng.randint(16, BLOCK_SIZE - 8)
-        prompt = _logu(rng, shared + 8, 1536)
+        # Shared text shorter than one block, in prompts that fit in one block: no full block
+        # is ever cached, shared or not. Only prompts inside one block make the block size the
+        # observable cause: longer prompts that never hit look, from the server's side, like
+        # traffic that shares nothing (dev draws 1000-7, 7001-8: 599-token prompts sharing 72
+        # tokens; metrics cannot tell them from unrelated prompts, and no rule should guess).
+        shared = rng.randint(16, BLOCK_SIZE - 24)
+        prompt = rng.randint(shared + 8, BLOCK_SIZE)
         mode, sharing = "shared", "shared"
         cacheable = 0
     elif klass == "prefix-drift":
         # A per-request value first, then a long shared body: the same text, never a prefix.
+        # The same clients shared the body as a prefix before (the history): drift is a change
+        # of the prompts, visible as hits that stopped. Drifting text from the first request
+        # on is, from the server's side, traffic that shares nothing (the lab's prefix-drift
+        # scenario documents that this is no finding).
         shared = _logu(rng, 2 * BLOCK_SIZE, 2048)
         prompt = shared + _logu(rng, 16, 512)
         mode, sharing = "timestamp-first", "drifting"
@@ -521,6 +550,25 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
             prefix=mode,
             shared_prefix_tokens=shared,
         )
+    history: list[Phase] = []
+    if klass == "prefix-drift":
+        history = [
+            Phase(
+                _spec(
+                    prompt_tokens=prompt,
+                    max_tokens=output,
+                    concurrency=concurrency,
+                    requests=rng.randint(3, 8) * concurrency + 4,
+                    duration_s=60.0,
+                    prefix="shared",
+                    shared_prefix_tokens=shared,
+                )
+            )
+        ]
+        b.why.append(
+            f"history: {history[0].spec.requests} requests sharing the {shared}-token body as "
+            "a prefix ran before the window (the prompts changed after it)"
+        )
     engine_args = ["--max-model-len", str(max_model_len), *bargs]
     if klass == "caching-disabled":
         engine_args.append("--no-enable-prefix-caching")
@@ -542,12 +590,14 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
         "max_model_len": max_model_len,
         "budget": budget,
         "load_during_reproducers": False,
+        "history": history,
         "control": Control(
             "no-hits",
             max_num_seqs,
             cacheable_shared_tokens=cacheable,
             shared_prompt_range=(prompt, prompt),
             shared_tokens=shared,
+            prior_hits=bool(history),
         ),
     }
 
@@ -573,21 +623,43 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
     pressure_output = rng.randint(8, 32)
     pressure_conc = rng.randint(2, 4)
     per_seq = pressure_prompt + pressure_output
-    fill = rng.uniform(0.95, 1.3)
-    pool_target = max(int(pressure_conc * per_seq / fill), math.ceil(per_seq / 0.6))
-    pool_target = max(pool_target, per_seq + shared_prompt + shared_output)
+    # Every running sequence fits at once (nothing waits for KV blocks: that would be KV
+    # admission, another cause), but unique prompts keep allocating: vLLM reclaims free blocks
+    # least recently used first, so a shared prefix whose next use is further away than the
+    # pool's turnover is evicted before reuse. The shared stream arrives at random gaps of
+    # seconds (Poisson), while the pressure allocates the pool's size many times a second.
+    fill = rng.uniform(0.55, 0.9)
+    demand = pressure_conc * per_seq + shared_prompt + shared_output
+    pool_target = max(math.ceil(demand / fill), math.ceil(per_seq / 0.6))
     blocks, pool = b.blocks_for(pool_target)
     max_model_len = min(pool, _round_up(per_seq + 1, BLOCK_SIZE))
     max_model_len = max(max_model_len, per_seq)
     max_num_seqs = rng.randint(pressure_conc + 2, 16)
     chunked, budget, bargs = b.batching(max_model_len)
     docs = rng.choice((1, 1, 2))
+    shared_rate = round(rng.uniform(0.2, 1.0), 2)
     phases = [
         Phase(
             _spec(
                 prompt_tokens=shared_prompt,
                 max_tokens=shared_output,
                 concurrency=1,
+                rate_per_s=shared_rate,
+                prefix="shared",
+                shared_prefix_tokens=shared,
+            )
+        )
+        for _ in range(docs)
+    ]
+    # The past: the shared stream alone, hitting its cached prefix, before the pressure came.
+    history = [
+        Phase(
+            _spec(
+                prompt_tokens=shared_prompt,
+                max_tokens=shared_output,
+                concurrency=1,
+                requests=rng.randint(8, 24),
+                duration_s=60.0,
                 prefix="shared",
                 shared_prefix_tokens=shared,
             )
@@ -604,7 +676,9 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
     b.why.append(
         f"pool {blocks} blocks = {pool} tokens; {pressure_conc} unique {pressure_prompt}-token "
         f"prompts fill {pressure_conc * per_seq / pool:.2f}x of it while {docs} stream(s) reuse "
-        f"a {shared}-token prefix ({shared_prompt}-token prompts, under the {boundary} bucket)"
+        f"a {shared}-token prefix ({shared_prompt}-token prompts, under the {boundary} bucket) "
+        f"at {shared_rate}/s; before the window the shared stream ran alone "
+        f"({sum(h.spec.requests for h in history)} requests)"
     )
     return {
         "engine_args": _pool_args(blocks, max_model_len, max_num_seqs, bargs),
@@ -618,17 +692,27 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
         "max_model_len": max_model_len,
         "budget": budget,
         "load_during_reproducers": True,
+        "history": history,
         "control": Control(
             "evicted",
             max_num_seqs,
             cacheable_shared_tokens=(shared // BLOCK_SIZE) * BLOCK_SIZE,
             shared_prompt_range=(shared_prompt, boundary),
             shared_tokens=shared,
+            prior_hits=True,
         ),
     }
 
 
-def _draw_kv_read_bound(b: _Builder) -> dict[str, Any]:
+def _draw_prefill_interference(b: _Builder) -> dict[str, Any]:
+    """Long prompts arriving into running decodes, prefilled in large chunks.
+
+    A closed loop of long prompts with short outputs: every finished request brings a new
+    prompt whose chunks (up to the batched-token budget) share steps with the other sequences'
+    decodes, so those steps take a prefill's time and inter-token latency spikes with each
+    arrival. (Drawn as "kv-read-bound" before: fresh draws 5000-0 and 5000-10 and dev draw
+    1000-4 measured ITL following prompt arrivals, not resident KV; that is this mechanism.)
+    """
     rng = b.rng
     concurrency = rng.randint(12, 32)
     prompt = _logu(rng, 1024, 4096)
@@ -636,9 +720,8 @@ def _draw_kv_read_bound(b: _Builder) -> dict[str, Any]:
     max_num_seqs = rng.randint(concurrency, 2 * concurrency)
     max_model_len = min(MAX_POSITIONS, _round_up(prompt + output + 1, 1024))
     gib, _pool = b.roomy_pool(concurrency * (prompt + output))
-    # Chunked prefill on: long prompts do not stall decodes in one step (that would be
-    # prefill interference, a look-alike with another cause).
-    chunked, budget, bargs = b.batching(max_model_len, chunked=True, min_budget=512)
+    # Chunks of 2,048 tokens or more: each prefill step costs many decode steps' time.
+    chunked, budget, bargs = b.batching(max_model_len, chunked=True, min_budget=2048)
     # As for queueing: a cacheable shared prefix or none, never drifting text.
     sharing = rng.choice(("none", "shared"))
     phases = _arrival_spec(
@@ -650,10 +733,10 @@ def _draw_kv_read_bound(b: _Builder) -> dict[str, Any]:
         prefix="unique" if sharing == "none" else "shared",
         shared_prefix_tokens=0 if sharing == "none" else _whole_blocks(prompt // 2),
     )
-    read = concurrency * (prompt + output // 2) * b.geometry.bytes_per_token
     b.why.append(
-        f"{concurrency} sequences of ~{prompt + output // 2} tokens resident: "
-        f"{read / 2**20:.0f} MiB of KV read per decode step, against a single short request"
+        f"{concurrency} sequences in a closed loop of {prompt}-token prompts and {output}-token "
+        f"outputs: a new prompt every ~{max(1, output // concurrency)} decode steps, prefilled "
+        f"in chunks of up to {budget} tokens beside the others' decodes"
     )
     return {
         "engine_args": [
@@ -756,8 +839,8 @@ def draw(seed: int, index: int) -> Draw:
         d = _draw_long_prefill_hol(b)
     elif klass == "eviction-churn":
         d = _draw_eviction(b)
-    elif klass == "kv-read-bound":
-        d = _draw_kv_read_bound(b)
+    elif klass == "prefill-interference":
+        d = _draw_prefill_interference(b)
     elif klass in ("healthy", "healthy-unshared"):
         d = _draw_healthy(b, shared_traffic=klass == "healthy")
     else:
@@ -783,6 +866,7 @@ def draw(seed: int, index: int) -> Draw:
         load_during_reproducers=bool(d["load_during_reproducers"]),
         control=d["control"],
         derivation=tuple(b.why),
+        history=tuple(d.get("history", ())),
     )
 
 
@@ -992,6 +1076,13 @@ def check_control(
 
     if m.scrapes < 2 or m.finished < MIN_FINISHED:
         return result(False, f"traffic did not run: {m.finished:g} requests finished in the window")
+    if c.prior_hits:
+        # The history must have hit before the window (the first scrape's lifetime counters).
+        first, _, _ = _totals(texts[0])
+        prior = _ratio(first.get("prefix_hits", 0.0), first.get("prefix_queries", 0.0)) or 0.0
+        measured["prior_hit_rate"] = prior
+        if prior <= 0.0:
+            return result(False, "the history shared a prefix but nothing hit before the window")
     if c.kind == "preemption":
         return result(m.preemptions > 0, f"{m.preemptions:g} preemptions in the window")
     if c.kind == "queueing":

@@ -43,6 +43,11 @@ _DEFS: list[tuple[str, str, str]] = [
     ("prefix_hits_window", "tokens", "Prefix-cache hit tokens in the window."),
     ("prefix_hit_rate_window", "fraction", "Hits / queries over the window only."),
     ("prefix_hit_rate_lifetime", "fraction", "Hits / queries since start (differs from window)."),
+    (
+        "prefix_hit_rate_before",
+        "fraction",
+        "Hits / queries from server start to the window's first scrape (the window excluded).",
+    ),
     # --- tokens
     ("prompt_tokens_per_s", "tokens/s", "Prompt tokens processed per second."),
     ("generation_tokens_per_s", "tokens/s", "Generated tokens per second."),

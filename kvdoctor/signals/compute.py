@@ -240,6 +240,22 @@ def _prefix(out: _Out, obs: Observations) -> None:
             min(1.0, h / q),
             f"metrics: {wh} / {wq}, increases over the window only",
         )
+    # The server's own rate before the window: the counters at the first scrape. A baseline
+    # that excludes the window itself, so a heavy window of new traffic cannot dilute it (the
+    # lifetime rate at the last scrape includes the window). Unknown across a restart.
+    fq, fh = obs.counter_first(PREFIX_Q), obs.counter_first(PREFIX_H)
+    if obs.reset_indices:
+        out.set("prefix_hit_rate_before", None, reason="the server restarted within the window")
+    elif fq is not None and fh is not None and fq > 0:
+        out.set(
+            "prefix_hit_rate_before",
+            min(1.0, fh / fq),
+            f"metrics: {wh} / {wq}, first values (since server start, before the window)",
+        )
+    elif fq is not None and fq <= 0:
+        out.set("prefix_hit_rate_before", None, reason="no prefix-cache queries before the window")
+    else:
+        out.set("prefix_hit_rate_before", None, reason=_absent(obs, PREFIX_Q))
     lq, lh = obs.counter_last(PREFIX_Q), obs.counter_last(PREFIX_H)
     if lq is not None and lh is not None and lq > 0:
         since = " since the last restart" if obs.reset_indices else " since server start"

@@ -86,6 +86,14 @@ def test_rates() -> None:
     assert r.healthy_on_broken == (1, 5)  # e names nothing
     assert r.verdict_healthy_on_broken == (2, 5)  # d (info only) and e
     assert r.finding_on_healthy == (1, 2)  # g
+    assert r.alarm_on_healthy == (1, 2)  # g
+
+
+def test_an_info_note_on_a_healthy_server_is_a_finding_but_not_an_alarm() -> None:
+    note = _f("prefix-miss", "block-larger-than-prefix", "confirmed", "info")
+    r = rates([_o("j", OK, _report("healthy", note)), _o("k", OK, _report("healthy"))])
+    assert r.finding_on_healthy == (1, 2)
+    assert r.alarm_on_healthy == (0, 2)
 
 
 def test_render_matrix_puts_truth_in_rows_and_none_last() -> None:

@@ -78,7 +78,7 @@ def test_long_prefill_re_enables_chunked_prefill_and_never_a_refused_budget() ->
     cfg, findings, _ = _plan("long-prefill-hol")
     first = findings[0].remediation[0]
     assert first.startswith(
-        "Remove --no-enable-chunked-prefill and lower --max-num-batched-tokens from 8192 to 192:"
+        "Remove --no-enable-chunked-prefill and lower --max-num-batched-tokens from 8192 to 128:"
     )
     # The old advice, refused by vLLM 0.32 at start-up, is what the constraints catch.
     bad = dict(cfg.args, **{"max-num-batched-tokens": 4096})
