@@ -186,18 +186,10 @@ def test_block_larger_draws_keep_prompts_inside_one_block() -> None:
         )
 
 
-def test_prefill_interference_draws_bring_long_prompts_into_running_decodes() -> None:
-    for d in (d for d in ALL if d.klass == "prefill-interference"):
-        spec = d.phases[0].spec
-        assert spec.concurrency >= 12 and spec.prompt_tokens >= 1024
-        assert d.chunked_prefill and d.max_num_batched_tokens >= 2048
-        demand = spec.concurrency * (spec.prompt_tokens + spec.max_tokens)
-        assert d.kv_cache_space_gib << 30 >= 4 * demand * d.geometry.bytes_per_token
-
-
-def test_kv_read_bound_is_not_drawn_and_says_why() -> None:
-    assert "kv-read-bound" not in CLASSES
+def test_slow_itl_classes_are_not_drawn_and_say_why() -> None:
+    assert "kv-read-bound" not in CLASSES and "prefill-interference" not in CLASSES
     assert "per-sequence work" in NOT_DRAWN["kv-read-bound"]
+    assert "long-prefill-hol fixture" in NOT_DRAWN["prefill-interference"]
 
 
 # --------------------------------------------------------------------------- control
