@@ -348,11 +348,3 @@ class Playbook(_Strict):
 
     def cause(self, cause_id: str) -> Cause | None:
         return next((c for c in self.causes if c.id == cause_id), None)
-
-
-Group.model_rebuild()
-Boost.model_rebuild()
-Remediation.model_rebuild()
-Cause.model_rebuild()
-DetectBasis.model_rebuild()
-Detector.model_rebuild()
