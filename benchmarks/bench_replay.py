@@ -58,6 +58,58 @@ def modules_imported(bundle: Path, env: dict[str, str]) -> list[str]:
     return line.split()[1:]
 
 
+def replay_modules(bundle: Path, env: dict[str, str]) -> list[str]:
+    """kvdoctor's own modules a replay of ``bundle`` imports, in import order."""
+    code = (
+        "import sys\n"
+        "from kvdoctor.cli import main\n"
+        f"sys.argv = ['kvdoctor', 'diagnose', '--bundle', {str(bundle)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "mods = [m for m in sys.modules if m.startswith('kvdoctor')]\n"
+        "print('MODULES:', *mods, file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    line = next(ln for ln in out.stderr.splitlines() if ln.startswith("MODULES:"))
+    return line.split()[1:]
+
+
+def breakdown(bundle: Path, env: dict[str, str], runs: int) -> list[str]:
+    """Where a replay's time goes: fresh processes that stop at each layer, medians (ms)."""
+    steps = {
+        "python -c pass": "pass",
+        "import click": "import click",
+        "import jinja2": "import jinja2",
+        "pydantic: import and one model": FLOOR_CODE.split("\n", 1)[1],
+        "third-party floor (all three)": FLOOR_CODE,
+        "kvdoctor's replay modules, imported only": "import "
+        + ", ".join(replay_modules(bundle, env)),
+    }
+    exe = Path(sys.executable).with_name("kvdoctor")
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "kvdoctor"]
+    cmds = {name: [sys.executable, "-c", code] for name, code in steps.items()}
+    cmds[f"the whole replay of {bundle.parent.name}"] = [*base, "diagnose", "--bundle", str(bundle)]
+    walls: dict[str, list[float]] = {name: [] for name in cmds}
+    for cmd in cmds.values():
+        run_ms(cmd, env)
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            walls[name].append(run_ms(cmd, env)[0])
+    med = {name: statistics.median(w) for name, w in walls.items()}
+    lines = [f"  {name}: {ms:.1f} ms" for name, ms in med.items()]
+    bare, floor, ours, whole = (
+        med["python -c pass"],
+        med["third-party floor (all three)"],
+        med["kvdoctor's replay modules, imported only"],
+        med[f"the whole replay of {bundle.parent.name}"],
+    )
+    lines.append(
+        f"  = interpreter {bare:.0f} ms + click, jinja2, pydantic {floor - bare:.0f} ms"
+        f" + kvdoctor's own modules {ours - floor:.0f} ms"
+        f" + the replay's work {whole - ours:.0f} ms"
+    )
+    return lines
+
+
 def _children_cpu_s() -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
@@ -103,6 +155,12 @@ def main() -> int:
         help="keep the environment's bytecode setting (PYTHONDONTWRITEBYTECODE recompiles "
         "kvdoctor's sources in every run)",
     )
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also print where the time goes (interpreter, click, jinja2, pydantic, kvdoctor's "
+        "imports, the replay's own work), measured layer by layer",
+    )
     args = ap.parse_args()
     fixtures = (
         [Path(f) for f in args.fixture]
@@ -129,6 +187,7 @@ def main() -> int:
             for name, cmd in cmds.items():
                 ours[name].append(run_ms(cmd, env))
         needless = sorted({m for f in fixtures for m in modules_imported(f / "bundle.tar.gz", env)})
+        layers = breakdown(fixtures[0] / "bundle.tar.gz", env, args.runs) if args.breakdown else []
     print(bytecode_line)
     ref_wall = statistics.median(w for w, _ in ref)
     ref_cpu = statistics.median(c for _, c in ref)
@@ -156,6 +215,9 @@ def main() -> int:
     verdict = "PASS" if worst <= TARGET_MS else "FAIL"
     print(f"worst median wall {worst:.1f} / {TARGET_MS:.0f} ms: {verdict}")
     print(f"modules a replay does not need, imported: {', '.join(needless) or 'none'}")
+    if layers:
+        print("where the time goes (median wall, fresh process per run):")
+        print("\n".join(layers))
     return 0 if worst <= TARGET_MS and not needless else 1
 
 
