@@ -26,6 +26,7 @@ from kvdoctor.bundle.model import (
     NotChecked,
 )
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.observations import Observations, observe
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
 from kvdoctor.reproducers.model import ReproducerRecord
@@ -237,12 +238,10 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
     )
 
 
-def _latency_buckets(bundle: Bundle) -> dict[str, list[tuple[float, float]]]:
+def _latency_buckets(obs: Observations) -> dict[str, list[tuple[float, float]]]:
     """The window's latency histograms, for a report that prints bucket bounds, not guesses."""
-    from kvdoctor.observations import observe
     from kvdoctor.signals.compute import LATENCY_HISTOGRAMS
 
-    obs = observe(bundle)
     out: dict[str, list[tuple[float, float]]] = {}
     for short, base in LATENCY_HISTOGRAMS.items():
         hist = obs.histogram_window(base)
@@ -253,6 +252,7 @@ def _latency_buckets(bundle: Bundle) -> dict[str, list[tuple[float, float]]]:
 
 def _context(
     bundle: Bundle,
+    obs: Observations,
     signals: SignalSet,
     records: list[ReproducerRecord],
     healthy: list[Evidence],
@@ -274,7 +274,7 @@ def _context(
             name: [(float(t), float(v)) for t, v in samples]
             for name, samples in sorted(signals.series.items())
         },
-        latency_buckets=_latency_buckets(bundle),
+        latency_buckets=_latency_buckets(obs),
         signal_info={
             name: SignalInfo(provenance=sv.provenance, reason=sv.reason)
             for name, sv in sorted(signals.values.items())
@@ -306,13 +306,26 @@ def _why_not_run(name: str) -> str:
     return "no result in the bundle (diagnosed with --no-reproduce, or from a plain recording)"
 
 
-def _reproducer_lookup(playbooks: Sequence[Any]) -> Callable[[Finding], tuple[str, str] | None]:
-    from kvdoctor.reproducers.experiments import reproducer_of
+# The experiment for a finding no playbook cause produced (a symptom without a cause): the first
+# registered experiment that tests its symptom, as kvdoctor.reproducers.experiments.reproducer_of
+# picks it (a unit test keeps the two equal). Kept here for the same reason as the table above.
+SYMPTOM_EXPERIMENT: dict[str, str] = {
+    "preemption": "capacity-ramp",
+    "high-ttft": "ttft-split",
+    "slow-itl": "itl-context",
+    "prefix-miss": "prefix-probe",
+    "gpu-oom": "memory-headroom",
+    "quant-quality": "quant-canary",
+}
 
-    experiment_for = reproducer_of(playbooks)
+
+def _reproducer_lookup(playbooks: Sequence[Any]) -> Callable[[Finding], tuple[str, str] | None]:
+    # The playbooks name the experiment of each cause (None: no experiment can test it).
+    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
 
     def lookup(finding: Finding) -> tuple[str, str] | None:
-        name = experiment_for(finding)
+        key = (finding.id, finding.cause)
+        name = by_cause[key] if key in by_cause else SYMPTOM_EXPERIMENT.get(finding.symptom)
         return None if name is None else (name, _why_not_run(name))
 
     return lookup
@@ -330,7 +343,9 @@ def diagnose(bundle: Bundle) -> Diagnosis:
             f"nothing to diagnose: none of the {len(bundle.scrapes)} scrapes in the bundle "
             f"succeeded ({_first_failure(bundle)})"
         )
-    signals = compute_signals(bundle)
+    # Parsed once: the signals and the report's latency histograms read the same observations.
+    obs = observe(bundle)
+    signals = compute_signals(bundle, obs)
     records, record_problems = reproducer_records(bundle)
     playbooks = rules.load_playbooks()
     # Only the records that passed validation: one bad line is reported as "not checked"
@@ -359,7 +374,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         kv=kv,
         not_checked=not_checked,
     )
-    context = _context(bundle, signals, records, healthy)
+    context = _context(bundle, obs, signals, records, healthy)
     # The verdict sentence and the change to make first, word for word as the Markdown states
     # them (report/1.1): a ticket bot reading the JSON quotes the same text a human reads.
     from kvdoctor.report.render import change_first, summary_sentence

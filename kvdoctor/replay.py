@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kvdoctor.bundle.model import MANIFEST
@@ -41,7 +40,9 @@ _DIFF_LINES = 80
 
 
 class FindingMatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: `diagnose --bundle FIXTURE_DIR` imports this module for find_bundle only;
+    # the validators are built when `kvdoctor check` first reads an expected.yaml.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str | None = None
     symptom: Symptom | None = None
@@ -59,7 +60,7 @@ class FindingMatch(BaseModel):
 
 
 class Expected(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     description: str = ""
     verdict: Verdict | None = None
@@ -116,6 +117,9 @@ def compare(report: Report, expected: Expected) -> list[str]:
 
 
 def load_expected(path: Path) -> Expected:
+    # Imported here: `diagnose --bundle FIXTURE_DIR` uses this module for find_bundle only.
+    import yaml
+
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -13,8 +13,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 _TABLE_PATH = Path(__file__).resolve().parent / "data" / "vllm_metrics.yaml"
 
 Version = tuple[int, ...]
@@ -26,6 +24,9 @@ def vkey(text: str) -> Version:
 
 @functools.cache
 def _table() -> dict[str, Any]:
+    # Imported here: the diagnosis reads only READS, and yaml is a tenth of a replay's start-up.
+    import yaml
+
     doc = yaml.safe_load(_TABLE_PATH.read_text(encoding="utf-8"))
     versions: dict[str, Any] = doc["versions"]
     return versions

@@ -288,9 +288,11 @@ def _bundle_in(path: Path) -> Path:
     """``--bundle`` takes a bundle, or a fixture directory holding one (``bundle/`` or
     ``bundle.tar.gz``, as ``kvdoctor check`` reads it), so CI can gate on a fixture as it is."""
     from kvdoctor.bundle.model import MANIFEST
-    from kvdoctor.replay import find_bundle
 
     if path.is_dir() and not (path / MANIFEST).is_file():
+        # Imported only here: a bundle given as it is needs nothing of the fixture checker.
+        from kvdoctor.replay import find_bundle
+
         return find_bundle(path)
     return path
 

@@ -29,7 +29,6 @@ from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.rules.formatting import duration, render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
-    REPRODUCERS,
     Cause,
     Clause,
     Condition,
@@ -805,5 +804,7 @@ def overall_verdict(findings: list[Finding], signals: SignalSet) -> Verdict:
 
 def all_reproducers(playbooks: list[Playbook]) -> list[str]:
     """Reproducer names the playbooks use, in the canonical order."""
+    from kvdoctor.rules.schema import REPRODUCERS
+
     used = {c.reproducer for pb in playbooks for c in pb.causes if c.reproducer is not None}
     return [r for r in REPRODUCERS if r in used]

@@ -25,7 +25,6 @@ from pydantic import (
     model_validator,
 )
 
-from kvdoctor.reproducers.experiments.registry import NAMES
 from kvdoctor.vocab import Severity, Symptom
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
@@ -33,7 +32,18 @@ Direction = Literal["raise", "lower", "set", "enable", "disable"]
 # An experiment name: checked against the registry (kvdoctor.reproducers.experiments) at load
 # time by kvdoctor.rules.engine.check_playbook, with the causes and measured keys it allows.
 ReproducerName = str
-REPRODUCERS: tuple[str, ...] = NAMES
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # ``REPRODUCERS`` (every experiment name, in the registry's order) is read from the
+    # registry on first use: the registry imports each experiment and with them httpx and
+    # asyncio, which a replay of a bundle never needs.
+    if name == "REPRODUCERS":
+        from kvdoctor.reproducers.experiments.registry import NAMES
+
+        return NAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Series a ``for_fraction`` condition may name (SignalSet.series keys, see signals/model.py).
 SERIES: tuple[str, ...] = ("kv_usage", "running", "waiting", "preemptions")
@@ -338,11 +348,3 @@ class Playbook(_Strict):
 
     def cause(self, cause_id: str) -> Cause | None:
         return next((c for c in self.causes if c.id == cause_id), None)
-
-
-Group.model_rebuild()
-Boost.model_rebuild()
-Remediation.model_rebuild()
-Cause.model_rebuild()
-DetectBasis.model_rebuild()
-Detector.model_rebuild()

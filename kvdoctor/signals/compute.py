@@ -59,9 +59,13 @@ class _Out:
         self.ss.set(name, value, provenance if value is not None else "", reason)
 
 
-def compute_signals(bundle: Bundle) -> SignalSet:
-    """All catalog signals for ``bundle`` (unavailable ones are ``None`` with a reason)."""
-    obs = observe(bundle)
+def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSet:
+    """All catalog signals for ``bundle`` (unavailable ones are ``None`` with a reason).
+
+    ``obs``: ``observe(bundle)`` when the caller has it already (parsing every scrape is the
+    larger part of a replay's own work; the pipeline needs the observations twice)."""
+    if obs is None:
+        obs = observe(bundle)
     out = _Out()
     out.ss.impossible = dict(sorted(obs.impossible.items()))
     _window(out, obs, bundle)

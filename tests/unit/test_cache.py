@@ -104,3 +104,35 @@ def test_experiment_needs_table_matches_the_registry() -> None:
         if exp.needs_load or exp.needs_reference
     }
     assert registered == EXPERIMENT_NEEDS
+
+
+def test_pipeline_reproducer_lookup_matches_the_registry() -> None:
+    """The pipeline's own lookup (playbook causes, then SYMPTOM_EXPERIMENT) names the same
+    experiment, with the same reason, as the registry's reproducer_of for every playbook cause
+    and for a symptom no cause explains."""
+    from _report_factory import finding
+
+    from kvdoctor.pipeline import SYMPTOM_EXPERIMENT, _reproducer_lookup, _why_not_run
+    from kvdoctor.reproducers.experiments import reproducer_of
+    from kvdoctor.vocab import SYMPTOMS
+
+    playbooks = load_playbooks()
+    ours = _reproducer_lookup(playbooks)
+    theirs = reproducer_of(playbooks)
+    cases = [
+        finding(id=pb.id, symptom=pb.symptom, cause=c.id, reproducer=None)
+        for pb in playbooks
+        for c in pb.causes
+    ]
+    cases += [
+        finding(id=pb.id, symptom=pb.symptom, cause="unidentified", reproducer=None)
+        for pb in playbooks
+    ]
+    cases += [
+        finding(id="fleet", symptom=s, cause="unidentified", reproducer=None) for s in SYMPTOMS
+    ]
+    assert len(cases) > len(SYMPTOMS)
+    for f in cases:
+        name = theirs(f)
+        assert ours(f) == (None if name is None else (name, _why_not_run(name))), f
+    assert set(SYMPTOM_EXPERIMENT) == set(SYMPTOMS)
