@@ -1026,7 +1026,11 @@ def check_control(
     def result(ok: bool, why: str) -> ControlResult:
         return ControlResult(ok, why, measured)
 
-    if m.scrapes < 2 or m.finished < MIN_FINISHED:
+    # Head-of-line draws whose short requests never got through (only the long ones finished,
+    # the rest waiting all window) show their symptom at its worst, not a traffic failure
+    # (dev draw 1001-1: 11k-token prefills, 2 requests finished, requests waiting throughout).
+    starved = c.kind == "hol" and m.waiting_max >= 1 and m.finished >= 1
+    if m.scrapes < 2 or (m.finished < MIN_FINISHED and not starved):
         return result(False, f"traffic did not run: {m.finished:g} requests finished in the window")
     if c.prior_hits:
         # The history must have hit before the window (the first scrape's lifetime counters).

@@ -294,6 +294,11 @@ def test_hol_control_counts_short_requests_stalled_behind_long_prefills() -> Non
     starved = _scrape(running=2, waiting=6, usage=0.1, **starved_prompts)
     starved += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=4)
     assert check_control(c, [zero, starved], BASE).ok
+    # Starved harder: only two long requests finished in the whole window.
+    starved_prompts2 = {"finished": 2, "b100": 0, "b200": 0, "b500": 0, "binf": 2}
+    worst = _scrape(running=2, waiting=6, usage=0.1, **starved_prompts2)
+    worst += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=2)
+    assert check_control(c, [zero, worst], BASE).ok
     idle = _scrape(running=2, waiting=0, usage=0.1, **starved_prompts)
     idle += _ttft_buckets(t0_04=0, t0_06=0, t0_08=0, tinf=4)
     assert not check_control(c, [zero, idle], BASE).ok
