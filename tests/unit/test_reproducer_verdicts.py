@@ -216,6 +216,24 @@ def test_prefix_probe_short_shared_prefix() -> None:
     assert got["prefix-drift"] == "refuted"  # the short prefix explains the misses
 
 
+def test_prefix_probe_own_text_missing_seconds_later_is_eviction() -> None:
+    # Dev draw 1001-7 (eviction-churn, 63-block pool turning over ~2.5 times a second): the
+    # repeat hit 384 of 384, then the workload-length probe (the same text) hit 0 of 384.
+    got = _causes(
+        pp.judge(
+            _prefix(
+                window_hit_rate=0.002,
+                shared_prefix_tokens=448,
+                shared_prefix_hit_tokens=0.0,
+                late_repeat_hit_tokens=384.0,
+            )
+        )
+    )
+    assert got["eviction-churn"] == "confirmed"
+    assert got["block-larger-than-prefix"] == "refuted" and got["prefix-drift"] == "refuted"
+    assert got["caching-disabled"] == "refuted"
+
+
 def test_prefix_probe_without_numbers_is_inconclusive() -> None:
     assert set(_causes(pp.judge(_prefix(repeat_hit_tokens=None))).values()) == {"inconclusive"}
 

@@ -188,10 +188,21 @@ def judge(m: PrefixMeasured) -> Judgement:
     causes[EVICTION], evict_why = _eviction(m, want)
     shared, hits_shared = m.shared_prefix_tokens, m.shared_prefix_hit_tokens
     if shared is not None and hits_shared is not None:
-        if hits_shared == 0 and expected_hit(shared + 1, m.block_size) == 0:
+        shared_want = expected_hit(shared + 1, m.block_size)
+        if hits_shared == 0 and shared_want == 0:
             causes[BLOCK_LARGER] = CONFIRMED
         elif hits_shared > 0:
             causes[BLOCK_LARGER] = REFUTED
+        elif causes[EVICTION] != CONFIRMED:
+            # The workload-length probe is the probe's own text cut to that length (the same
+            # seed): seconds after the repeat hit in full, its whole blocks missed. Nothing
+            # but the workload ran in between, so the workload evicted them (dev draw 1001-7).
+            causes[BLOCK_LARGER] = REFUTED
+            causes[EVICTION] = CONFIRMED
+            evict_why = (
+                f"the probe's own first {shared} tokens, sent again seconds after a full hit, "
+                f"hit 0 of {shared_want}: the workload evicted them in between"
+            )
     elif shared is not None and shared >= m.block_size:
         causes[BLOCK_LARGER] = REFUTED
     changed = m.first_token_changed_hit_tokens
@@ -308,7 +319,6 @@ class PrefixProbe(Experiment[PrefixMeasured]):
         r1, _ = await one(base)
         if not r1.ok_requests():
             raise KvdoctorError(f"prefix-probe: the first probe failed: {r1.first_error()}")
-        cached_at = time.monotonic()
         session.step("repeating the probe at once")
         _, hits_repeat = await one(base)
         session.step("sending the probe with its first token changed")
@@ -323,13 +333,21 @@ class PrefixProbe(Experiment[PrefixMeasured]):
         )
         turnover = None
         broken = hits_repeat is not None and hits_repeat < 0.5 * expected_hit(length, block)
+        # The probe's blocks were last used by the request just sent (the workload-length
+        # probe is the same text, so a hit re-caches them; vLLM frees a request's cached
+        # blocks to the tail of its LRU free queue). Eviction exposure counts from here: a
+        # turnover counted from the first probe (seconds earlier) included traffic that came
+        # before that last use and ended the wait at once (dev draw 1001-7: "survived 0.7 s",
+        # "144 % of the pool turned over").
+        exposed_from = await session.scrape()
+        exposed_at = time.monotonic()
         if not (broken and ctx.prefix_caching is not True):
             # A cache that does not serve an immediate repeat has nothing to evict: no wait.
             session.step("waiting for the workload to turn the KV pool over")
-            turnover = await self._wait_turnover(ctx, session, first, pool, cached_at)
+            turnover = await self._wait_turnover(ctx, session, exposed_from, pool, exposed_at)
         session.step("repeating the probe after the turnover")
         _, hits_late = await one(base)
-        late_after = time.monotonic() - cached_at
+        late_after = time.monotonic() - exposed_at
         last = await session.scrape()
         if ctx.block_size is None and hits_repeat:
             # The block size in effect, from the repeat when the signals did not say.
