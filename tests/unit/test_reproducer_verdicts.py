@@ -285,6 +285,65 @@ def test_ttft_split_borderline_and_missing_data_stay_inconclusive() -> None:
     assert ts.judge(_ttft([], [], q=None, p=None, n=None)).overall == "inconclusive"
 
 
+def _hol(m: ts.TtftMeasured, behind: list[float], long_ttft: float) -> ts.TtftMeasured:
+    from kvdoctor.reproducers.experiments.base import Effect
+    from kvdoctor.reproducers.stats import median
+
+    base = median([0.010, 0.011, 0.010, 0.012])
+    treat = median(behind)
+    assert base is not None and treat is not None
+    return m.model_copy(
+        update={
+            "hol_long_prompt_tokens": 8000,
+            "hol_long_ttft_p50_s": long_ttft,
+            "hol_effect": Effect(
+                metric="short behind long / short alone",
+                baseline=base,
+                treatment=treat,
+                effect=treat / base,
+                samples_baseline=4,
+                samples_treatment=len(behind),
+            ),
+        }
+    )
+
+
+def test_ttft_split_head_of_line_trial_decides_on_its_mechanism() -> None:
+    # No queue in the histograms and TTFT grows with the prompt (prefill compute); a short
+    # probe sent during an 8,000-token prefill of 1.2 s waited ~0.9 s: head-of-line blocking.
+    prefill = _ttft([0.010, 0.011, 0.010, 0.012], [0.031, 0.030, 0.033, 0.032], 0.0002, 0.02, 8)
+    blocked = ts.judge(_hol(prefill, [0.91, 0.85, 0.95], long_ttft=1.2))
+    got = _causes(blocked)
+    assert got["long-prefill-hol"] == "confirmed" and got["prefill-bound"] == "confirmed"
+    assert blocked.overall == "confirmed" and "8000-token prefill waited" in blocked.summary
+    # Chunked prefill lets the short probe in at the next step: refuted.
+    chunked = ts.judge(_hol(prefill, [0.012, 0.013, 0.011], long_ttft=1.2))
+    assert _causes(chunked)["long-prefill-hol"] == "refuted"
+    # A long prompt that prefills as fast as a short one cannot block anything: no verdict.
+    quick = ts.judge(_hol(prefill, [0.012, 0.013, 0.011], long_ttft=0.02))
+    assert _causes(quick)["long-prefill-hol"] == "inconclusive"
+    # One trial is not enough.
+    single = ts.judge(_hol(prefill, [0.9], long_ttft=1.2))
+    assert _causes(single)["long-prefill-hol"] == "inconclusive"
+
+
+def test_head_of_line_trial_needs_allow_load_and_a_tail() -> None:
+    from kvdoctor.reproducers.experiments.base import ReproContext
+
+    ctx = ReproContext(endpoint="http://x", mean_prompt_len=200, prompt_len_p90=8000)
+    assert ts.hol_length(ctx) is None  # no --allow-load: the long prompt is real load
+    loaded = ReproContext(
+        endpoint="http://x", mean_prompt_len=200, prompt_len_p90=8000, allow_load=True,
+        max_model_len=4096,
+    )
+    assert ts.hol_length(loaded) == 4096 - 16
+    flat = ReproContext(endpoint="http://x", mean_prompt_len=600, prompt_len_p90=700,
+                        allow_load=True)
+    assert ts.hol_length(flat) is None  # no tail beyond the workload-length probe
+    plan = ts.TtftSplit().plan(loaded)
+    assert plan.requests == 2 * ts.PER_ROUND * ts.MAX_ROUNDS + 2 * ts.HOL_TRIALS
+
+
 def test_rank_sum_p() -> None:
     assert rank_sum_p([1, 2, 3, 4], [5, 6, 7, 8]) == pytest.approx(2 / 70)  # exact, two-sided
     assert rank_sum_p([1, 2, 3, 4], [1, 2, 3, 4]) == pytest.approx(1.0)

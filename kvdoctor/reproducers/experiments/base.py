@@ -132,6 +132,9 @@ class ReproContext:
     prefix_caching: bool | None = None
     prefix_hit_rate: float | None = None
     mean_prompt_len: float | None = None
+    # The long tail of the workload's prompts (90th percentile): what a short request may
+    # wait behind (ttft-split's head-of-line trial).
+    prompt_len_p90: float | None = None
     mean_generation_len: float | None = None
     running_mean: float | None = None
     itl_window_s: float | None = None
@@ -182,6 +185,7 @@ class ReproContext:
             "prefix_caching": pc if isinstance(pc, bool) else None,
             "prefix_hit_rate": num("prefix_hit_rate_window"),
             "mean_prompt_len": num("mean_prompt_len"),
+            "prompt_len_p90": num("prompt_len_p90"),
             "mean_generation_len": num("mean_generation_len"),
             "running_mean": num("running_mean"),
             "itl_window_s": num("itl_p50"),

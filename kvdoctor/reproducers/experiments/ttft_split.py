@@ -9,11 +9,21 @@ queue share of a fifth or less refutes it.
 When the queue is ruled out, short and workload-length probes, interleaved, tell prefill compute
 apart: the baseline is a one-block prompt, the treatment the workload's prompt length. TTFT that
 grows with the prompt (a rank-sum test on the two sets, more rounds while the noise leaves it
-open) is prefill compute, and short requests are then not held behind others.
+open) is prefill compute.
+
+Head-of-line blocking is tested on its mechanism, with ``--allow-load`` only (it sends the
+workload's long prompt): a short probe sent while the probe's own long prompt (the workload's
+90th-percentile length) is being prefilled. Baseline: the short probes' TTFT alone; treatment:
+the short probe's TTFT behind the long prefill. A server that prefills a long prompt in one
+step makes the short one wait for all of it (confirmed at 3x); one that chunks it lets the
+short one in at the next step (refuted under 1.5x). vLLM's queue-time histogram does not see
+this wait (the short request reaches the scheduler after the step), so the queue share cannot.
+Without the trial, TTFT that follows the prompt's own length refutes head-of-line blocking.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from kvdoctor.reproducers.experiments.base import (
@@ -47,6 +57,14 @@ P_DECIDE = 0.05
 # Probes per round (each of short and long) and the most rounds the noise may ask for.
 PER_ROUND = 4
 MAX_ROUNDS = 3
+# Head-of-line trial: a short probe behind a long prefill waiting this multiple of its TTFT
+# alone is the harm factor used for latency symptoms (3x); under the length-effect bar it let
+# the short probe in. Trials, and the least the long prompt must exceed the workload-length
+# probe by for the trial to test a tail at all.
+HOL_CONFIRM = 3.0
+HOL_REFUTE = LENGTH_EFFECT
+HOL_TRIALS = 3
+HOL_MIN_TAIL = 2.0
 
 
 class TtftMeasured(Measured):
@@ -66,6 +84,11 @@ class TtftMeasured(Measured):
     queue_effect: Effect
     # Baseline: TTFT of one-block probes; treatment: TTFT at the workload's prompt length.
     length_effect: Effect
+    # Head-of-line trial (with --allow-load): the long prompt's length and own TTFT, and the
+    # short probes' TTFT alone (baseline) vs sent during that long prefill (treatment).
+    hol_long_prompt_tokens: int | None = None
+    hol_long_ttft_p50_s: float | None = None
+    hol_effect: Effect | None = None
 
 
 def lengths(ctx: ReproContext) -> tuple[int, int]:
@@ -76,6 +99,32 @@ def lengths(ctx: ReproContext) -> tuple[int, int]:
     if ctx.max_model_len:
         n = min(n, ctx.max_model_len - 16)
     return short, max(n, short + 1)
+
+
+def hol_length(ctx: ReproContext) -> int | None:
+    """The long prompt of the head-of-line trial, or None when there is no tail to test."""
+    if not ctx.allow_load or ctx.prompt_len_p90 is None:
+        return None
+    _, long = lengths(ctx)
+    n = int(ctx.prompt_len_p90)
+    if ctx.max_model_len:
+        n = min(n, ctx.max_model_len - 16)
+    return n if n >= HOL_MIN_TAIL * long else None
+
+
+def _hol_verdict(m: TtftMeasured) -> ReproducerVerdict:
+    e = m.hol_effect
+    if e is None or e.effect is None or e.samples_treatment < 2 or e.baseline is None:
+        return INCONCLUSIVE
+    # The long prompt must take long enough to block anything: its own TTFT at least the
+    # confirm factor over a short probe's, or the trial cannot tell.
+    if m.hol_long_ttft_p50_s is None or m.hol_long_ttft_p50_s < HOL_CONFIRM * e.baseline:
+        return INCONCLUSIVE
+    if e.effect >= HOL_CONFIRM:
+        return CONFIRMED
+    if e.effect < HOL_REFUTE:
+        return REFUTED
+    return INCONCLUSIVE
 
 
 def _queue_verdict(m: TtftMeasured) -> ReproducerVerdict:
@@ -119,6 +168,13 @@ def judge(m: TtftMeasured) -> Judgement:
             f"{m.server_prefill_time_mean_s or 0:.3f} s per request over "
             f"{m.server_requests or 0:.0f} requests ({m.queue_share:.1%} queueing)"
         )
+    hol = _hol_verdict(m)
+    if m.hol_effect is not None and m.hol_effect.effect is not None:
+        parts.append(
+            f"a {m.short_prompt_tokens}-token probe sent during a {m.hol_long_prompt_tokens}-token "
+            f"prefill waited ×{m.hol_effect.effect:.1f} its TTFT alone "
+            f"({m.hol_effect.samples_treatment} trials)"
+        )
     if queue == CONFIRMED:
         causes[PREFILL_BOUND] = REFUTED
     elif queue == REFUTED:
@@ -127,7 +183,8 @@ def judge(m: TtftMeasured) -> Judgement:
             # TTFT follows the prompt's own length: prefill compute, and short requests are not
             # held behind other requests' prefills.
             causes[PREFILL_BOUND] = CONFIRMED
-            causes[LONG_PREFILL_HOL] = REFUTED
+            if m.hol_effect is None:
+                causes[LONG_PREFILL_HOL] = REFUTED
         if grows is not None:
             p = m.length_effect.p_value
             parts.append(
@@ -136,6 +193,9 @@ def judge(m: TtftMeasured) -> Judgement:
                 if p is not None
                 else f"TTFT ×{grows:.2f} from {m.short_prompt_tokens} to {m.prompt_tokens} tokens"
             )
+    if hol != INCONCLUSIVE:
+        # Measured on its mechanism, the trial decides head-of-line blocking alone.
+        causes[LONG_PREFILL_HOL] = hol
     # The experiment's hypothesis is "the first token waits" (queueing or head-of-line): the
     # headline follows those two, not prefill-bound, which a healthy server also shows.
     headline: ReproducerVerdict = INCONCLUSIVE
@@ -177,15 +237,23 @@ class TtftSplit(Experiment[TtftMeasured]):
     def plan(self, ctx: ReproContext) -> Plan:
         short, long = lengths(ctx)
         most = 2 * PER_ROUND * MAX_ROUNDS
+        tail = hol_length(ctx)
+        sends = (
+            f"rounds of {PER_ROUND} requests of {short} and {PER_ROUND} of {long} prompt "
+            f"tokens, sequential, 2 output tokens; {MAX_ROUNDS} rounds at most (more only "
+            "while the noise leaves the answer open)"
+        )
+        if tail is not None:
+            most += 2 * HOL_TRIALS
+            sends += (
+                f"; then {HOL_TRIALS} trials of a {tail}-token prompt with a {short}-token "
+                "probe sent during its prefill"
+            )
         return Plan(
             requests=most,
-            concurrency=1,
-            sends=(
-                f"rounds of {PER_ROUND} requests of {short} and {PER_ROUND} of {long} prompt "
-                f"tokens, sequential, 2 output tokens; {MAX_ROUNDS} rounds at most (more only "
-                "while the noise leaves the answer open)"
-            ),
-            deadline_s=180.0,
+            concurrency=2 if tail is not None else 1,
+            sends=sends,
+            deadline_s=180.0 + (60.0 if tail is not None else 0.0),
         )
 
     async def run(self, ctx: ReproContext, session: Session) -> TtftMeasured:
@@ -209,7 +277,49 @@ class TtftSplit(Experiment[TtftMeasured]):
             if not self._needs_more(m):
                 break
         assert m is not None
+        tail = hol_length(ctx)
+        if tail is not None:
+            m = await self._hol_trials(session, short, tail, shorts, m)
         return m
+
+    @staticmethod
+    async def _hol_trials(
+        session: Session, short: int, tail: int, alone: list[float], m: TtftMeasured
+    ) -> TtftMeasured:
+        """Short probes sent while the probe's own long prompt is in prefill."""
+        behind: list[float] = []
+        long_ttfts: list[float] = []
+        for trial in range(1, HOL_TRIALS + 1):
+            session.step(f"head-of-line trial {trial}: a {tail}-token prompt, then a short one")
+            long_task = asyncio.create_task(
+                session.load(LoadSpec(prompt_tokens=tail, max_tokens=1, requests=1, duration_s=60))
+            )
+            # Both runs calibrate and connect alike; the short one follows a moment later, so
+            # it arrives while the long prompt is being prefilled (judged afterwards: the long
+            # prompt's own TTFT must be long enough to block anything).
+            await asyncio.sleep(0.05)
+            res = await session.load(
+                LoadSpec(prompt_tokens=short, max_tokens=2, requests=1, duration_s=60)
+            )
+            behind.extend(res.ttfts())
+            long_ttfts.extend((await long_task).ttfts())
+        base = median(alone)
+        treat = median(behind)
+        return m.model_copy(
+            update={
+                "hol_long_prompt_tokens": tail,
+                "hol_long_ttft_p50_s": rnd(median(long_ttfts)),
+                "hol_effect": Effect(
+                    metric="short probe TTFT during a long prefill / short probe TTFT alone",
+                    baseline=rnd(base),
+                    treatment=rnd(treat),
+                    effect=rnd(ratio(treat, base)),
+                    samples_baseline=len(alone),
+                    samples_treatment=len(behind),
+                    p_value=rnd(rank_sum_p(alone, behind)),
+                ),
+            }
+        )
 
     @staticmethod
     def _needs_more(m: TtftMeasured) -> bool:
