@@ -289,19 +289,20 @@ def _hol(m: ts.TtftMeasured, behind: list[float], long_ttft: float) -> ts.TtftMe
     from kvdoctor.reproducers.experiments.base import Effect
     from kvdoctor.reproducers.stats import median
 
-    base = median([0.010, 0.011, 0.010, 0.012])
+    base = 0.010  # the quickest probe's first token
     treat = median(behind)
-    assert base is not None and treat is not None
+    assert treat is not None
     return m.model_copy(
         update={
             "hol_long_prompt_tokens": 8000,
             "hol_long_ttft_p50_s": long_ttft,
+            "hol_waited_fraction": (treat - base) / (long_ttft - base),
             "hol_effect": Effect(
-                metric="short behind long / short alone",
+                metric="short behind long / quickest probe",
                 baseline=base,
                 treatment=treat,
                 effect=treat / base,
-                samples_baseline=4,
+                samples_baseline=8,
                 samples_treatment=len(behind),
             ),
         }
@@ -316,8 +317,9 @@ def test_ttft_split_head_of_line_trial_decides_on_its_mechanism() -> None:
     got = _causes(blocked)
     assert got["long-prefill-hol"] == "confirmed" and got["prefill-bound"] == "confirmed"
     assert blocked.overall == "confirmed" and "8000-token prefill waited" in blocked.summary
-    # Chunked prefill lets the short probe in at the next step: refuted.
-    chunked = ts.judge(_hol(prefill, [0.012, 0.013, 0.011], long_ttft=1.2))
+    # Chunked prefill lets the short probe in after one chunk's step: 5x the quickest probe,
+    # but 3 % of the long prefill: refuted.
+    chunked = ts.judge(_hol(prefill, [0.05, 0.045, 0.055], long_ttft=1.2))
     assert _causes(chunked)["long-prefill-hol"] == "refuted"
     # A long prompt that prefills as fast as a short one cannot block anything: no verdict.
     quick = ts.judge(_hol(prefill, [0.012, 0.013, 0.011], long_ttft=0.02))
