@@ -85,6 +85,31 @@ def test_long_prefill_re_enables_chunked_prefill_and_never_a_refused_budget() ->
     assert any("without chunked prefill" in p for p in problems(cfg, bad))
 
 
+def test_head_of_line_also_bounds_one_prompts_share_of_each_step() -> None:
+    # The long-prefill-hol server (chunking off, 8,192-token budget) with a head-of-line
+    # finding: turning chunking on alone leaves newcomers queued behind a partial prefill (the
+    # lab measured 98 % of an 8,000-token prefill at a 512-token budget), so the same change
+    # sets --long-prefill-token-threshold, and vLLM's rules accept the set.
+    from kvdoctor.pipeline import diagnose
+    from kvdoctor.remediation.planner import plan
+
+    bundle = read_bundle(FIXTURES / "long-prefill-hol" / "bundle.tar.gz")
+    d = diagnose(bundle)
+    cfg, findings, _ = _plan("long-prefill-hol")
+    hol = findings[0].model_copy(update={"symptom": "high-ttft", "cause": "long-prefill-hol"})
+    (fp,) = plan([hol], cfg, d.signals)
+    (undo, *_) = fp.changes
+    flags = {e.flag: e.after for e in undo.edits}
+    assert "long-prefill-token-threshold" in flags and "enable-chunked-prefill" in flags
+    threshold, budget = flags["long-prefill-token-threshold"], flags["max-num-batched-tokens"]
+    assert isinstance(threshold, int) and isinstance(budget, int) and threshold * 2 == budget
+    assert problems(cfg, undo.args(cfg)) == []
+    assert "partial prefill takes each step's whole remaining budget" in undo.render(cfg)
+    # Prefill interference (decodes stalled) needs no bound: running decodes go first each step.
+    (fp_itl,) = plan([findings[0]], cfg, d.signals)
+    assert all(e.flag != "long-prefill-token-threshold" for e in fp_itl.changes[0].edits)
+
+
 def test_block_size_change_is_dropped_when_the_override_pool_could_not_hold_max_model_len() -> None:
     # preemption-storm: 17 blocks × 32 tokens = 544 < --max-model-len 2048: vLLM would refuse.
     _, findings, _ = _plan("preemption-storm")

@@ -19,7 +19,10 @@ no baseline on such a server, they too land behind the workload's long prefills:
 1000-6, 32-token probes 0.75 s, 2,048-token probes 0.15 s); treatment: the short probe's TTFT
 behind the long prefill. A server that prefills a long prompt in one step makes the short one
 wait for most of it (confirmed: 3x the baseline and at least 30 % of the long prompt's own
-wait); one that chunks it lets the short one in at the next step (refuted: under a tenth).
+wait); one that bounds a prompt's share of each step (``--long-prefill-token-threshold``) lets
+the short one in at the next step (refuted: under a tenth). Chunking alone does not: in vLLM
+v1 a partial prefill takes each step's whole remaining budget and newcomers queue (the lab, at a
+512-token budget: 98 % of an 8,000-token prefill).
 vLLM's queue-time histogram does not see this wait (the short request reaches the scheduler
 after the step), so the queue share cannot.
 Without the trial, TTFT that follows the prompt's own length refutes head-of-line blocking.
