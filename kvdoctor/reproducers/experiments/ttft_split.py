@@ -330,14 +330,12 @@ class TtftSplit(Experiment[TtftMeasured]):
                 "hol_long_prompt_tokens": tail,
                 "hol_long_ttft_p50_s": rnd(long),
                 "hol_waited_fraction": rnd(waited, 3),
-                "hol_effect": Effect(
-                    metric="short probe TTFT during a long prefill / quickest probe TTFT",
-                    baseline=rnd(base),
-                    treatment=rnd(treat),
-                    effect=rnd(ratio(treat, base)),
-                    samples_baseline=len(probes),
-                    samples_treatment=len(behind),
-                    p_value=rnd(rank_sum_p(probes, behind)),
+                "hol_effect": _ttft_effect(
+                    "short probe TTFT during a long prefill / quickest probe TTFT",
+                    probes,
+                    behind,
+                    base,
+                    treat,
                 ),
             }
         )
@@ -387,13 +385,30 @@ class TtftSplit(Experiment[TtftMeasured]):
                 samples_baseline=int(n or 0),
                 samples_treatment=int(n or 0),
             ),
-            length_effect=Effect(
-                metric="probe TTFT at the workload's prompt length / at one block",
-                baseline=rnd(s50),
-                treatment=rnd(l50),
-                effect=rnd(ratio(l50, s50)),
-                samples_baseline=len(shorts),
-                samples_treatment=len(longs),
-                p_value=rnd(rank_sum_p(shorts, longs)),
+            length_effect=_ttft_effect(
+                "probe TTFT at the workload's prompt length / at one block",
+                shorts,
+                longs,
+                s50,
+                l50,
             ),
         )
+
+
+def _ttft_effect(
+    metric: str,
+    baseline_samples: list[float],
+    treatment_samples: list[float],
+    baseline: float | None,
+    treatment: float | None,
+) -> Effect:
+    """Two sets of probe TTFTs: their summary values, ratio and rank-sum p-value."""
+    return Effect(
+        metric=metric,
+        baseline=rnd(baseline),
+        treatment=rnd(treatment),
+        effect=rnd(ratio(treatment, baseline)),
+        samples_baseline=len(baseline_samples),
+        samples_treatment=len(treatment_samples),
+        p_value=rnd(rank_sum_p(baseline_samples, treatment_samples)),
+    )
