@@ -16,6 +16,7 @@ import httpx
 from kvdoctor import expfmt
 from kvdoctor.expfmt import ExpositionError
 from kvdoctor.observations import ALIASES, canonical, histogram_quantile
+from kvdoctor.probes.metrics import MetricsClient
 
 # vLLM family (after kvdoctor.observations' one alias table: old names, ``ray_vllm:``, ``_total``)
 # -> the short key reproducers use.
@@ -173,10 +174,5 @@ async def scrape(
     client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None = None
 ) -> Snapshot | None:
     """One scrape of ``base_url``/metrics, or None when it cannot be read (never raises)."""
-    try:
-        resp = await client.get(base_url.rstrip("/") + "/metrics", headers=headers, timeout=10.0)
-    except httpx.HTTPError:
-        return None
-    if resp.status_code != 200:
-        return None
-    return parse_snapshot(resp.text)
+    got = await MetricsClient(base_url, headers or {}, timeout=10.0).read_async(client)
+    return parse_snapshot(got.text) if got.ok and got.text is not None else None
