@@ -507,14 +507,18 @@ def _engine_config(out: _Out, obs: Observations, bundle: Bundle) -> dict[str, st
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
-    cap = _int(labels.get("kv_cache_size_tokens"))
+    from kvdoctor.kvmath.capacity import pool_capacity
+
+    # The server's own figures only: the rules and the report add the log's and the model
+    # config's (kvdoctor.kvmath.capacity, the one definition) where these are missing.
     bs, nb = out.ss.get("block_size"), out.ss.get("num_gpu_blocks")
-    if cap is not None:
-        out.set(
-            "kv_capacity_tokens", cap, "metrics: vllm:cache_config_info label kv_cache_size_tokens"
-        )
-    elif isinstance(bs, int) and isinstance(nb, int):
-        out.set("kv_capacity_tokens", bs * nb, "block_size × num_gpu_blocks")
+    cap = pool_capacity(
+        reported=_int(labels.get("kv_cache_size_tokens")),
+        block_size=bs if isinstance(bs, int) else None,
+        num_gpu_blocks=nb if isinstance(nb, int) else None,
+    )
+    if cap.tokens is not None and cap.source is not None:
+        out.set("kv_capacity_tokens", cap.tokens, cap.source)
     else:
         out.set("kv_capacity_tokens", None, reason="block_size or num_gpu_blocks unknown")
     return sources
