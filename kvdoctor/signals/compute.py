@@ -464,7 +464,7 @@ def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[Any, s
     """A flag's value from engine_args.json and whether it came from argv or the user."""
     if args is None:
         return None
-    from kvdoctor.probes.engine import parse_argv
+    from kvdoctor.bundle.argv import parse_argv
 
     argv_args = parse_argv(args.argv) if args.argv else {}
     for flag in flags:
