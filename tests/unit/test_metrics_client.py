@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 import pytest
-from _vllm_fake import payload
+from vllm_payloads import payload
 
 from kvdoctor.probes.metrics import MetricsClient, server_root
 from kvdoctor.reproducers.experiments.base import ReproContext

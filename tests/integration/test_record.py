@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from _vllm_fake import FakeVllm, free_port, payload, serve, wait_until
+from _vllm_fake import FakeVllm, free_port, serve, wait_until
+from vllm_payloads import payload
 
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.commands._capture_opts import parse_duration, parse_header, to_capture_options

@@ -153,8 +153,10 @@ def test_alerts_fire_and_hold_at_their_boundaries(tmp_path: Path, version: str |
         # A file about metrics a release added runs with the names of that release and later
         # only (older releases export none of its inputs); its alerts count as tested there.
         oldest = doc.pop("kvdoctor_min_vllm", None)
-        if version and oldest and (parse_version(version) or (0, 0)) < (
-            parse_version(str(oldest)) or (0, 0)
+        if (
+            version
+            and oldest
+            and (parse_version(version) or (0, 0)) < (parse_version(str(oldest)) or (0, 0))
         ):
             tested |= {c["alertname"] for t in doc["tests"] for c in t.get("alert_rule_test", [])}
             continue
