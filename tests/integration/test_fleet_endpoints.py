@@ -21,12 +21,11 @@ from vllm_payloads import payload
 import kvdoctor.capture
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.cli import main
-from kvdoctor.errors import BundleError, KvdoctorError
+from kvdoctor.errors import BundleError
 from kvdoctor.fleet import diagnose_fleet_bundle, is_fleet_bundle
 from kvdoctor.fleet.bundle import fleet_bundle_kind
 from kvdoctor.fleet.endpoints import (
     diagnose_named,
-    endpoint_names,
     fleet_view,
     read_endpoints_bundle,
     write_endpoints_bundle,
@@ -275,16 +274,6 @@ def test_record_takes_one_endpoint(tmp_path: Path, capsys: pytest.CaptureFixture
     )
     assert rc == 2
     assert "record takes one --endpoint, got 2" in err and len(err.strip().splitlines()) == 1
-
-
-def test_endpoint_names() -> None:
-    assert endpoint_names(["http://10.0.0.1:8000", "http://10.0.0.2:8000/v"], False) == [
-        "10.0.0.1:8000",
-        "10.0.0.2:8000/v",
-    ]
-    assert endpoint_names(["http://a:1", "http://b:1"], True) == ["replica-1", "replica-2"]
-    with pytest.raises(KvdoctorError, match="given twice"):
-        endpoint_names(["http://a:1", "http://a:1"], False)
 
 
 def _saved(tmp_path: Path) -> Path:
