@@ -17,6 +17,18 @@ import yaml
 
 _TABLE_PATH = Path(__file__).resolve().parent / "data" / "vllm_metrics.yaml"
 
+# The prefixes vLLM metric names carry: plain, and under Ray Serve.
+PREFIXES = ("vllm:", "ray_vllm:")
+# Renamed metrics, old name -> new name (bases as defined; counters get _total on the wire):
+# the 0.9.2 KV and prefix-cache renames and the 0.11 ITL rename. :data:`READS` holds when
+# each side is exported; the observations read the old names as the new ones.
+RENAMED: dict[str, str] = {
+    "vllm:gpu_cache_usage_perc": "vllm:kv_cache_usage_perc",
+    "vllm:gpu_prefix_cache_queries": "vllm:prefix_cache_queries",
+    "vllm:gpu_prefix_cache_hits": "vllm:prefix_cache_hits",
+    "vllm:time_per_output_token_seconds": "vllm:inter_token_latency_seconds",
+}
+
 Version = tuple[int, ...]
 
 
@@ -116,3 +128,19 @@ def first_release(name: str) -> str:
     """ "vLLM X+" text for a reason line ("absent: needs vLLM 0.24+")."""
     since = READS.get(name, (None, None))[0]
     return f"vLLM {since}+" if since else "vLLM"
+
+
+def kind(name: str) -> str | None:
+    """A metric's type (counter, gauge, histogram, ...) in the newest release that defines it."""
+    for version in reversed(table_versions()):
+        entry = metric_entry(version, name)
+        if entry is not None:
+            k: str | None = entry.get("kind")
+            return k
+    return None
+
+
+def wire_name(name: str) -> str:
+    """The sample name a scrape shows for a counter, gauge or info metric (``_total`` added to
+    counters); histograms are read through their ``_bucket``/``_sum``/``_count`` samples."""
+    return name + "_total" if kind(name) == "counter" else name

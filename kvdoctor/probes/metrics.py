@@ -26,8 +26,7 @@ from kvdoctor.probes.http import (
     join,
     make_client,
 )
-
-VLLM_PREFIXES = ("vllm:", "ray_vllm:")
+from kvdoctor.vllm_metrics import PREFIXES
 
 
 def check_payload(text: str) -> str | None:
@@ -36,7 +35,7 @@ def check_payload(text: str) -> str | None:
         samples = parse(text)
     except ExpositionError as exc:
         return f"not Prometheus exposition text: {exc}"
-    if not any(s.name.startswith(VLLM_PREFIXES) for s in samples):
+    if not any(s.name.startswith(PREFIXES) for s in samples):
         return "no vLLM metrics (vllm:*) in the answer; is this a vLLM server?"
     return None
 

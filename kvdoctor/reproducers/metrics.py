@@ -15,11 +15,12 @@ import httpx
 
 from kvdoctor import expfmt
 from kvdoctor.expfmt import ExpositionError
-from kvdoctor.observations import ALIASES, canonical, histogram_quantile
+from kvdoctor.observations import canonical, histogram_quantile
 from kvdoctor.probes.metrics import MetricsClient
+from kvdoctor.vllm_metrics import RENAMED
 
-# vLLM family (after kvdoctor.observations' one alias table: old names, ``ray_vllm:``, ``_total``)
-# -> the short key reproducers use.
+# vLLM family (after kvdoctor.observations.canonical: old names through the one table of
+# renames, ``ray_vllm:``, ``_total``) -> the short key reproducers use.
 FAMILIES: dict[str, str] = {
     "vllm:kv_cache_usage_perc": "kv_usage",
     "vllm:num_requests_running": "running",
@@ -109,7 +110,7 @@ class Snapshot:
 
 # Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics): the
 # canonical names, their old aliases, each also under the ``ray_`` prefix.
-_WIRE_NAMES = set(FAMILIES) | {old for old, new in ALIASES.items() if new in FAMILIES}
+_WIRE_NAMES = set(FAMILIES) | {old for old, new in RENAMED.items() if new in FAMILIES}
 _PREFIXES = tuple(sorted(_WIRE_NAMES | {"ray_" + n for n in _WIRE_NAMES}))
 _HIST_PARTS = (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum"))
 
@@ -118,9 +119,10 @@ def parse_snapshot(text: str) -> Snapshot:
     """Reduce exposition text to a :class:`Snapshot` (values summed over label sets).
 
     Gauges of usage take the maximum over engines (the guard cares about the fullest pool);
-    counters and histograms are summed. Only the names in :data:`ALIASES` are parsed, so this
-    stays cheap enough to run every half second during a load run. Unparsable text gives an empty
-    snapshot (the guard then sees no numbers rather than crashing the run).
+    counters and histograms are summed. Only the names in :data:`FAMILIES` (and their old
+    names) are parsed, so this stays cheap enough to run every half second during a load run.
+    Unparsable text gives an empty snapshot (the guard then sees no numbers rather than
+    crashing the run).
     """
     values: dict[str, float] = {}
     hist_count: dict[str, float] = {}

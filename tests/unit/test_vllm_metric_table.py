@@ -61,3 +61,59 @@ def test_renames_follow_the_hidden_then_removed_policy() -> None:
     assert "vllm:time_per_output_token_seconds" in exported_names("0.11.0")
     entry = metric_entry("0.12.0", "vllm:time_per_output_token_seconds")
     assert entry is not None and entry.get("hidden") is True
+
+
+def _package_literals() -> dict[str, list[str]]:
+    """Every ``vllm:`` metric name written as a string anywhere in kvdoctor/ -> where."""
+    import ast
+
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "kvdoctor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"(ray_)?vllm:[a-z0-9_]+", node.value)
+            ):
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                found.setdefault(node.value.removeprefix("ray_"), []).append(where)
+    return found
+
+
+def test_every_metric_name_written_anywhere_is_claimed_against_the_table() -> None:
+    # Not only the readers: the reproducers, the fleet, the alerts and the lab too. A name
+    # typed wrong anywhere would silently read nothing; here it fails against READS, which the
+    # tests above hold against each release's own source.
+    unclaimed = {}
+    for name, where in _package_literals().items():
+        base = name
+        for suffix in ("_bucket", "_sum", "_count", "_total", "_created"):
+            if base.endswith(suffix) and base[: -len(suffix)] in READS:
+                base = base[: -len(suffix)]
+                break
+        if base not in READS:
+            unclaimed[name] = where
+    assert unclaimed == {}
+
+
+def test_renames_and_their_wire_names() -> None:
+    from kvdoctor.fleet.diagnose import renamed_wire_names
+    from kvdoctor.vllm_metrics import RENAMED, wire_name
+
+    for old, new in RENAMED.items():
+        # Each rename is one READS entry ending where the other begins.
+        assert READS[old][1] is not None and READS[new][0] is not None
+    assert wire_name("vllm:num_preemptions") == "vllm:num_preemptions_total"
+    assert wire_name("vllm:kv_cache_usage_perc") == "vllm:kv_cache_usage_perc"
+    assert renamed_wire_names() == (
+        {
+            "vllm:gpu_cache_usage_perc",
+            "vllm:gpu_prefix_cache_queries_total",
+            "vllm:gpu_prefix_cache_hits_total",
+        },
+        {
+            "vllm:kv_cache_usage_perc",
+            "vllm:prefix_cache_queries_total",
+            "vllm:prefix_cache_hits_total",
+        },
+    )
