@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels, parse
-from kvdoctor.vllm_metrics import PREFIXES, RENAMED
+from kvdoctor.vllm_metrics import KV_USAGE, PREFIXES, RENAMED, RUNNING, WAITING
 
 NAN = math.nan
 # Distinct vLLM series (name + label set) a bundle may hold. A real server has a few hundred per
@@ -36,7 +36,7 @@ MAX_SERIES = 50_000
 _HIST_SUFFIXES = ("_bucket", "_sum", "_count")
 GROUP_LABELS = ("model_name", "engine")
 # Gauges every vLLM engine exports once per (model_name, engine): they define the engines.
-CORE_GAUGES = ("vllm:kv_cache_usage_perc", "vllm:num_requests_running", "vllm:num_requests_waiting")
+CORE_GAUGES = (KV_USAGE, RUNNING, WAITING)
 
 Group = tuple[str, str]  # (model_name, engine); "" where the label is absent
 

@@ -20,25 +20,35 @@ from kvdoctor.observations import Group, Observations, group_label, histogram_qu
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
-
-KV_USAGE = "vllm:kv_cache_usage_perc"
-RUNNING = "vllm:num_requests_running"
-WAITING = "vllm:num_requests_waiting"
-PREEMPTIONS = "vllm:num_preemptions"
-SUCCESS = "vllm:request_success"
-PREFIX_Q = "vllm:prefix_cache_queries"
-PREFIX_H = "vllm:prefix_cache_hits"
-PROMPT = "vllm:prompt_tokens"
-GENERATION = "vllm:generation_tokens"
-CACHE_INFO = "vllm:cache_config_info"
+from kvdoctor.vllm_metrics import (
+    CACHE_CONFIG_INFO,
+    DECODE_TIME,
+    E2E_LATENCY,
+    GENERATION_TOKENS,
+    ITL,
+    KV_USAGE,
+    PREEMPTIONS,
+    PREFILL_TIME,
+    PREFIX_HITS,
+    PREFIX_QUERIES,
+    PROMPT_TOKENS,
+    QUEUE_TIME,
+    REQUEST_GENERATION_TOKENS,
+    REQUEST_PROMPT_TOKENS,
+    REQUEST_SUCCESS,
+    RUNNING,
+    TTFT,
+    V0_PREFIX_HIT_RATE,
+    WAITING,
+)
 
 LATENCY_HISTOGRAMS: dict[str, str] = {
-    "ttft": "vllm:time_to_first_token_seconds",
-    "itl": "vllm:inter_token_latency_seconds",
-    "queue_time": "vllm:request_queue_time_seconds",
-    "prefill_time": "vllm:request_prefill_time_seconds",
-    "decode_time": "vllm:request_decode_time_seconds",
-    "e2e_latency": "vllm:e2e_request_latency_seconds",
+    "ttft": TTFT,
+    "itl": ITL,
+    "queue_time": QUEUE_TIME,
+    "prefill_time": PREFILL_TIME,
+    "decode_time": DECODE_TIME,
+    "e2e_latency": E2E_LATENCY,
 }
 QUANTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
 
@@ -179,12 +189,12 @@ def _kv_and_requests(out: _Out, obs: Observations) -> None:
     )
     out.ss.series["preemptions"] = obs.counter_series(PREEMPTIONS)
 
-    done = obs.counter_increase(SUCCESS)
+    done = obs.counter_increase(REQUEST_SUCCESS)
     out.set(
         "requests_finished_window",
         _num(done),
-        f"metrics: {obs.wire(SUCCESS)} increase (all finish reasons)",
-        reason=_absent(obs, SUCCESS, window=True),
+        f"metrics: {obs.wire(REQUEST_SUCCESS)} increase (all finish reasons)",
+        reason=_absent(obs, REQUEST_SUCCESS, window=True),
     )
 
 
@@ -211,26 +221,26 @@ def _absent(obs: Observations, name: str, window: bool = False) -> str:
 
 
 def _prefix(out: _Out, obs: Observations) -> None:
-    q = obs.counter_increase(PREFIX_Q)
-    h = obs.counter_increase(PREFIX_H)
-    wq, wh = obs.wire(PREFIX_Q), obs.wire(PREFIX_H)
+    q = obs.counter_increase(PREFIX_QUERIES)
+    h = obs.counter_increase(PREFIX_HITS)
+    wq, wh = obs.wire(PREFIX_QUERIES), obs.wire(PREFIX_HITS)
     out.set(
         "prefix_queries_window",
         _num(q),
         f"metrics: {wq} increase",
-        reason=_absent(obs, PREFIX_Q, window=True),
+        reason=_absent(obs, PREFIX_QUERIES, window=True),
     )
     out.set(
         "prefix_hits_window",
         _num(h),
         f"metrics: {wh} increase",
-        reason=_absent(obs, PREFIX_H, window=True),
+        reason=_absent(obs, PREFIX_HITS, window=True),
     )
     if q is None or h is None:
         out.set(
             "prefix_hit_rate_window",
             None,
-            reason=_absent(obs, PREFIX_Q if q is None else PREFIX_H, window=True),
+            reason=_absent(obs, PREFIX_QUERIES if q is None else PREFIX_HITS, window=True),
         )
     elif q <= 0:
         out.set("prefix_hit_rate_window", None, reason="no prefix-cache queries in the window")
@@ -240,7 +250,7 @@ def _prefix(out: _Out, obs: Observations) -> None:
             min(1.0, h / q),
             f"metrics: {wh} / {wq}, increases over the window only",
         )
-    lq, lh = obs.counter_last(PREFIX_Q), obs.counter_last(PREFIX_H)
+    lq, lh = obs.counter_last(PREFIX_QUERIES), obs.counter_last(PREFIX_HITS)
     if lq is not None and lh is not None and lq > 0:
         since = " since the last restart" if obs.reset_indices else " since server start"
         out.set(
@@ -249,7 +259,7 @@ def _prefix(out: _Out, obs: Observations) -> None:
             f"metrics: {wh} / {wq}, last values ({since.strip()})",
         )
     else:
-        v0 = obs.gauge_series("vllm:gpu_prefix_cache_hit_rate", "mean")
+        v0 = obs.gauge_series(V0_PREFIX_HIT_RATE, "mean")
         if v0:
             out.set(
                 "prefix_hit_rate_lifetime",
@@ -259,14 +269,17 @@ def _prefix(out: _Out, obs: Observations) -> None:
         elif lq is not None and lq <= 0:
             out.set("prefix_hit_rate_lifetime", None, reason="no prefix-cache queries since start")
         else:
-            out.set("prefix_hit_rate_lifetime", None, reason=_absent(obs, PREFIX_Q))
+            out.set("prefix_hit_rate_lifetime", None, reason=_absent(obs, PREFIX_QUERIES))
 
 
 # ---------------------------------------------------------------------------------- tokens
 
 
 def _tokens(out: _Out, obs: Observations) -> None:
-    for sig, name in (("prompt_tokens_per_s", PROMPT), ("generation_tokens_per_s", GENERATION)):
+    for sig, name in (
+        ("prompt_tokens_per_s", PROMPT_TOKENS),
+        ("generation_tokens_per_s", GENERATION_TOKENS),
+    ):
         inc = obs.counter_increase(name)
         if inc is None:
             out.set(sig, None, reason=_absent(obs, name, window=True))
@@ -275,8 +288,8 @@ def _tokens(out: _Out, obs: Observations) -> None:
         else:
             out.set(sig, inc / obs.window_s, f"metrics: {obs.wire(name)} increase / window_s")
     for sig, base in (
-        ("mean_prompt_len", "vllm:request_prompt_tokens"),
-        ("mean_generation_len", "vllm:request_generation_tokens"),
+        ("mean_prompt_len", REQUEST_PROMPT_TOKENS),
+        ("mean_generation_len", REQUEST_GENERATION_TOKENS),
     ):
         hist = obs.histogram_window(base)
         if hist is None:
@@ -287,12 +300,12 @@ def _tokens(out: _Out, obs: Observations) -> None:
             out.set(sig, None, reason="no request finished in the window")
         else:
             out.set(sig, total / count, f"metrics: {base} _sum/_count deltas over the window")
-    hist = obs.histogram_window("vllm:request_prompt_tokens")
+    hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
     if hist is None:
         out.set(
             "max_prompt_len_seen",
             None,
-            reason=_absent(obs, "vllm:request_prompt_tokens_bucket", window=True),
+            reason=_absent(obs, f"{REQUEST_PROMPT_TOKENS}_bucket", window=True),
         )
     else:
         buckets, _, _ = hist
@@ -430,7 +443,7 @@ def _str(v: Any) -> str | None:
 
 def cache_config_labels(obs: Observations) -> dict[str, str]:
     """Labels of ``vllm:cache_config_info`` at the last scrape carrying it (engine 0 first)."""
-    cols = obs.columns.get(CACHE_INFO)
+    cols = obs.columns.get(CACHE_CONFIG_INFO)
     if not cols:
         return {}
     best: tuple[int, str, dict[str, str]] | None = None
@@ -812,7 +825,7 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
         vals[f"{prefix}_max"] = _num(max(s)) if s else None
         vals[f"{prefix}_mean"] = math.fsum(s) / len(s) if s else None
     vals["preemptions_window"] = _num(obs.counter_increase(PREEMPTIONS, g))
-    q, h = obs.counter_increase(PREFIX_Q, g), obs.counter_increase(PREFIX_H, g)
+    q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
     vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
-    vals["requests_finished_window"] = _num(obs.counter_increase(SUCCESS, g))
+    vals["requests_finished_window"] = _num(obs.counter_increase(REQUEST_SUCCESS, g))
     return vals

@@ -26,6 +26,7 @@ from kvdoctor.reproducers.experiments.prefix_probe import PrefixProbe
 from kvdoctor.reproducers.experiments.quant_canary import QuantCanary
 from kvdoctor.reproducers.experiments.ttft_split import TtftSplit
 from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.vllm_metrics import CACHE_CONFIG_INFO
 
 if TYPE_CHECKING:
     from kvdoctor.report.model import Finding
@@ -62,7 +63,7 @@ def check_allowed(exp: Experiment[Any], ctx: ReproContext) -> None:
 def cache_config(text: str) -> dict[str, str]:
     """Labels of ``vllm:cache_config_info`` (block size, pool, prefix caching), or {}."""
     try:
-        samples = expfmt.parse(text, prefixes=("vllm:cache_config_info",))
+        samples = expfmt.parse(text, prefixes=(CACHE_CONFIG_INFO,))
     except ExpositionError:
         return {}
     return dict(samples[0].labels) if samples else {}
