@@ -78,4 +78,8 @@ def sequences_that_fit(capacity_tokens: float | None, sequence_tokens: float | N
         return None
     if not math.isfinite(sequence_tokens):
         return None
-    return max(1, math.floor(cap / sequence_tokens))
+    fit = cap / sequence_tokens
+    # A hostile or corrupt bundle (a mean of 1e-320 tokens) makes the quotient infinite.
+    if not math.isfinite(fit):
+        return None
+    return max(1, math.floor(fit))
