@@ -19,6 +19,7 @@ from kvdoctor.kvmath.capacity import (
     sequences_that_fit,
 )
 from kvdoctor.pipeline import kv_for
+from kvdoctor.remediation.planner import window_of
 from kvdoctor.rules.predicates import SignalView
 from kvdoctor.signals.compute import compute_signals
 from kvdoctor.signals.model import SignalSet
@@ -99,6 +100,8 @@ def test_report_table_and_rules_agree(
     view = SignalView(signals)
     assert kv["capacity_tokens"] == view.value("capacity_tokens")
     assert kv["capacity_sequences"] == view.value("seqs_that_fit")
+    # The remediation planner's "holds N sequences" too.
+    assert window_of(signals).fit(kv["capacity_tokens"]) == kv["capacity_sequences"]
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
@@ -109,3 +112,5 @@ def test_every_fixture_report_and_rules_agree(fixture: Path) -> None:
     view = SignalView(signals)
     assert kv["capacity_tokens"] == view.value("capacity_tokens")
     assert kv["capacity_sequences"] == view.value("seqs_that_fit")
+    # The remediation planner's "holds N sequences" too.
+    assert window_of(signals).fit(kv["capacity_tokens"]) == kv["capacity_sequences"]
