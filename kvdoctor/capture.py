@@ -133,9 +133,8 @@ def capture(
     from kvdoctor.bundle.writer import BundleSink
     from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
     from kvdoctor.probes.gpu import GpuSampler
-    from kvdoctor.probes.http import make_client
     from kvdoctor.probes.logs import LogSource
-    from kvdoctor.probes.metrics import scrape_metrics
+    from kvdoctor.probes.metrics import MetricsClient
     from kvdoctor.probes.model_config import probe_model_config
     from kvdoctor.probes.server import probe_server
 
@@ -170,7 +169,8 @@ def capture(
     gpu_samples: list[GpuSample] = []
     bar = None
     try:
-        with make_client(opts.headers, opts.insecure, opts.timeout) as client:
+        metrics = MetricsClient(endpoint, opts.headers, opts.insecure, opts.timeout, redactor=red)
+        with metrics.open() as client:
             server, missing = probe_server(client, endpoint, opts.timeout, deadline=window_end)
             not_checked.extend(missing)
             server = (
@@ -212,13 +212,7 @@ def capture(
                     if scrapes and time.monotonic() >= window_end:
                         out_of_time = total - k
                         break
-                    scrape = scrape_metrics(
-                        client, endpoint, opts.timeout, clock=clock, deadline=window_end
-                    )
-                    if scrape.text is not None:
-                        scrape = scrape.model_copy(update={"text": red.text(scrape.text)})
-                    elif scrape.error is not None:
-                        scrape = scrape.model_copy(update={"error": red.text(scrape.error)})
+                    scrape = metrics.scrape(client, clock=clock, deadline=window_end)
                     if k == 0 and not scrape.ok and _fatal_first(scrape):
                         raise ProbeError(f"nothing collected from {endpoint_label}: {scrape.error}")
                     scrapes.append(scrape)

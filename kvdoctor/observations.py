@@ -2,8 +2,9 @@
 
 This is where vLLM's naming differences end (DESIGN.md §2):
 
-* the alias table maps older names to the canonical (vLLM V1) ones, and a ``ray_vllm:`` prefix
-  (Ray Serve) to ``vllm:``; counters are stored without their ``_total`` wire suffix;
+* the one table of renames (``kvdoctor.vllm_metrics.RENAMED``) maps older names to the
+  canonical (vLLM V1) ones, and a ``ray_vllm:`` prefix (Ray Serve) to ``vllm:``; counters are
+  stored without their ``_total`` wire suffix;
 * when a payload carries both an old and a new name for one metric, the new one wins;
 * every label set (``engine``, ``model_name``, ``le``, ...) keeps its own column, so callers can
   aggregate across engines or look at one engine;
@@ -24,29 +25,18 @@ from dataclasses import dataclass, field
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels, parse
+from kvdoctor.vllm_metrics import KV_USAGE, PREFIXES, RENAMED, RUNNING, WAITING
 
 NAN = math.nan
-PREFIXES = ("vllm:", "ray_vllm:")
 # Distinct vLLM series (name + label set) a bundle may hold. A real server has a few hundred per
 # engine; 20k are diagnosed in about 1.5 s (benchmarks/bench_series_scale.py). Beyond the cap
 # the input is refused with a one-line message rather than diagnosed for minutes.
 MAX_SERIES = 50_000
 
-# Old name -> canonical name, for metric *bases* (histogram suffixes are handled around them).
-ALIASES: dict[str, str] = {
-    "vllm:gpu_cache_usage_perc": "vllm:kv_cache_usage_perc",
-    "vllm:gpu_prefix_cache_queries": "vllm:prefix_cache_queries",
-    "vllm:gpu_prefix_cache_hits": "vllm:prefix_cache_hits",
-    "vllm:time_per_output_token_seconds": "vllm:inter_token_latency_seconds",
-}
-# V0-only gauges kept under their own names (no V1 equivalent with the same meaning).
-V0_ONLY = frozenset(
-    {"vllm:num_requests_swapped", "vllm:cpu_cache_usage_perc", "vllm:gpu_prefix_cache_hit_rate"}
-)
 _HIST_SUFFIXES = ("_bucket", "_sum", "_count")
 GROUP_LABELS = ("model_name", "engine")
 # Gauges every vLLM engine exports once per (model_name, engine): they define the engines.
-CORE_GAUGES = ("vllm:kv_cache_usage_perc", "vllm:num_requests_running", "vllm:num_requests_waiting")
+CORE_GAUGES = (KV_USAGE, RUNNING, WAITING)
 
 Group = tuple[str, str]  # (model_name, engine); "" where the label is absent
 
@@ -90,12 +80,12 @@ def _canonical(wire: str) -> _Canon | None:
             suffix = s
             break
     base = name[: -len(suffix)] if suffix else name
-    if base in ALIASES:
-        base = ALIASES[base]
+    if base in RENAMED:
+        base = RENAMED[base]
         preferred = False
-    elif suffix and name in ALIASES:
+    elif suffix and name in RENAMED:
         # A gauge or counter whose own name ends like a histogram part.
-        base, suffix = ALIASES[name], ""
+        base, suffix = RENAMED[name], ""
         preferred = False
     if suffix:
         cumulative = True

@@ -234,6 +234,8 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
         _int_or_none(signals.get("kv_cache_memory_bytes")),
         _num_or_none(signals.get("kv_demand_tokens")),
         mean_sequence_tokens=mean_sequence,
+        reported_capacity_tokens=_int_or_none(signals.get("kv_capacity_tokens")),
+        log_capacity_tokens=_int_or_none(signals.get("log_kv_cache_tokens")),
         num_gpu_blocks_override=blocks_override(bundle),
     )
 

@@ -158,26 +158,15 @@ def _save(
     if dest.exists():
         append_reproducers(dest, [record])
         return
-    import time
-
-    import httpx
-
     from kvdoctor import __version__
-    from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+    from kvdoctor.bundle.model import Bundle, Manifest
     from kvdoctor.bundle.writer import write_bundle
+    from kvdoctor.probes.metrics import MetricsClient
 
     # A bundle needs at least one scrape: take one now so a replay has the server's state.
-    t = time.time()
-    try:
-        resp = httpx.get(
-            endpoint.rstrip("/").removesuffix("/v1") + "/metrics",
-            headers=headers,
-            timeout=10.0,
-            verify=not insecure,
-        )
-        scrape = Scrape(t=t, status=resp.status_code, text=resp.text)
-    except httpx.HTTPError as exc:
-        scrape = Scrape(t=t, error=str(exc))
+    # Through the capture's client: the same headers, TLS setting, byte cap and redaction.
+    scrape = MetricsClient(endpoint, headers, insecure, timeout=10.0).scrape()
+    t = scrape.t
     bundle = Bundle(
         manifest=Manifest(
             created_by=f"kvdoctor {__version__}",

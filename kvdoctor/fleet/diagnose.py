@@ -22,6 +22,7 @@ Two sources feed the same code: replicas rebuilt from Prometheus range queries
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -47,17 +48,21 @@ DRIFT_SETTINGS: tuple[tuple[str, Symptom], ...] = (
     ("max_num_batched_tokens", "high-ttft"),
     ("vllm_version", "high-ttft"),
 )
-# Old metric names (vLLM before the V1 renames): a replica exposing them runs another release.
-OLD_NAMES = frozenset(
-    {
-        "vllm:gpu_cache_usage_perc",
-        "vllm:gpu_prefix_cache_queries_total",
-        "vllm:gpu_prefix_cache_hits_total",
-    }
-)
-NEW_NAMES = frozenset(
-    {"vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total"}
-)
+
+
+@functools.cache
+def renamed_wire_names() -> tuple[frozenset[str], frozenset[str]]:
+    """(old, new) wire names of the renamed gauges and counters (kvdoctor.vllm_metrics.RENAMED):
+    a replica exposing the old ones runs an older release than one exposing the new ones.
+    Histograms are left out: their samples are the renamed name plus _bucket/_sum/_count."""
+    from kvdoctor.vllm_metrics import RENAMED, kind, wire_name
+
+    pairs = [(old, new) for old, new in RENAMED.items() if kind(new) != "histogram"]
+    return (
+        frozenset(wire_name(old) for old, _ in pairs),
+        frozenset(wire_name(new) for _, new in pairs),
+    )
+
 
 # Imbalance thresholds. "Hot": preempting, or a real queue; "cool": no queue, no preemption and
 # at least half of its KV pool free. Routing is blamed only when the hot replicas get clearly
@@ -254,9 +259,10 @@ def _setting_getter(name: str) -> Callable[[ReplicaResult], Scalar]:
 
 def _generation(r: ReplicaResult) -> str | None:
     names = r.data.metric_names
-    if names & NEW_NAMES:
+    old, new = renamed_wire_names()
+    if names & new:
         return "new"
-    if names & OLD_NAMES:
+    if names & old:
         return "old"
     return None
 
@@ -323,8 +329,9 @@ def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
                     Evidence(
                         signal=n,
                         value=v if isinstance(v, int | float | str | bool) else str(v),
-                        expected=f"{m!s}, as on the other replicas" if m is not None else
-                        "the same value on every replica",
+                        expected=f"{m!s}, as on the other replicas"
+                        if m is not None
+                        else "the same value on every replica",
                     )
                     for n, v, m, _ in diffs
                 ],
@@ -442,7 +449,7 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
 
 
 def replica_status(rep: ReplicaData, capture: FleetCapture) -> str:
-    """"down" (its target's last ``up`` is 0), "stale" (series stopped early) or "up"."""
+    """ "down" (its target's last ``up`` is 0), "stale" (series stopped early) or "up"."""
     if rep.health is not None and rep.health.last_up == 0.0:
         return "down"
     if is_stale(rep, capture):

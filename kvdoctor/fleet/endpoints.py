@@ -31,6 +31,7 @@ from kvdoctor.fleet.build import ReplicaData
 from kvdoctor.fleet.bundle import ENDPOINTS_FILE, REPLICAS_DIR, fleet_files, write_files
 from kvdoctor.fleet.diagnose import FleetDiagnosis, FleetOrigin, diagnose_replicas
 from kvdoctor.fleet.series import SeriesData, reconstruct
+from kvdoctor.vllm_metrics import PREFIXES
 
 if TYPE_CHECKING:
     from kvdoctor.capture import CaptureOptions
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 ENDPOINTS_SCHEMA = "kvdoctor.fleet-endpoints/1"
 # One thread and one bundle per replica; beyond this a Prometheus is the tool for the job.
 MAX_ENDPOINTS = 64
-VLLM_PREFIXES = ("vllm:", "ray_vllm:")
 NO_STEP = "no replica answered /metrics at this step"
 _META_RE = re.compile(r"^# (TYPE|HELP) (\S+)(?: (.*))?$")
 _REPLICA_PATH = re.compile(rf"^{REPLICAS_DIR}/\d{{1,4}}$")
@@ -220,7 +220,7 @@ def _metadata(texts: Sequence[str]) -> dict[str, Any]:
             if not line.startswith("# "):
                 continue
             m = _META_RE.match(line)
-            if m is None or not m.group(2).startswith(VLLM_PREFIXES):
+            if m is None or not m.group(2).startswith(PREFIXES):
                 continue
             entry = data.setdefault(m.group(2), {})
             key = "type" if m.group(1) == "TYPE" else "help"
@@ -232,7 +232,7 @@ def _samples(scrape: Scrape) -> list[Sample] | None:
     if not scrape.ok or scrape.text is None:
         return None
     try:
-        return parse(scrape.text, VLLM_PREFIXES)
+        return parse(scrape.text, PREFIXES)
     except ExpositionError:
         return None  # the replica's own diagnosis reports the bad scrape
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
 from kvdoctor.kvmath.model import SCALED_KV_DTYPES, KvModel
 
 # Relative disagreement tolerated between the reported pool and bytes/token × capacity: vLLM
@@ -24,6 +24,8 @@ def kv_section(
     demand_tokens: float | None,
     *,
     mean_sequence_tokens: float | None = None,
+    reported_capacity_tokens: int | None = None,
+    log_capacity_tokens: int | None = None,
     num_gpu_blocks_override: int | None = None,
     tensor_parallel_size: int | None = None,
 ) -> dict[str, Any]:
@@ -59,18 +61,17 @@ def kv_section(
     else:
         notes.append("no model config: bytes per token unknown")
 
-    capacity: int | None = None
-    capacity_source: str | None = None
-    if block_size and num_gpu_blocks:
-        capacity = block_size * num_gpu_blocks
-        capacity_source = "block_size × num_gpu_blocks"
-    elif kv_cache_memory_bytes and bpt:
-        capacity = kv_cache_memory_bytes // bpt
-        capacity_source = "kv_cache_memory_bytes ÷ bytes_per_token"
-
-    capacity_sequences_: int | None = None
-    if capacity is not None and mean_sequence_tokens and mean_sequence_tokens > 0:
-        capacity_sequences_ = math.floor(capacity / mean_sequence_tokens)
+    # The rules' capacity_tokens and seqs_that_fit come from the same two calls.
+    pool = pool_capacity(
+        reported=reported_capacity_tokens,
+        block_size=block_size,
+        num_gpu_blocks=num_gpu_blocks,
+        log_tokens=log_capacity_tokens,
+        kv_cache_memory_bytes=kv_cache_memory_bytes,
+        bytes_per_token=bpt,
+    )
+    capacity, capacity_source = pool.tokens, pool.source
+    capacity_sequences_ = sequences_that_fit(capacity, mean_sequence_tokens)
 
     demand_ratio: float | None = None
     if capacity and demand_tokens is not None:

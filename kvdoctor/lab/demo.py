@@ -38,10 +38,11 @@ def run_demo(
     interval_s: float = 1.0,
     echo: Callable[[str], None] = lambda _line: None,
 ) -> DemoResult:
-    from kvdoctor.capture import capture
-    from kvdoctor.commands._capture_opts import to_capture_options
-    from kvdoctor.commands.diagnose import exit_code_for
+    # Below the CLI layer: the options are built here, not from parsed flags (the command that
+    # calls this validated --window), and the exit code is the report checker's one rule.
+    from kvdoctor.capture import CaptureOptions, capture
     from kvdoctor.pipeline import diagnose, run_reproducers
+    from kvdoctor.report.checker import exit_code_for
     from kvdoctor.report.output import write_atomic
     from kvdoctor.report.render import render_markdown
 
@@ -52,14 +53,12 @@ def run_demo(
         runner = WorkloadRunner(lab.url, lab.model, sc, repeat=True).start()
         try:
             time.sleep(WARMUP_S)
-            opts = to_capture_options(
-                {
-                    "endpoint": lab.url,
-                    "window": window_s,
-                    "interval": interval_s,
-                    "logs": str(lab.log_path),
-                    "model_config": str(model_dir()),
-                },
+            opts = CaptureOptions(
+                endpoint=lab.url,
+                window_s=window_s,
+                interval_s=interval_s,
+                logs=str(lab.log_path),
+                model_config_path=str(model_dir()),
                 notes=f"kvdoctor demo, lab scenario {scenario}",
             )
             echo(f"kvdoctor: capturing /metrics for {window_s:g} s")

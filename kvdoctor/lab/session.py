@@ -208,8 +208,8 @@ def failed_start_bundle(handle: LabHandle) -> Bundle:
     the log file's, so a re-diagnosis of the bundle is stable.
     """
     from kvdoctor import __version__
+    from kvdoctor.bundle.argv import parse_argv, scrub_argv
     from kvdoctor.bundle.model import EngineArgs, Manifest, Scrape
-    from kvdoctor.probes.engine import parse_argv, scrub_argv
 
     log = handle.log_path.read_text(encoding="utf-8", errors="replace")
     at = handle.log_path.stat().st_mtime

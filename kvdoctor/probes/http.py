@@ -85,6 +85,10 @@ def describe_error(exc: BaseException, timeout: float) -> str:
     return f"{type(exc).__name__}: {_clip(text)}" if text else type(exc).__name__
 
 
+def _too_big(path: str, max_bytes: int) -> str:
+    return f"answer from {path} is larger than {max_bytes // (1024 * 1024)} MiB; not loaded"
+
+
 def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
@@ -134,10 +138,7 @@ def fetch(
                     return Fetched(
                         url,
                         status=resp.status_code,
-                        error=(
-                            f"answer from {path} is larger than {max_bytes // (1024 * 1024)} MiB;"
-                            " not loaded"
-                        ),
+                        error=_too_big(path, max_bytes),
                         content_type=ctype,
                     )
                 if time.monotonic() > cut_off:
@@ -146,6 +147,51 @@ def fetch(
                         status=resp.status_code,
                         error=f"answer from {path} still arriving after "
                         f"{cut_off - now:.3g}s; cut off",
+                        content_type=ctype,
+                    )
+                chunks.append(chunk)
+            body = b"".join(chunks).decode("utf-8", errors="replace")
+            return Fetched(url, status=resp.status_code, text=body, content_type=ctype)
+    except httpx.HTTPError as exc:
+        return Fetched(url, error=describe_error(exc, timeout))
+    except (OSError, ValueError) as exc:
+        return Fetched(url, error=describe_error(exc, timeout))
+
+
+async def fetch_async(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 5.0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Fetched:
+    """:func:`fetch` for the reproducers' event loop: the same byte cap and one-line errors.
+
+    ``headers`` go with this request only: the reproducers share one client between the
+    target and nothing else, and the caller decides which endpoint's headers apply.
+    """
+    path = urlsplit(url).path or "/"
+    try:
+        async with client.stream(
+            "GET", url, headers=dict(headers or {}), timeout=httpx.Timeout(timeout)
+        ) as resp:
+            ctype = resp.headers.get("content-type", "")
+            if resp.status_code != 200:
+                return Fetched(
+                    url,
+                    status=resp.status_code,
+                    error=status_error(resp.status_code, resp.reason_phrase, path),
+                    content_type=ctype,
+                )
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    return Fetched(
+                        url,
+                        status=resp.status_code,
+                        error=_too_big(path, max_bytes),
                         content_type=ctype,
                     )
                 chunks.append(chunk)

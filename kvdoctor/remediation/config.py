@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.kvmath.capacity import pool_capacity
 from kvdoctor.signals.model import Scalar, SignalSet
 
 Platform = Literal["cpu", "gpu"]
@@ -129,9 +130,9 @@ class EngineConfig:
 
     @property
     def pool_tokens(self) -> int | None:
-        if self.block_size and self.num_gpu_blocks:
-            return self.block_size * self.num_gpu_blocks
-        return None
+        # The pool these flags give (the planner compares it before and after an edit), by
+        # the one capacity function; blocks × block size, as vLLM allocates it.
+        return pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks).tokens
 
     @property
     def block_bytes(self) -> int | None:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kvdoctor.kvmath.capacity import sequences_that_fit
 from kvdoctor.remediation.config import EngineConfig, FlagValue
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
@@ -98,6 +99,13 @@ class Window:
             return None
         return round(self.prompt + self.output)
 
+    def fit(self, pool: int | None) -> int | None:
+        """Sequences of the window's mean length a pool holds: the rules' seqs_that_fit and the
+        report's KV table, by the same function (only the shown length is rounded)."""
+        if self.prompt is None or self.output is None:
+            return None
+        return sequences_that_fit(pool, self.prompt + self.output)
+
 
 def window_of(signals: SignalSet) -> Window:
     view = SignalView(signals)
@@ -126,18 +134,16 @@ def window_of(signals: SignalSet) -> Window:
 # ------------------------------------------------------------------------------ KV phrases
 
 
-def _holds(pool: int, seq: int | None) -> str:
-    if not seq:
-        return ""
-    return f"holds {fmt_int(pool // seq)} sequences of {fmt_int(seq)} tokens"
-
-
-def _pool_effect(before: int | None, after: int | None, seq: int | None) -> str:
+def _pool_effect(before: int | None, after: int | None, win: Window) -> str:
     if before is None or after is None:
         return ""
     text = f"pool {fmt_int(before)} → {fmt_int(after)} tokens"
-    if seq:
-        text += f": {_holds(after, seq)} (today {fmt_int(before // seq)})"
+    fit_after, fit_before, seq = win.fit(after), win.fit(before), win.seq_tokens
+    if fit_after is not None and fit_before is not None and seq:
+        text += (
+            f": holds {fmt_int(fit_after)} sequences of {fmt_int(seq)} tokens "
+            f"(today {fmt_int(fit_before)})"
+        )
     return text
 
 
@@ -164,7 +170,7 @@ def _undo_override(c: _Ctx, why: str) -> list[Change]:
     before = cfg.pool_tokens
     if before is None and cfg.block_size:
         before = cfg.num_gpu_blocks_override * cfg.block_size
-    effect = _pool_effect(before, after, c.win.seq_tokens)
+    effect = _pool_effect(before, after, c.win)
     if not effect:
         budget = "VLLM_CPU_KVCACHE_SPACE" if cfg.platform == "cpu" else "--gpu-memory-utilization"
         effect = (
@@ -179,10 +185,9 @@ def _undo_override(c: _Ctx, why: str) -> list[Change]:
 def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
     """Lower --max-num-seqs to what the pool holds, only when running exceeded that."""
     cfg, win = c.cfg, c.win
-    seq = win.seq_tokens
-    if pool is None or not seq or win.running_max is None:
+    seq, fit = win.seq_tokens, win.fit(pool)
+    if pool is None or not seq or fit is None or win.running_max is None:
         return []
-    fit = max(1, pool // seq)
     # Not binding: the window never ran more sequences than the pool holds.
     if win.running_max <= fit or cfg.max_num_seqs <= fit:
         return []
@@ -207,7 +212,7 @@ def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
     effect = what
     if total and cfg.bytes_per_token and cfg.pool_tokens is not None:
         extra = int((up - cfg.gpu_memory_utilization) * total) // cfg.bytes_per_token
-        effect = _pool_effect(cfg.pool_tokens, cfg.pool_tokens + extra, c.win.seq_tokens)
+        effect = _pool_effect(cfg.pool_tokens, cfg.pool_tokens + extra, c.win)
         effect += f"; {what}" if what else ""
     return [Change("tune", (edit,), effect)]
 
@@ -231,10 +236,9 @@ def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
 
 def _replicas(c: _Ctx, pool: int | None) -> list[Change]:
     win = c.win
-    seq = win.seq_tokens
-    if pool is None or not seq or not win.peak_demand:
+    seq, fit = win.seq_tokens, win.fit(pool)
+    if pool is None or not seq or fit is None or not win.peak_demand:
         return []
-    fit = max(1, pool // seq)
     need = math.ceil(win.peak_demand / fit)
     if need <= 1:
         return []
@@ -298,7 +302,7 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
     out: list[Change] = []
     seq = win.seq_tokens
     pool = cfg.pool_tokens
-    fit = pool // seq if pool is not None and seq else None
+    fit = win.fit(pool) if seq else None
     capped = win.running_max is not None and win.running_max >= cfg.max_num_seqs
     if capped and win.peak_demand and win.peak_demand > cfg.max_num_seqs:
         # Raise to what the traffic needs (its peak in the server at once), not the KV limit.
@@ -553,9 +557,7 @@ def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
         else Edit("set", "kv-cache-dtype", None, "auto")
     )
     after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
-    effect = (
-        _pool_effect(cfg.pool_tokens, after, win.seq_tokens) or "the pool holds half the tokens"
-    )
+    effect = _pool_effect(cfg.pool_tokens, after, win) or "the pool holds half the tokens"
     if isinstance(agreement, int | float) and not isinstance(agreement, bool):
         effect = (
             f"outputs match the BF16/FP16 reference again (canary agreement "

@@ -15,30 +15,52 @@ import httpx
 
 from kvdoctor import expfmt
 from kvdoctor.expfmt import ExpositionError
-from kvdoctor.observations import ALIASES, canonical, histogram_quantile
+from kvdoctor.observations import canonical, histogram_quantile
+from kvdoctor.probes.metrics import MetricsClient
+from kvdoctor.vllm_metrics import (
+    DECODE_TIME,
+    E2E_LATENCY,
+    GENERATION_TOKENS,
+    ITL,
+    KV_BLOCK_IDLE_BEFORE_EVICT,
+    KV_BLOCK_LIFETIME,
+    KV_BLOCK_REUSE_GAP,
+    KV_USAGE,
+    PREEMPTIONS,
+    PREFILL_TIME,
+    PREFIX_HITS,
+    PREFIX_QUERIES,
+    PROMPT_TOKENS,
+    QUEUE_TIME,
+    RENAMED,
+    REQUEST_SUCCESS,
+    RUNNING,
+    TTFT,
+    WAITING,
+)
 
-# vLLM family (after kvdoctor.observations' one alias table: old names, ``ray_vllm:``, ``_total``)
-# -> the short key reproducers use.
+# vLLM family (after kvdoctor.observations.canonical: old names through the one table of
+# renames, ``ray_vllm:``, ``_total``) -> the short key reproducers use.
 FAMILIES: dict[str, str] = {
-    "vllm:kv_cache_usage_perc": "kv_usage",
-    "vllm:num_requests_running": "running",
-    "vllm:num_requests_waiting": "waiting",
-    "vllm:num_preemptions": "preemptions",
-    "vllm:prefix_cache_queries": "prefix_queries",
-    "vllm:prefix_cache_hits": "prefix_hits",
-    "vllm:prompt_tokens": "prompt_tokens",
-    "vllm:generation_tokens": "generation_tokens",
-    "vllm:time_to_first_token_seconds": "ttft",
-    "vllm:request_queue_time_seconds": "queue_time",
-    "vllm:request_prefill_time_seconds": "prefill_time",
-    "vllm:request_decode_time_seconds": "decode_time",
-    "vllm:inter_token_latency_seconds": "itl",
-    "vllm:e2e_request_latency_seconds": "e2e",
-    "vllm:request_success": "request_success",
+    KV_USAGE: "kv_usage",
+    RUNNING: "running",
+    WAITING: "waiting",
+    PREEMPTIONS: "preemptions",
+    PREFIX_QUERIES: "prefix_queries",
+    PREFIX_HITS: "prefix_hits",
+    PROMPT_TOKENS: "prompt_tokens",
+    GENERATION_TOKENS: "generation_tokens",
+    TTFT: "ttft",
+    QUEUE_TIME: "queue_time",
+    PREFILL_TIME: "prefill_time",
+    DECODE_TIME: "decode_time",
+    ITL: "itl",
+    E2E_LATENCY: "e2e",
+    REQUEST_SUCCESS: "request_success",
     # KV block residency (vLLM >= 0.32 with --kv-cache-metrics): sampled per block.
-    "vllm:kv_block_lifetime_seconds": "block_lifetime",
-    "vllm:kv_block_idle_before_evict_seconds": "block_idle_before_evict",
-    "vllm:kv_block_reuse_gap_seconds": "block_reuse_gap",
+    KV_BLOCK_LIFETIME: "block_lifetime",
+    KV_BLOCK_IDLE_BEFORE_EVICT: "block_idle_before_evict",
+    KV_BLOCK_REUSE_GAP: "block_reuse_gap",
 }
 _GAUGES_MAX = frozenset({"kv_usage"})
 
@@ -108,7 +130,7 @@ class Snapshot:
 
 # Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics): the
 # canonical names, their old aliases, each also under the ``ray_`` prefix.
-_WIRE_NAMES = set(FAMILIES) | {old for old, new in ALIASES.items() if new in FAMILIES}
+_WIRE_NAMES = set(FAMILIES) | {old for old, new in RENAMED.items() if new in FAMILIES}
 _PREFIXES = tuple(sorted(_WIRE_NAMES | {"ray_" + n for n in _WIRE_NAMES}))
 _HIST_PARTS = (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum"))
 
@@ -117,9 +139,10 @@ def parse_snapshot(text: str) -> Snapshot:
     """Reduce exposition text to a :class:`Snapshot` (values summed over label sets).
 
     Gauges of usage take the maximum over engines (the guard cares about the fullest pool);
-    counters and histograms are summed. Only the names in :data:`ALIASES` are parsed, so this
-    stays cheap enough to run every half second during a load run. Unparsable text gives an empty
-    snapshot (the guard then sees no numbers rather than crashing the run).
+    counters and histograms are summed. Only the names in :data:`FAMILIES` (and their old
+    names) are parsed, so this stays cheap enough to run every half second during a load run.
+    Unparsable text gives an empty snapshot (the guard then sees no numbers rather than
+    crashing the run).
     """
     values: dict[str, float] = {}
     hist_count: dict[str, float] = {}
@@ -173,10 +196,5 @@ async def scrape(
     client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None = None
 ) -> Snapshot | None:
     """One scrape of ``base_url``/metrics, or None when it cannot be read (never raises)."""
-    try:
-        resp = await client.get(base_url.rstrip("/") + "/metrics", headers=headers, timeout=10.0)
-    except httpx.HTTPError:
-        return None
-    if resp.status_code != 200:
-        return None
-    return parse_snapshot(resp.text)
+    got = await MetricsClient(base_url, headers or {}, timeout=10.0).read_async(client)
+    return parse_snapshot(got.text) if got.ok and got.text is not None else None

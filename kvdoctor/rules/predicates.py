@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 
@@ -224,14 +225,17 @@ def _ttft_regression(s: SignalView) -> Scalar:
     return _ratio(s.num("ttft_p95"), s.num("ttft_reference"))
 
 
-
 @derived("capacity_tokens", "tokens", "KV pool in tokens: kv_capacity_tokens, else the log's.")
 def _capacity_tokens(s: SignalView) -> Scalar:
-    for name in ("kv_capacity_tokens", "log_kv_cache_tokens"):
-        v = s.num(name)
-        if v is not None and v > 0:
-            return int(v)
-    return None
+    # The report's KV table calls the same function with the same signals (pipeline.kv_for).
+    return pool_capacity(
+        reported=s.num("kv_capacity_tokens"),
+        block_size=s.num("block_size"),
+        num_gpu_blocks=s.num("num_gpu_blocks"),
+        log_tokens=s.num("log_kv_cache_tokens"),
+        kv_cache_memory_bytes=s.num("kv_cache_memory_bytes"),
+        bytes_per_token=s.num("kv_bytes_per_token"),
+    ).tokens
 
 
 @derived("seq_tokens", "tokens", "Tokens one sequence holds: mean prompt + mean generation.")
@@ -244,10 +248,9 @@ def _seq_tokens(s: SignalView) -> Scalar:
 
 @derived("seqs_that_fit", "requests", "Sequences of seq_tokens the KV pool holds at once.")
 def _seqs_that_fit(s: SignalView) -> Scalar:
-    cap, seq = s.num("capacity_tokens"), s.num("seq_tokens")
-    if cap is None or seq is None or seq <= 0:
-        return None
-    return max(1, int(cap // seq))
+    p, g = s.num("mean_prompt_len"), s.num("mean_generation_len")
+    seq = p + g if p is not None and g is not None else None
+    return sequences_that_fit(s.num("capacity_tokens"), seq)
 
 
 @derived("gpu_headroom_fraction", "fraction", "Share of GPU memory not in use: 1 - used fraction.")

@@ -27,6 +27,17 @@ from dataclasses import dataclass
 
 from kvdoctor.observations import Observations, histogram_quantile
 from kvdoctor.signals.model import Scalar
+from kvdoctor.vllm_metrics import (
+    ITL,
+    KV_USAGE,
+    PREFILL_TIME,
+    PREFIX_HITS,
+    PROMPT_TOKENS,
+    REQUEST_PROMPT_TOKENS,
+    RUNNING,
+    TTFT,
+    WAITING,
+)
 
 # Fewer intervals than this and no within-window comparison is meaningful.
 MIN_INTERVALS = 4
@@ -58,14 +69,14 @@ def _gauge_at(obs: Observations, name: str, agg: str) -> dict[float, float]:
 
 
 def intervals(obs: Observations, capacity_tokens: int | None) -> list[Interval]:
-    itl_s = _deltas(obs, "vllm:inter_token_latency_seconds_sum")
-    itl_c = _deltas(obs, "vllm:inter_token_latency_seconds_count")
-    ttft_s = _deltas(obs, "vllm:time_to_first_token_seconds_sum")
-    ttft_c = _deltas(obs, "vllm:time_to_first_token_seconds_count")
-    prompt = _deltas(obs, "vllm:prompt_tokens")
-    kv = _gauge_at(obs, "vllm:kv_cache_usage_perc", "max")
-    running = _gauge_at(obs, "vllm:num_requests_running", "sum")
-    waiting = _gauge_at(obs, "vllm:num_requests_waiting", "sum")
+    itl_s = _deltas(obs, f"{ITL}_sum")
+    itl_c = _deltas(obs, f"{ITL}_count")
+    ttft_s = _deltas(obs, f"{TTFT}_sum")
+    ttft_c = _deltas(obs, f"{TTFT}_count")
+    prompt = _deltas(obs, PROMPT_TOKENS)
+    kv = _gauge_at(obs, KV_USAGE, "max")
+    running = _gauge_at(obs, RUNNING, "sum")
+    waiting = _gauge_at(obs, WAITING, "sum")
     out: list[Interval] = []
     for t0, t1 in itertools.pairwise(obs.times):
         n_itl = itl_c.get(t1, 0.0)
@@ -276,7 +287,7 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
     above this even when nothing is counted as waiting, because its step is someone else's.
     """
     names = ("prompt_len_p10", "prompt_len_p50", "prompt_len_p90", "prefill_s_per_token")
-    ttft = obs.histogram_window("vllm:time_to_first_token_seconds")
+    ttft = obs.histogram_window(TTFT)
     if ttft is not None and ttft[2] > 0:
         set_signal(
             "ttft_p10",
@@ -286,7 +297,7 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
         )
     else:
         set_signal("ttft_p10", None, "", "no first token in the window")
-    hist = obs.histogram_window("vllm:request_prompt_tokens")
+    hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
     if hist is None or hist[2] <= 0:
         for name in names:
             set_signal(
@@ -301,7 +312,7 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
             "vllm:request_prompt_tokens bucket deltas over the window",
             "quantile outside the finite buckets",
         )
-    prefill = obs.counter_increase("vllm:request_prefill_time_seconds_sum")
+    prefill = obs.counter_increase(f"{PREFILL_TIME}_sum")
     tokens = hist[1]  # Σ prompt tokens of the requests that finished in the window
     if prefill is None or tokens <= 0:
         set_signal("prefill_s_per_token", None, "", "no prefill-time histogram in the window")
@@ -315,8 +326,8 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
 
 
 def _turnover(set_signal: Setter, obs: Observations, capacity_tokens: int | None) -> None:
-    prompt = obs.counter_increase("vllm:prompt_tokens")
-    hits = obs.counter_increase("vllm:prefix_cache_hits")
+    prompt = obs.counter_increase(PROMPT_TOKENS)
+    hits = obs.counter_increase(PREFIX_HITS)
     if prompt is None or not capacity_tokens:
         set_signal("prompt_turnover", None, "", "prompt-token counter or pool size unknown")
         return

@@ -20,25 +20,35 @@ from kvdoctor.observations import Group, Observations, group_label, histogram_qu
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
-
-KV_USAGE = "vllm:kv_cache_usage_perc"
-RUNNING = "vllm:num_requests_running"
-WAITING = "vllm:num_requests_waiting"
-PREEMPTIONS = "vllm:num_preemptions"
-SUCCESS = "vllm:request_success"
-PREFIX_Q = "vllm:prefix_cache_queries"
-PREFIX_H = "vllm:prefix_cache_hits"
-PROMPT = "vllm:prompt_tokens"
-GENERATION = "vllm:generation_tokens"
-CACHE_INFO = "vllm:cache_config_info"
+from kvdoctor.vllm_metrics import (
+    CACHE_CONFIG_INFO,
+    DECODE_TIME,
+    E2E_LATENCY,
+    GENERATION_TOKENS,
+    ITL,
+    KV_USAGE,
+    PREEMPTIONS,
+    PREFILL_TIME,
+    PREFIX_HITS,
+    PREFIX_QUERIES,
+    PROMPT_TOKENS,
+    QUEUE_TIME,
+    REQUEST_GENERATION_TOKENS,
+    REQUEST_PROMPT_TOKENS,
+    REQUEST_SUCCESS,
+    RUNNING,
+    TTFT,
+    V0_PREFIX_HIT_RATE,
+    WAITING,
+)
 
 LATENCY_HISTOGRAMS: dict[str, str] = {
-    "ttft": "vllm:time_to_first_token_seconds",
-    "itl": "vllm:inter_token_latency_seconds",
-    "queue_time": "vllm:request_queue_time_seconds",
-    "prefill_time": "vllm:request_prefill_time_seconds",
-    "decode_time": "vllm:request_decode_time_seconds",
-    "e2e_latency": "vllm:e2e_request_latency_seconds",
+    "ttft": TTFT,
+    "itl": ITL,
+    "queue_time": QUEUE_TIME,
+    "prefill_time": PREFILL_TIME,
+    "decode_time": DECODE_TIME,
+    "e2e_latency": E2E_LATENCY,
 }
 QUANTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
 
@@ -183,12 +193,12 @@ def _kv_and_requests(out: _Out, obs: Observations) -> None:
     )
     out.ss.series["preemptions"] = obs.counter_series(PREEMPTIONS)
 
-    done = obs.counter_increase(SUCCESS)
+    done = obs.counter_increase(REQUEST_SUCCESS)
     out.set(
         "requests_finished_window",
         _num(done),
-        f"metrics: {obs.wire(SUCCESS)} increase (all finish reasons)",
-        reason=_absent(obs, SUCCESS, window=True),
+        f"metrics: {obs.wire(REQUEST_SUCCESS)} increase (all finish reasons)",
+        reason=_absent(obs, REQUEST_SUCCESS, window=True),
     )
 
 
@@ -215,26 +225,26 @@ def _absent(obs: Observations, name: str, window: bool = False) -> str:
 
 
 def _prefix(out: _Out, obs: Observations) -> None:
-    q = obs.counter_increase(PREFIX_Q)
-    h = obs.counter_increase(PREFIX_H)
-    wq, wh = obs.wire(PREFIX_Q), obs.wire(PREFIX_H)
+    q = obs.counter_increase(PREFIX_QUERIES)
+    h = obs.counter_increase(PREFIX_HITS)
+    wq, wh = obs.wire(PREFIX_QUERIES), obs.wire(PREFIX_HITS)
     out.set(
         "prefix_queries_window",
         _num(q),
         f"metrics: {wq} increase",
-        reason=_absent(obs, PREFIX_Q, window=True),
+        reason=_absent(obs, PREFIX_QUERIES, window=True),
     )
     out.set(
         "prefix_hits_window",
         _num(h),
         f"metrics: {wh} increase",
-        reason=_absent(obs, PREFIX_H, window=True),
+        reason=_absent(obs, PREFIX_HITS, window=True),
     )
     if q is None or h is None:
         out.set(
             "prefix_hit_rate_window",
             None,
-            reason=_absent(obs, PREFIX_Q if q is None else PREFIX_H, window=True),
+            reason=_absent(obs, PREFIX_QUERIES if q is None else PREFIX_HITS, window=True),
         )
     elif q <= 0:
         out.set("prefix_hit_rate_window", None, reason="no prefix-cache queries in the window")
@@ -247,7 +257,7 @@ def _prefix(out: _Out, obs: Observations) -> None:
     # The server's own rate before the window: the counters at the first scrape. A baseline
     # that excludes the window itself, so a heavy window of new traffic cannot dilute it (the
     # lifetime rate at the last scrape includes the window). Unknown across a restart.
-    fq, fh = obs.counter_first(PREFIX_Q), obs.counter_first(PREFIX_H)
+    fq, fh = obs.counter_first(PREFIX_QUERIES), obs.counter_first(PREFIX_HITS)
     if obs.reset_indices:
         out.set("prefix_hit_rate_before", None, reason="the server restarted within the window")
     elif fq is not None and fh is not None and fq > 0:
@@ -259,8 +269,8 @@ def _prefix(out: _Out, obs: Observations) -> None:
     elif fq is not None and fq <= 0:
         out.set("prefix_hit_rate_before", None, reason="no prefix-cache queries before the window")
     else:
-        out.set("prefix_hit_rate_before", None, reason=_absent(obs, PREFIX_Q))
-    lq, lh = obs.counter_last(PREFIX_Q), obs.counter_last(PREFIX_H)
+        out.set("prefix_hit_rate_before", None, reason=_absent(obs, PREFIX_QUERIES))
+    lq, lh = obs.counter_last(PREFIX_QUERIES), obs.counter_last(PREFIX_HITS)
     if lq is not None and lh is not None and lq > 0:
         since = " since the last restart" if obs.reset_indices else " since server start"
         out.set(
@@ -269,7 +279,7 @@ def _prefix(out: _Out, obs: Observations) -> None:
             f"metrics: {wh} / {wq}, last values ({since.strip()})",
         )
     else:
-        v0 = obs.gauge_series("vllm:gpu_prefix_cache_hit_rate", "mean")
+        v0 = obs.gauge_series(V0_PREFIX_HIT_RATE, "mean")
         if v0:
             out.set(
                 "prefix_hit_rate_lifetime",
@@ -279,14 +289,17 @@ def _prefix(out: _Out, obs: Observations) -> None:
         elif lq is not None and lq <= 0:
             out.set("prefix_hit_rate_lifetime", None, reason="no prefix-cache queries since start")
         else:
-            out.set("prefix_hit_rate_lifetime", None, reason=_absent(obs, PREFIX_Q))
+            out.set("prefix_hit_rate_lifetime", None, reason=_absent(obs, PREFIX_QUERIES))
 
 
 # ---------------------------------------------------------------------------------- tokens
 
 
 def _tokens(out: _Out, obs: Observations) -> None:
-    for sig, name in (("prompt_tokens_per_s", PROMPT), ("generation_tokens_per_s", GENERATION)):
+    for sig, name in (
+        ("prompt_tokens_per_s", PROMPT_TOKENS),
+        ("generation_tokens_per_s", GENERATION_TOKENS),
+    ):
         inc = obs.counter_increase(name)
         if inc is None:
             out.set(sig, None, reason=_absent(obs, name, window=True))
@@ -295,8 +308,8 @@ def _tokens(out: _Out, obs: Observations) -> None:
         else:
             out.set(sig, inc / obs.window_s, f"metrics: {obs.wire(name)} increase / window_s")
     for sig, base in (
-        ("mean_prompt_len", "vllm:request_prompt_tokens"),
-        ("mean_generation_len", "vllm:request_generation_tokens"),
+        ("mean_prompt_len", REQUEST_PROMPT_TOKENS),
+        ("mean_generation_len", REQUEST_GENERATION_TOKENS),
     ):
         hist = obs.histogram_window(base)
         if hist is None:
@@ -307,12 +320,12 @@ def _tokens(out: _Out, obs: Observations) -> None:
             out.set(sig, None, reason="no request finished in the window")
         else:
             out.set(sig, total / count, f"metrics: {base} _sum/_count deltas over the window")
-    hist = obs.histogram_window("vllm:request_prompt_tokens")
+    hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
     if hist is None:
         out.set(
             "max_prompt_len_seen",
             None,
-            reason=_absent(obs, "vllm:request_prompt_tokens_bucket", window=True),
+            reason=_absent(obs, f"{REQUEST_PROMPT_TOKENS}_bucket", window=True),
         )
     else:
         buckets, _, _ = hist
@@ -450,7 +463,7 @@ def _str(v: Any) -> str | None:
 
 def cache_config_labels(obs: Observations) -> dict[str, str]:
     """Labels of ``vllm:cache_config_info`` at the last scrape carrying it (engine 0 first)."""
-    cols = obs.columns.get(CACHE_INFO)
+    cols = obs.columns.get(CACHE_CONFIG_INFO)
     if not cols:
         return {}
     best: tuple[int, str, dict[str, str]] | None = None
@@ -484,7 +497,7 @@ def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[Any, s
     """A flag's value from engine_args.json and whether it came from argv or the user."""
     if args is None:
         return None
-    from kvdoctor.probes.engine import parse_argv
+    from kvdoctor.bundle.argv import parse_argv
 
     argv_args = parse_argv(args.argv) if args.argv else {}
     for flag in flags:
@@ -527,14 +540,18 @@ def _engine_config(out: _Out, obs: Observations, bundle: Bundle) -> dict[str, st
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
-    cap = _int(labels.get("kv_cache_size_tokens"))
+    from kvdoctor.kvmath.capacity import pool_capacity
+
+    # The server's own figures only: the rules and the report add the log's and the model
+    # config's (kvdoctor.kvmath.capacity, the one definition) where these are missing.
     bs, nb = out.ss.get("block_size"), out.ss.get("num_gpu_blocks")
-    if cap is not None:
-        out.set(
-            "kv_capacity_tokens", cap, "metrics: vllm:cache_config_info label kv_cache_size_tokens"
-        )
-    elif isinstance(bs, int) and isinstance(nb, int):
-        out.set("kv_capacity_tokens", bs * nb, "block_size × num_gpu_blocks")
+    cap = pool_capacity(
+        reported=_int(labels.get("kv_cache_size_tokens")),
+        block_size=bs if isinstance(bs, int) else None,
+        num_gpu_blocks=nb if isinstance(nb, int) else None,
+    )
+    if cap.tokens is not None and cap.source is not None:
+        out.set("kv_capacity_tokens", cap.tokens, cap.source)
     else:
         out.set("kv_capacity_tokens", None, reason="block_size or num_gpu_blocks unknown")
     return sources
@@ -828,7 +845,7 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
         vals[f"{prefix}_max"] = _num(max(s)) if s else None
         vals[f"{prefix}_mean"] = math.fsum(s) / len(s) if s else None
     vals["preemptions_window"] = _num(obs.counter_increase(PREEMPTIONS, g))
-    q, h = obs.counter_increase(PREFIX_Q, g), obs.counter_increase(PREFIX_H, g)
+    q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
     vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
-    vals["requests_finished_window"] = _num(obs.counter_increase(SUCCESS, g))
+    vals["requests_finished_window"] = _num(obs.counter_increase(REQUEST_SUCCESS, g))
     return vals

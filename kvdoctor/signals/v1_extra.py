@@ -29,35 +29,39 @@ from kvdoctor.bundle.model import Bundle
 from kvdoctor.expfmt import Labels
 from kvdoctor.observations import Observations, histogram_quantile
 from kvdoctor.signals.model import SignalSet
-from kvdoctor.vllm_metrics import READS
+from kvdoctor.vllm_metrics import (
+    EXT_H,
+    EXT_Q,
+    ITERATION,
+    KV_BLOCK_IDLE_BEFORE_EVICT,
+    KV_BLOCK_LIFETIME,
+    KV_BLOCK_REUSE_GAP,
+    KV_FETCH,
+    NIXL_EXPIRED,
+    NIXL_FAILED,
+    NIXL_FAILED_NOTIF,
+    OFFLOAD_LOAD,
+    OFFLOAD_STORE,
+    PREFILL_KV,
+    PROMPT_BY_SOURCE,
+    PROMPT_CACHED,
+    PROMPT_CACHED_BY_SOURCE,
+    READS,
+    REQ_PREEMPTIONS,
+    SPEC_ACCEPTED,
+    SPEC_DRAFT_TOKENS,
+    SPEC_DRAFTS,
+    WAITING_BY_REASON,
+)
 
 if TYPE_CHECKING:
     from kvdoctor.signals.compute import _Out
 
-WAITING_BY_REASON = "vllm:num_requests_waiting_by_reason"
-PROMPT_BY_SOURCE = "vllm:prompt_tokens_by_source"
-PROMPT_CACHED = "vllm:prompt_tokens_cached"
-PROMPT_CACHED_BY_SOURCE = "vllm:prompt_tokens_cached_by_source"
-EXT_Q = "vllm:external_prefix_cache_queries"
-EXT_H = "vllm:external_prefix_cache_hits"
 RESIDENCY = {
-    "kv_block_lifetime": "vllm:kv_block_lifetime_seconds",
-    "kv_block_idle_before_evict": "vllm:kv_block_idle_before_evict_seconds",
-    "kv_block_reuse_gap": "vllm:kv_block_reuse_gap_seconds",
+    "kv_block_lifetime": KV_BLOCK_LIFETIME,
+    "kv_block_idle_before_evict": KV_BLOCK_IDLE_BEFORE_EVICT,
+    "kv_block_reuse_gap": KV_BLOCK_REUSE_GAP,
 }
-PREFILL_KV = "vllm:request_prefill_kv_computed_tokens"
-# A histogram whose own name ends in _total: its samples are iteration_tokens_total_bucket etc.
-ITERATION = "vllm:iteration_tokens_total"
-REQ_PREEMPTIONS = "vllm:request_num_preemptions"
-SPEC_DRAFTS = "vllm:spec_decode_num_drafts"
-SPEC_DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"
-SPEC_ACCEPTED = "vllm:spec_decode_num_accepted_tokens"
-OFFLOAD_STORE = "vllm:kv_offload_store_bytes"
-OFFLOAD_LOAD = "vllm:kv_offload_load_bytes"
-NIXL_FAILED = "vllm:nixl_num_failed_transfers"
-NIXL_FAILED_NOTIF = "vllm:nixl_num_failed_notifications"
-NIXL_EXPIRED = "vllm:nixl_num_kv_expired_reqs"
-KV_FETCH = "vllm:num_requests_kv_fetch_by_stage"
 
 # Sources of prompt_tokens_by_source that did not need a local prefill.
 _CACHED_SOURCES = ("local_cache_hit", "external_kv_transfer")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _vllm_fake import payload
+from vllm_payloads import payload
 
 from kvdoctor.bundle.model import Bundle, Manifest, Scrape
 from kvdoctor.cli import main

@@ -1,13 +1,15 @@
 """Pure parts of the load generator: prompt synthesis, calibration decisions, guard decisions,
-and the /metrics reduction the guard and the experiments read."""
+the /metrics reduction the guard and the experiments read, the spec, SSE parsing, percentiles."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from kvdoctor.reproducers.guard import GuardLimits, decide
+from kvdoctor.reproducers.loadgen import LoadSpec, SSEParser, percentile
 from kvdoctor.reproducers.metrics import Histogram, parse_snapshot
 from kvdoctor.reproducers.prompts import (
     LETTERS,
@@ -166,3 +168,28 @@ def test_fit_words_finds_exact_prefix() -> None:
 
     k = asyncio.run(fit_words(words, 30, count))
     assert sum(len(w) for w in words[:k]) == 30
+
+
+def test_spec_validation() -> None:
+    with pytest.raises(ValidationError):
+        LoadSpec(prompt_tokens=10, max_tokens=1, requests=1, bogus=1)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError):
+        LoadSpec(
+            prompt_tokens=10, max_tokens=1, requests=1, prefix="shared", shared_prefix_tokens=11
+        )
+    with pytest.raises(ValidationError):
+        LoadSpec(prompt_tokens=10, max_tokens=1, requests=0)
+
+
+def test_sse_parser_handles_split_chunks() -> None:
+    p = SSEParser()
+    assert p.feed(b'data: {"a"') == []
+    assert p.feed(b": 1}\n\ndata: [DO") == [b'{"a": 1}']
+    assert p.feed(b"NE]\r\n\r\n: ping\n\n") == [b"[DONE]"]
+
+
+def test_percentile() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([1.0, 2.0], 0.5) == 1.5
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.99) == pytest.approx(4.96)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -65,45 +63,57 @@ def test_renames_follow_the_hidden_then_removed_policy() -> None:
     assert entry is not None and entry.get("hidden") is True
 
 
-def test_generator_reads_a_source_tree(tmp_path: Path) -> None:
-    # A minimal release tree in the shapes vLLM uses: a constructor call, a hidden branch, a
-    # spec table and CacheConfig fields.
-    pkg = tmp_path / "vllm-9.9.9" / "vllm"
-    (pkg / "v1" / "metrics").mkdir(parents=True)
-    (pkg / "config").mkdir()
-    (pkg / "v1" / "metrics" / "loggers.py").write_text(
-        "class L:\n"
-        "    def __init__(self, hidden):\n"
-        "        self.a = self._gauge_cls(name='vllm:new_gauge', labelnames=['engine', 'reason'])\n"
-        "        if self.show_hidden_metrics:\n"
-        "            self.b = self._counter_cls(name='vllm:old_counter')\n"
-        "        counter_specs = [('vllm:spec_counter', 'doc')]\n"
-    )
-    (pkg / "config" / "cache.py").write_text(
-        "class CacheConfig:\n    block_size: int = 16\n    sliding_window: int | None = None\n"
-    )
-    out = tmp_path / "table.yaml"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "vllm-metric-names.py"),
-            "--out",
-            str(out),
-            str(tmp_path / "vllm-9.9.9"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    import yaml
+def _package_literals() -> dict[str, list[str]]:
+    """Every ``vllm:`` metric name written as a string anywhere in kvdoctor/ -> where."""
+    import ast
 
-    metrics = yaml.safe_load(out.read_text())["versions"]["9.9.9"]["metrics"]
-    assert metrics["vllm:new_gauge"] == {
-        "kind": "gauge",
-        "labels": ["reason"],
-        "files": ["vllm/v1/metrics/loggers.py"],
-    }
-    assert metrics["vllm:old_counter"]["hidden"] is True
-    assert metrics["vllm:spec_counter"]["kind"] == "counter"
-    assert metrics["vllm:cache_config_info"]["labels"] == ["block_size", "engine", "sliding_window"]
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "kvdoctor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"(ray_)?vllm:[a-z0-9_]+", node.value)
+            ):
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                found.setdefault(node.value.removeprefix("ray_"), []).append(where)
+    return found
+
+
+def test_every_metric_name_written_anywhere_is_claimed_against_the_table() -> None:
+    # Not only the readers: the reproducers, the fleet, the alerts and the lab too. A name
+    # typed wrong anywhere would silently read nothing; here it fails against READS, which the
+    # tests above hold against each release's own source.
+    unclaimed = {}
+    for name, where in _package_literals().items():
+        base = name
+        for suffix in ("_bucket", "_sum", "_count", "_total", "_created"):
+            if base.endswith(suffix) and base[: -len(suffix)] in READS:
+                base = base[: -len(suffix)]
+                break
+        if base not in READS:
+            unclaimed[name] = where
+    assert unclaimed == {}
+
+
+def test_renames_and_their_wire_names() -> None:
+    from kvdoctor.fleet.diagnose import renamed_wire_names
+    from kvdoctor.vllm_metrics import RENAMED, wire_name
+
+    for old, new in RENAMED.items():
+        # Each rename is one READS entry ending where the other begins.
+        assert READS[old][1] is not None and READS[new][0] is not None
+    assert wire_name("vllm:num_preemptions") == "vllm:num_preemptions_total"
+    assert wire_name("vllm:kv_cache_usage_perc") == "vllm:kv_cache_usage_perc"
+    assert renamed_wire_names() == (
+        {
+            "vllm:gpu_cache_usage_perc",
+            "vllm:gpu_prefix_cache_queries_total",
+            "vllm:gpu_prefix_cache_hits_total",
+        },
+        {
+            "vllm:kv_cache_usage_perc",
+            "vllm:prefix_cache_queries_total",
+            "vllm:prefix_cache_hits_total",
+        },
+    )

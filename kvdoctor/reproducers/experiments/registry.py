@@ -17,6 +17,7 @@ import httpx
 from kvdoctor import expfmt
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import ExpositionError
+from kvdoctor.probes.metrics import MetricsClient
 from kvdoctor.reproducers.experiments.base import Experiment, ReproContext, base_url, execute
 from kvdoctor.reproducers.experiments.capacity_ramp import CapacityRamp
 from kvdoctor.reproducers.experiments.itl_context import ItlContext
@@ -25,6 +26,7 @@ from kvdoctor.reproducers.experiments.prefix_probe import PrefixProbe
 from kvdoctor.reproducers.experiments.quant_canary import QuantCanary
 from kvdoctor.reproducers.experiments.ttft_split import TtftSplit
 from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.vllm_metrics import CACHE_CONFIG_INFO
 
 if TYPE_CHECKING:
     from kvdoctor.report.model import Finding
@@ -61,7 +63,7 @@ def check_allowed(exp: Experiment[Any], ctx: ReproContext) -> None:
 def cache_config(text: str) -> dict[str, str]:
     """Labels of ``vllm:cache_config_info`` (block size, pool, prefix caching), or {}."""
     try:
-        samples = expfmt.parse(text, prefixes=("vllm:cache_config_info",))
+        samples = expfmt.parse(text, prefixes=(CACHE_CONFIG_INFO,))
     except ExpositionError:
         return {}
     return dict(samples[0].labels) if samples else {}
@@ -100,12 +102,10 @@ async def enrich(ctx: ReproContext) -> ReproContext:
         if ctx.max_model_len is None and max_len is not None:
             updates["max_model_len"] = max_len
     if ctx.block_size is None or ctx.num_gpu_blocks is None or ctx.prefix_caching is None:
-        try:
-            async with ctx.http_client(10.0) as client:
-                resp = await client.get(base_url(ctx.endpoint) + "/metrics", headers=ctx.headers)
-            labels = cache_config(resp.text) if resp.status_code == 200 else {}
-        except httpx.HTTPError:
-            labels = {}
+        metrics = MetricsClient(ctx.endpoint, ctx.headers, ctx.insecure, timeout=10.0)
+        async with ctx.http_client(10.0) as client:
+            got = await metrics.read_async(client)
+        labels = cache_config(got.text) if got.ok and got.text is not None else {}
 
         def whole(key: str) -> int | None:
             try:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 from _asyncio_http import DropConnection, ServerStats, self_signed_tls, serve
-from pydantic import ValidationError
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment_async
@@ -26,8 +25,6 @@ from kvdoctor.reproducers.loadgen import (
     PROBE_HEADER,
     LoadResult,
     LoadSpec,
-    SSEParser,
-    percentile,
     run_load,
 )
 from kvdoctor.reproducers.model import ReproducerRecord
@@ -360,28 +357,3 @@ def test_open_loop_respects_concurrency_cap() -> None:
     assert res.ok == 12 and fake.max_in_flight <= 2
     starts = [r.start_s for r in res.requests]
     assert starts == sorted(starts)
-
-
-def test_spec_validation() -> None:
-    with pytest.raises(ValidationError):
-        LoadSpec(prompt_tokens=10, max_tokens=1, requests=1, bogus=1)  # type: ignore[call-arg]
-    with pytest.raises(ValidationError):
-        LoadSpec(
-            prompt_tokens=10, max_tokens=1, requests=1, prefix="shared", shared_prefix_tokens=11
-        )
-    with pytest.raises(ValidationError):
-        LoadSpec(prompt_tokens=10, max_tokens=1, requests=0)
-
-
-def test_sse_parser_handles_split_chunks() -> None:
-    p = SSEParser()
-    assert p.feed(b'data: {"a"') == []
-    assert p.feed(b": 1}\n\ndata: [DO") == [b'{"a": 1}']
-    assert p.feed(b"NE]\r\n\r\n: ping\n\n") == [b"[DONE]"]
-
-
-def test_percentile() -> None:
-    assert percentile([], 0.5) is None
-    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
-    assert percentile([1.0, 2.0], 0.5) == 1.5
-    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.99) == pytest.approx(4.96)

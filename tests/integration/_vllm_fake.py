@@ -14,13 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-0.32"
-
-
-def payload(name: str) -> str:
-    return (DATA / name).read_text(encoding="utf-8")
+from vllm_payloads import payload
 
 
 @dataclass

@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vllm_fake import FakeClock, FakeVllm, free_port, payload, serve
+from _vllm_fake import FakeClock, FakeVllm, free_port, serve
+from vllm_payloads import payload
 
 import kvdoctor.capture
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.cli import main
-from kvdoctor.errors import BundleError, KvdoctorError
+from kvdoctor.errors import BundleError
 from kvdoctor.fleet import diagnose_fleet_bundle, is_fleet_bundle
 from kvdoctor.fleet.bundle import fleet_bundle_kind
 from kvdoctor.fleet.endpoints import (
     diagnose_named,
-    endpoint_names,
     fleet_view,
     read_endpoints_bundle,
     write_endpoints_bundle,
@@ -162,8 +162,13 @@ def _bundle(texts: list[str], t0: float) -> Bundle:
     from kvdoctor.bundle.model import Manifest, Scrape
 
     return Bundle(
-        manifest=Manifest(created_by="test", endpoint="x", started_at=t0,
-                          ended_at=t0 + 5 * (len(texts) - 1), interval_s=5.0),
+        manifest=Manifest(
+            created_by="test",
+            endpoint="x",
+            started_at=t0,
+            ended_at=t0 + 5 * (len(texts) - 1),
+            interval_s=5.0,
+        ),
         scrapes=[Scrape(t=t0 + 5 * i, status=200, text=t) for i, t in enumerate(texts)],
     )
 
@@ -196,7 +201,9 @@ def test_every_endpoint_dead_is_one_line(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_reproducers_run_per_replica_and_land_in_its_bundle(
-    fleet: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    fleet: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     import kvdoctor.reproducers.experiments as experiments
@@ -206,8 +213,14 @@ def test_reproducers_run_per_replica_and_land_in_its_bundle(
 
     def fake_run(name: str, ctx: Any) -> ReproducerRecord:
         targets.append(ctx.endpoint)
-        return ReproducerRecord(name=name, verdict="confirmed", summary="seen",
-                                started_at=1.0, ended_at=2.0, requests_sent=3)
+        return ReproducerRecord(
+            name=name,
+            verdict="confirmed",
+            summary="seen",
+            started_at=1.0,
+            ended_at=2.0,
+            requests_sent=3,
+        )
 
     monkeypatch.setattr(experiments, "run_experiment", fake_run)
     saved = tmp_path / "fleet"
@@ -248,22 +261,19 @@ def test_flags_that_need_one_server(
 
 def test_record_takes_one_endpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _run(
-        ["record", "--endpoint", "http://a:1", "--endpoint", "http://b:2",
-         "-o", str(tmp_path / "b")],
+        [
+            "record",
+            "--endpoint",
+            "http://a:1",
+            "--endpoint",
+            "http://b:2",
+            "-o",
+            str(tmp_path / "b"),
+        ],
         capsys,
     )
     assert rc == 2
     assert "record takes one --endpoint, got 2" in err and len(err.strip().splitlines()) == 1
-
-
-def test_endpoint_names() -> None:
-    assert endpoint_names(["http://10.0.0.1:8000", "http://10.0.0.2:8000/v"], False) == [
-        "10.0.0.1:8000",
-        "10.0.0.2:8000/v",
-    ]
-    assert endpoint_names(["http://a:1", "http://b:1"], True) == ["replica-1", "replica-2"]
-    with pytest.raises(KvdoctorError, match="given twice"):
-        endpoint_names(["http://a:1", "http://a:1"], False)
 
 
 def _saved(tmp_path: Path) -> Path:
@@ -289,19 +299,27 @@ def test_replay_of_a_written_bundle(tmp_path: Path) -> None:
         ({"schema": "other/1", "replicas": []}, "not a kvdoctor.fleet-endpoints/1"),
         ({"schema": "kvdoctor.fleet-endpoints/1", "replicas": []}, "1 to 64 replicas"),
         (
-            {"schema": "kvdoctor.fleet-endpoints/1",
-             "replicas": [{"name": "x", "path": "../../etc"}]},
+            {
+                "schema": "kvdoctor.fleet-endpoints/1",
+                "replicas": [{"name": "x", "path": "../../etc"}],
+            },
             "path '../../etc' refused",
         ),
         (
-            {"schema": "kvdoctor.fleet-endpoints/1",
-             "replicas": [{"name": "x", "path": "replicas/7"}]},
+            {
+                "schema": "kvdoctor.fleet-endpoints/1",
+                "replicas": [{"name": "x", "path": "replicas/7"}],
+            },
             "no bundle at replicas/7/",
         ),
         (
-            {"schema": "kvdoctor.fleet-endpoints/1",
-             "replicas": [{"name": "a", "path": "replicas/0"},
-                          {"name": "a", "path": "replicas/1"}]},
+            {
+                "schema": "kvdoctor.fleet-endpoints/1",
+                "replicas": [
+                    {"name": "a", "path": "replicas/0"},
+                    {"name": "a", "path": "replicas/1"},
+                ],
+            },
             "twice",
         ),
     ],

@@ -19,7 +19,6 @@ from kvdoctor.reproducers.stream import (
     ConnectFailed,
     ServerClosed,
     StreamClient,
-    check_headers,
 )
 
 # Given the raw request bytes (head + body) and the connection's request number, the bytes to
@@ -158,17 +157,6 @@ def test_misbehaving_servers_give_one_clear_error(
             await client.aclose()
 
     asyncio.run(go())
-
-
-def test_headers_that_could_inject_are_refused() -> None:
-    check_headers({"Authorization": "Bearer x", "X-Kvdoctor-Probe": "t"})
-    for bad in ({"X-A": "v\r\nX-B: w"}, {"X A": "v"}, {"": "v"}, {"X-A": "snow\u2603"}):
-        with pytest.raises(ValueError):
-            check_headers(bad)
-    with pytest.raises(ValueError):
-        StreamClient("http://host/", {"X-A": "v\r\nX-B: w"})
-    with pytest.raises(ValueError):
-        StreamClient("ftp://host/")
 
 
 def test_warm_opens_connections_the_requests_then_use() -> None:

@@ -17,7 +17,6 @@ import psutil
 import pytest
 from click.testing import CliRunner
 
-from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab import model, server
 
 FAKE = """#!{python}
@@ -176,50 +175,6 @@ def test_cli_up_of_a_scenario_meant_to_fail_reports_its_log(
     assert result.exception is None
     assert "refused to start, as scenario kv-too-small intends" in result.output
     assert "log: " in result.output
-
-
-def test_resolve_vllm_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KVDOCTOR_VLLM_VENV", str(tmp_path / "nope"))
-    with pytest.raises(KvdoctorError, match=r"scripts/setup-lab\.sh"):
-        server.resolve_vllm_python()
-    venv = tmp_path / "venv"
-    (venv / "bin").mkdir(parents=True)
-    py = venv / "bin" / "python"
-    py.write_text("#!/bin/sh\n")
-    py.chmod(0o755)
-    monkeypatch.setenv("KVDOCTOR_VLLM_VENV", str(venv))
-    assert server.resolve_vllm_python() == str(py)
-    # An explicit path wins over the environment.
-    assert server.resolve_vllm_python(str(py)) == str(py)
-
-
-def test_lab_dir_defaults_to_dot_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KVDOCTOR_LAB_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
-    assert server.lab_dir() == tmp_path / ".lab"
-
-
-def test_stale_state_is_not_running_and_down_clears_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("KVDOCTOR_LAB_DIR", str(tmp_path))
-    # A PID that exists (ours) but with another start time: PID reuse must not be killed.
-    stale = server.LabHandle(
-        url="http://127.0.0.1:18001",
-        port=18001,
-        pid=os.getpid(),
-        model="m",
-        log_path=tmp_path / "x.log",
-        scenario="healthy",
-        instance="healthy-18001",
-        create_time=1.0,
-    )
-    server._write_state(stale)
-    (handle,) = server.list_labs()
-    assert not server.is_running(handle)
-    server.stop_lab()
-    assert server.list_labs() == []
-    assert psutil.pid_exists(os.getpid())
 
 
 def test_sigterm_during_start_stops_the_server_group(

@@ -1,0 +1,85 @@
+"""The one definition of a running server's KV capacity: tokens its pool holds, sequences that fit.
+
+The signals (``kv_capacity_tokens``), the rules (``capacity_tokens``, ``seqs_that_fit``) and the
+report's KV table (``capacity_tokens``, ``capacity_sequences``) all call these two functions, so
+the table and the findings cannot disagree about how big the pool is.
+
+The hypothetical pools of ``kvdoctor kv`` (a GPU size minus weights) are bytes, not a server's
+figures; they stay in :mod:`kvdoctor.kvmath.memory`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+REPORTED = "metrics: vllm:cache_config_info label kv_cache_size_tokens"
+BLOCKS = "block_size × num_gpu_blocks"
+LOG = "logs: startup line 'KV cache size: N tokens'"
+MEMORY = "kv_cache_memory_bytes ÷ bytes_per_token"
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    """The pool in tokens and how it was found (``None`` and ``None`` when nothing says)."""
+
+    tokens: int | None
+    source: str | None
+
+
+def _positive(value: float | None) -> int | None:
+    if value is None or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        return None
+    return int(value)
+
+
+def pool_capacity(
+    *,
+    reported: float | None = None,
+    block_size: float | None = None,
+    num_gpu_blocks: float | None = None,
+    log_tokens: float | None = None,
+    kv_cache_memory_bytes: float | None = None,
+    bytes_per_token: float | None = None,
+) -> PoolCapacity:
+    """Tokens the KV pool holds, from the best figure given.
+
+    In order: the engine's own figure (``kv_cache_size_tokens``; for hybrid layouts it can
+    differ from blocks × block size), blocks × block size, the startup log's figure, and last
+    the KV memory divided by bytes per token (the model config's arithmetic, not the
+    server's). When the engine's figure equals blocks × block size the source names the
+    blocks: the report's table prints the pool as "N blocks = T tokens".
+    """
+    rep = _positive(reported)
+    bs, nb = _positive(block_size), _positive(num_gpu_blocks)
+    blocks = bs * nb if bs is not None and nb is not None else None
+    if rep is not None:
+        return PoolCapacity(rep, BLOCKS if rep == blocks else REPORTED)
+    if blocks is not None:
+        return PoolCapacity(blocks, BLOCKS)
+    log = _positive(log_tokens)
+    if log is not None:
+        return PoolCapacity(log, LOG)
+    mem, bpt = _positive(kv_cache_memory_bytes), _positive(bytes_per_token)
+    if mem is not None and bpt is not None:
+        return PoolCapacity(mem // bpt, MEMORY)
+    return PoolCapacity(None, None)
+
+
+def sequences_that_fit(capacity_tokens: float | None, sequence_tokens: float | None) -> int | None:
+    """Whole sequences of ``sequence_tokens`` the pool holds at once; ``None`` when unknown.
+
+    At least one: vLLM refuses to start when max_model_len exceeds the pool, so a sequence of
+    the workload's mean length always fits; fewer only happens on inconsistent figures, and a
+    recommendation of "--max-num-seqs 0" would be nonsense.
+    """
+    cap = _positive(capacity_tokens)
+    if cap is None or sequence_tokens is None or not sequence_tokens > 0:
+        return None
+    if not math.isfinite(sequence_tokens):
+        return None
+    fit = cap / sequence_tokens
+    # A hostile or corrupt bundle (a mean of 1e-320 tokens) makes the quotient infinite.
+    if not math.isfinite(fit):
+        return None
+    return max(1, math.floor(fit))
