@@ -34,6 +34,11 @@ _DEFS: list[tuple[str, str, str]] = [
     ("waiting_last", "requests", "Waiting requests at the last scrape."),
     ("waiting_max", "requests", "Most waiting requests in the window."),
     ("waiting_mean", "requests", "Mean waiting requests."),
+    (
+        "stalled_share",
+        "fraction",
+        "Share of scrape intervals ending with requests waiting and no token processed.",
+    ),
     ("preemptions_window", "count", "Preemptions during the window (counter increase)."),
     ("preemptions_per_s", "1/s", "Preemption rate over the window."),
     ("preemptions_lifetime", "count", "Preemptions since the server started (last value)."),

@@ -328,3 +328,32 @@ def test_fp8_server_from_real_payload_and_log() -> None:
     # Same 1 GiB pool, one byte per element: twice the tokens of the bf16 server.
     assert s.get("log_kv_cache_tokens") == 2 * 1_048_576
     assert s.get("kv_capacity_tokens") == 2 * 1_048_576
+
+
+def _progress(prompt: float, gen: float, running: float, waiting: float) -> str:
+    lab = '{engine="0",model_name="m"}'
+    return (
+        f"vllm:prompt_tokens_total{lab} {prompt}\n"
+        f"vllm:generation_tokens_total{lab} {gen}\n"
+        f"vllm:num_requests_running{lab} {running}\n"
+        f"vllm:num_requests_waiting{lab} {waiting}\n"
+    )
+
+
+def test_a_stall_is_judged_from_token_progress_not_from_the_running_gauge() -> None:
+    # The running gauge reads 0 through long prefill steps while tokens flow: no stall.
+    flowing = bundle(*(_progress(1000 * i, 20 * i, 2 * (i % 2), 14) for i in range(5)))
+    s = compute_signals(flowing)
+    assert s.get("stalled_share") == 0.0
+    # Requests waiting and neither counter moving in 3 of 4 intervals: a stall.
+    stuck = bundle(
+        _progress(100, 10, 0, 0),
+        _progress(200, 20, 0, 2),
+        _progress(200, 20, 0, 2),
+        _progress(200, 20, 0, 2),
+        _progress(200, 20, 0, 2),
+    )
+    assert compute_signals(stuck).get("stalled_share") == 0.75
+    # An idle server (nothing waiting, nothing processed) is not stalled.
+    idle = bundle(*(_progress(100, 10, 0, 0) for _ in range(3)))
+    assert compute_signals(idle).get("stalled_share") == 0.0
