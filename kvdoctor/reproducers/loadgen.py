@@ -117,6 +117,9 @@ class LoadResult(BaseModel):
     duration_s: float = 0.0
     # Why the run stopped before its budget was spent (guard, deadline), or None.
     aborted: str | None = None
+    # time.perf_counter() when the run began sending (this process's clock; requests'
+    # ``start_s`` count from it): orders the requests of runs that overlap.
+    started_at_s: float | None = None
     # How prompt lengths were obtained: "tokenize", "usage" or "assumed"; and whether exact.
     calibration: str = ""
     prompt_lengths_exact: bool = False
@@ -644,6 +647,7 @@ async def _drive(
         output_tok_per_s=out_tokens / duration if duration > 0 else 0.0,
         duration_s=duration,
         aborted=aborted,
+        started_at_s=t0,
         calibration=cal.source,
         prompt_lengths_exact=cal.exact,
         guard=guard.summary() if guard is not None else None,

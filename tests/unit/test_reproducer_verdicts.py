@@ -343,7 +343,7 @@ def test_head_of_line_trial_needs_allow_load_and_a_tail() -> None:
                         allow_load=True)
     assert ts.hol_length(flat) is None  # no tail beyond the workload-length probe
     plan = ts.TtftSplit().plan(loaded)
-    assert plan.requests == 2 * ts.PER_ROUND * ts.MAX_ROUNDS + 2 * ts.HOL_TRIALS
+    assert plan.requests == 2 * ts.PER_ROUND * ts.MAX_ROUNDS + 2 * ts.HOL_ATTEMPTS
 
 
 def test_rank_sum_p() -> None:
@@ -630,3 +630,17 @@ def test_cli_dry_run_sends_nothing() -> None:
     assert plan["would_run"] is False and "--allow-load" in plan["refused"]
     assert plan["requests"] == 3 * sum(plan["levels"]) and plan["deadline_s"] > 0
     assert "preemption/kv-capacity" in plan["causes"]
+
+
+def test_head_of_line_trial_counts_only_short_probes_sent_during_the_long_prefill() -> None:
+    from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, RequestResult
+
+    def run(started: float, ttft: float) -> LoadResult:
+        spec = LoadSpec(prompt_tokens=8, max_tokens=1, requests=1)
+        req = RequestResult(index=0, start_s=0.01, ttft_s=ttft)
+        return LoadResult(spec=spec, requests=[req], sent=1, ok=1, started_at_s=started)
+
+    long = run(100.0, 1.0)  # sent at 100.01, first token at 101.01
+    assert ts._during_prefill(long, run(100.2, 0.8)) == 0
+    assert ts._during_prefill(long, run(99.9, 0.01)) == -1  # the short one went first
+    assert ts._during_prefill(long, run(101.5, 0.01)) == 1  # the prefill had ended

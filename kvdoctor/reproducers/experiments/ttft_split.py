@@ -44,7 +44,7 @@ from kvdoctor.reproducers.experiments.base import (
     Session,
     rnd,
 )
-from kvdoctor.reproducers.loadgen import LoadSpec
+from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec
 from kvdoctor.reproducers.metrics import Snapshot
 from kvdoctor.reproducers.stats import median, rank_sum_p, ratio
 from kvdoctor.vocab import CONFIRMED, INCONCLUSIVE, REFUTED, ReproducerVerdict
@@ -72,6 +72,7 @@ HOL_CONFIRM = 3.0
 HOL_WAITED_CONFIRM = 0.3
 HOL_WAITED_REFUTE = 0.1
 HOL_TRIALS = 3
+HOL_ATTEMPTS = 2 * HOL_TRIALS
 HOL_MIN_TAIL = 2.0
 
 
@@ -100,6 +101,22 @@ class TtftMeasured(Measured):
     # (short behind − baseline) / (long's own TTFT − baseline): how much of the long prefill
     # the short probe waited for.
     hol_waited_fraction: float | None = None
+
+
+def _during_prefill(long: LoadResult, short: LoadResult) -> int:
+    """0: the short request started during the long one's prefill; -1: before it; 1: after."""
+    lo = long.ok_requests()
+    so = short.ok_requests()
+    if not lo or not so or long.started_at_s is None or short.started_at_s is None:
+        return 1
+    lr, sr = lo[0], so[0]
+    if lr.ttft_s is None:
+        return 1
+    l_start = long.started_at_s + lr.start_s
+    s_start = short.started_at_s + sr.start_s
+    if s_start <= l_start:
+        return -1
+    return 0 if s_start < l_start + lr.ttft_s else 1
 
 
 def lengths(ctx: ReproContext) -> tuple[int, int]:
@@ -259,7 +276,7 @@ class TtftSplit(Experiment[TtftMeasured]):
             "while the noise leaves the answer open)"
         )
         if tail is not None:
-            most += 2 * HOL_TRIALS
+            most += 2 * HOL_ATTEMPTS
             sends += (
                 f"; then {HOL_TRIALS} trials of a {tail}-token prompt with a {short}-token "
                 "probe sent during its prefill"
@@ -304,20 +321,31 @@ class TtftSplit(Experiment[TtftMeasured]):
         """Short probes sent while the probe's own long prompt is in prefill."""
         behind: list[float] = []
         long_ttfts: list[float] = []
-        for trial in range(1, HOL_TRIALS + 1):
-            session.step(f"head-of-line trial {trial}: a {tail}-token prompt, then a short one")
+        # The short probe must start while the long prompt is in prefill: after the long
+        # request was sent and before its first token. Each run calibrates and connects before
+        # it sends, which takes longer on a busy host, so the order is checked on the requests'
+        # own start times, and the delay adapts (a CI run once sent the short probe first).
+        delay = 0.05
+        for attempt in range(1, HOL_ATTEMPTS + 1):
+            if len(behind) >= HOL_TRIALS:
+                break
+            session.step(f"head-of-line attempt {attempt}: a {tail}-token prompt, then a short one")
             long_task = asyncio.create_task(
                 session.load(LoadSpec(prompt_tokens=tail, max_tokens=1, requests=1, duration_s=60))
             )
-            # Both runs calibrate and connect alike; the short one follows a moment later, so
-            # it arrives while the long prompt is being prefilled (judged afterwards: the long
-            # prompt's own TTFT must be long enough to block anything).
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(delay)
             res = await session.load(
                 LoadSpec(prompt_tokens=short, max_tokens=2, requests=1, duration_s=60)
             )
-            behind.extend(res.ttfts())
-            long_ttfts.extend((await long_task).ttfts())
+            long_res = await long_task
+            where = _during_prefill(long_res, res)
+            if where == 0:
+                behind.extend(res.ttfts())
+                long_ttfts.extend(long_res.ttfts())
+            elif where < 0:
+                delay *= 3  # the short one went first
+            else:
+                delay /= 2  # the long prefill had ended
         base = min(probes) if probes else None
         treat, long = median(behind), median(long_ttfts)
         waited = (
