@@ -295,24 +295,18 @@ class Observations:
 
     def counter_last(self, name: str, group: Group | None = None) -> float | None:
         """Sum over label sets of each series' last value (lifetime, since the last restart)."""
-        sel = self._select(name, group)
-        vals = []
-        for _, col in sel:
-            for v in reversed(col):
-                if v == v:
-                    vals.append(v)
-                    break
-        return math.fsum(vals) if vals else None
+        return self._counter_end(name, group, last=True)
 
     def counter_first(self, name: str, group: Group | None = None) -> float | None:
         """Sum over label sets of each series' first value: counted before the window."""
-        sel = self._select(name, group)
+        return self._counter_end(name, group, last=False)
+
+    def _counter_end(self, name: str, group: Group | None, *, last: bool) -> float | None:
         vals = []
-        for _, col in sel:
-            for v in col:
-                if v == v:
-                    vals.append(v)
-                    break
+        for _, col in self._select(name, group):
+            v = next((x for x in (reversed(col) if last else col) if x == x), None)
+            if v is not None:
+                vals.append(v)
         return math.fsum(vals) if vals else None
 
     # ---- histograms

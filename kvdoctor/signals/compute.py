@@ -175,9 +175,7 @@ def _stalled(out: _Out, obs: Observations, waiting: list[tuple[float, float]]) -
     if len(prompt) < 2 or len(gen) < 2 or not waiting:
         out.set("stalled_share", None, reason="needs the token counters and the waiting gauge")
         return
-    waits = dict(waiting)
-    done = {t: v for t, v in prompt}
-    gens = dict(gen)
+    waits, prompts, gens = dict(waiting), dict(prompt), dict(gen)
     times = [t for t, _ in prompt if t in gens and t in waits]
     intervals = list(itertools.pairwise(times))
     if not intervals:
@@ -186,7 +184,7 @@ def _stalled(out: _Out, obs: Observations, waiting: list[tuple[float, float]]) -
     stalled = sum(
         1
         for a, b in intervals
-        if waits[b] >= 1 and done[b] - done[a] <= 0 and gens[b] - gens[a] <= 0
+        if waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a]
     )
     out.set(
         "stalled_share",
