@@ -600,6 +600,19 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "verdict": report.verdict,
         "primary": findings_view[0] if findings_view else None,
         "primary_finding": primary,
+        # An info finding never sets the verdict (DESIGN.md §4): at the top of a healthy report it
+        # is a note on expected behaviour, and "Primary finding" / "Change first" would read as a
+        # fault to fix.
+        "primary_label": (
+            "Note (expected behaviour, not a fault)"
+            if primary is not None and primary.severity == "info"
+            else "Primary finding"
+        ),
+        "change_label": (
+            "If it matters"
+            if primary is not None and primary.severity == "info"
+            else "Change first"
+        ),
         "findings": findings_view,
         "ruled_out": ruled_out_view,
         "kv_full": kv_full,

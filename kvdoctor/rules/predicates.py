@@ -426,7 +426,7 @@ def _fp8(s: SignalView) -> bool | None:
 @predicate(
     "prompt_within_one_block",
     "The mean prompt fits inside one KV block, so prefix caching (full blocks only) can "
-    "never hit it: a block size larger than the shared prefix, not a caching bug.",
+    "never hit it: expected with a block larger than any shared prefix, not a caching bug.",
 )
 def _within_one_block(s: SignalView) -> bool | None:
     block, prompt = s.num("block_size"), s.num("mean_prompt_len")

@@ -192,3 +192,7 @@ def test_a_healthy_verdict_exits_0_even_with_an_info_finding(
     live = [f for f in report["findings"] if f["status"] != "refuted"]
     assert report["verdict"] == "healthy" and live and live[0]["severity"] == "info"
     assert rc == 0
+    # The Markdown calls it a note, not a fault to fix, and never "Primary finding".
+    _, md, _ = _run(["diagnose", "--bundle", str(fixture)], capsys)
+    assert "**Note (expected behaviour, not a fault):**" in md
+    assert "**Primary finding:**" not in md and "**Change first:**" not in md
