@@ -385,15 +385,27 @@ def _cause_verdict(
 class _Built:
     finding: Finding
     knobs: list[tuple[str, str] | None]  # (knob, direction) per remediation line
-    rank: tuple[int, int, int, float, int, int]
+    rank: tuple[int, int, int, float, int, int, int]
+    # The symptoms this finding is upstream of, and why (its cause's ``explains`` held).
+    explains: tuple[tuple[str, ...], str] | None = None
 
 
 def _rank(
-    status: str, severity: str, confidence: float, pi: int, ci: int
-) -> tuple[int, int, int, float, int, int]:
-    """DESIGN.md §4: refuted last; then severity, then status, then confidence (then order)."""
+    status: str, severity: str, confidence: float, pi: int, ci: int, upstream: bool = False
+) -> tuple[int, int, int, float, int, int, int]:
+    """DESIGN.md §4: refuted last; then severity, then status, then confidence; then a cause
+    upstream of another symptom the window shows before the findings that follow from it; then
+    the playbooks' order."""
     refuted = 1 if status == "refuted" else 0
-    return (refuted, _SEVERITY_RANK[severity], _STATUS_RANK[status], -confidence, pi, ci)
+    return (
+        refuted,
+        _SEVERITY_RANK[severity],
+        _STATUS_RANK[status],
+        -confidence,
+        0 if upstream else 1,
+        pi,
+        ci,
+    )
 
 
 def _evidence_value(v: Scalar) -> Scalar:
@@ -471,8 +483,15 @@ def _build(
         remediation=[text for text, _ in lines],
         reproducer=outcome,
     )
-    rank = _rank(status, severity, confidence, pi, ci)
-    return _Built(finding, [k for _, k in lines], rank)
+    explains = None
+    if (
+        status != "refuted"
+        and cause.explains is not None
+        and eval_clause(cause.explains.when, ctx) is True
+    ):
+        explains = (tuple(cause.explains.symptoms), cause.explains.why)
+    rank = _rank(status, severity, confidence, pi, ci, upstream=explains is not None)
+    return _Built(finding, [k for _, k in lines], rank, explains)
 
 
 def _drop_conflicting_advice(built: list[_Built]) -> None:
@@ -703,7 +722,14 @@ def evaluate(
                 update["basis"] = state.says
             if update:
                 b.finding = b.finding.model_copy(update=update)
-                b.rank = _rank(b.finding.status, b.finding.severity, b.finding.confidence, pi, ci)
+                b.rank = _rank(
+                    b.finding.status,
+                    b.finding.severity,
+                    b.finding.confidence,
+                    pi,
+                    ci,
+                    upstream=b.explains is not None,
+                )
             built.append(b)
     for pi, pb in enumerate(pbs):
         state = states[pb.id]
@@ -758,6 +784,18 @@ def _add_why_not(
                 )
             elif key in ruled_out:
                 lines.append(f"not {other.id}: {ruled_out[key]}")
+        if b.explains is not None:
+            symptoms, why = b.explains
+            follow = [
+                f"{o.finding.symptom}/{o.finding.cause}"
+                for o in built[i + 1 :]
+                if o.finding.status != "refuted"
+                and o.finding.severity != "info"
+                and o.finding.symptom in symptoms
+            ]
+            if follow:
+                verb = "follows" if len(follow) == 1 else "follow"
+                lines.append(f"ranked before {' and '.join(follow)}, which {verb} from it: {why}")
         b.finding = b.finding.model_copy(update={"why_not": lines})
 
 

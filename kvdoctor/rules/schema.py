@@ -226,6 +226,21 @@ class Remediation(_Strict):
         return self
 
 
+class Explains(_Strict):
+    """A cause upstream of other symptoms the window shows: their findings follow from it.
+
+    Prompts that miss the prefix cache are prefilled whole, so first tokens are slow and long
+    prefills stall decoding; the prefill finding is then a consequence, and its advice (chunking,
+    more GPUs) leaves the miss in place. When ``when`` holds, the cause ranks first among
+    findings tied with it on severity, status and confidence (DESIGN.md §4 leaves the order
+    after those three open), and the report says which findings it explains and why.
+    """
+
+    symptoms: list[Symptom] = Field(min_length=1)
+    when: Clause
+    why: str = Field(min_length=1)
+
+
 class Cause(_Strict):
     id: str
     title: str = Field(min_length=1)
@@ -242,6 +257,7 @@ class Cause(_Strict):
     # cannot run): such a finding stays suspected and says so.
     reproducer: ReproducerName | None = None
     references: list[str] = Field(default_factory=list)
+    explains: Explains | None = None
 
     @field_validator("id")
     @classmethod

@@ -116,6 +116,9 @@ def _check_expectation(findings: list[Finding], exp: dict[str, Any]) -> None:
         assert got[signal] == pytest.approx(value), f"{f.cause}: {signal}={got[signal]}"
     if "title_contains" in exp:
         assert exp["title_contains"] in f.title, f.title
+    why_not = "\n".join(f.why_not or [])
+    for needle in exp.get("why_not_contains", []):
+        assert needle in why_not, f"{f.cause}: {needle!r} not in why_not:\n{why_not}"
 
 
 def check_invariants(findings: list[Finding]) -> None:
