@@ -115,6 +115,7 @@ def measure_baseline(url: str, model: str) -> dict[str, Any]:
 
 def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
     """Run one draw on the lab and save its bundle, live report and truth under ``out``."""
+    from kvdoctor.lab.host import LabUnsupportedError
     from kvdoctor.lab.model import ensure_model
     from kvdoctor.lab.server import LabStartError, resolve_vllm_python, start_lab, stop_lab
     from kvdoctor.lab.session import _run_cli, diagnose_command
@@ -134,6 +135,12 @@ def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
         t1 = time.monotonic()
         try:
             lab = start_lab(d.scenario(), vllm_python=python, model_dir=model_dir)
+        except LabUnsupportedError as exc:
+            # The host cannot run this class at all (fp8 KV without AVX-512): not run, not scored.
+            truth["status"] = "unsupported-on-host"
+            truth["error"] = str(exc)
+            (ddir / "truth.json").write_text(json.dumps(truth, indent=2, sort_keys=True) + "\n")
+            return
         except LabStartError as exc:
             truth["status"] = "start-failed"
             truth["error"] = str(exc)

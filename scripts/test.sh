@@ -16,4 +16,4 @@ echo "== pytest"
 if [ "${KVDOCTOR_SKIP_LAB:-0}" = "1" ]; then
   exec .venv/bin/python -m pytest -m "not lab" "$@"
 fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --durations=40 "$@"

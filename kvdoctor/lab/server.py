@@ -26,6 +26,7 @@ import httpx
 import psutil
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.lab.host import check_engine_args
 from kvdoctor.lab.model import SERVED_MODEL_NAME, ensure_model
 from kvdoctor.lab.scenarios import Scenario, get_scenario
 
@@ -210,6 +211,19 @@ def tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def last_error_line(log_tail: str) -> str | None:
+    """The last line of a vLLM log that names an error (what a start-up failure message quotes).
+
+    A traceback ends with ``SomeError: message``; vLLM's own refusals are logged as ``ERROR``.
+    """
+    for line in reversed(log_tail.splitlines()):
+        text = line.strip()
+        head = text.split(":", 1)[0]
+        if head.endswith(("Error", "Exception")) or " ERROR " in f" {text} ":
+            return text[:300]
+    return None
+
+
 def _launch(
     scenario: Scenario,
     instance: str,
@@ -220,6 +234,7 @@ def _launch(
     start_timeout_s: float,
     model_dir: Path | None = None,
 ) -> LabHandle:
+    check_engine_args(vllm_python, engine_args)
     model_dir = model_dir or ensure_model(vllm_python)
     port = port or free_port()
     argv = build_command(vllm_python, model_dir, port, engine_args)
@@ -274,11 +289,15 @@ def _wait_ready(handle: LabHandle, proc: subprocess.Popen[bytes], timeout_s: flo
         while True:
             code = proc.poll()
             if code is not None:
+                log_tail = tail(handle.log_path)
+                cause = last_error_line(log_tail)
                 raise LabStartError(
                     f"vLLM ({handle.instance}, scenario {handle.scenario}) exited with code "
-                    f"{code} during start-up; log: {handle.log_path}",
+                    f"{code} during start-up"
+                    + (f" ({cause})" if cause else "")
+                    + f"; log: {handle.log_path}",
                     handle.log_path,
-                    tail(handle.log_path),
+                    log_tail,
                     handle,
                 )
             try:

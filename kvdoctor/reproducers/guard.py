@@ -8,6 +8,8 @@ scrape and the client's own request counts, so it is unit-tested without a serve
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +31,25 @@ class GuardLimits:
     min_finished_for_error_rate: int = 4
     # Seconds between scrapes.
     interval_s: float = 0.5
+    # The server's own preemption rate before the run (the capture window's, per second), or
+    # None to estimate it from the baseline scrape (lifetime count over uptime). A server that
+    # already preempts on its own traffic would otherwise stop every probe at once, even one
+    # request that adds nothing: only preemptions beyond that background count against the run.
+    background_preemptions_per_s: float | None = None
+
+
+def allowed_preemptions(
+    limits: GuardLimits, background_per_s: float | None, elapsed_s: float
+) -> int:
+    """Preemptions the run may see after ``elapsed_s``: the limit plus the background's share.
+
+    The background is a Poisson process at ``background_per_s``: its expected count over the
+    run plus three standard deviations is not attributed to the run.
+    """
+    if background_per_s is None or background_per_s <= 0 or elapsed_s <= 0:
+        return limits.max_new_preemptions
+    expected = background_per_s * elapsed_s
+    return limits.max_new_preemptions + math.ceil(expected + 3.0 * math.sqrt(expected))
 
 
 def decide(
@@ -37,19 +58,28 @@ def decide(
     limits: GuardLimits,
     finished: int,
     failed: int,
+    background_per_s: float | None = None,
+    elapsed_s: float = 0.0,
 ) -> str | None:
-    """Why the run must stop now, or None to let it continue."""
+    """Why the run must stop now, or None to let it continue.
+
+    Usage and preemptions count against the run only beyond the server's own level: a pool
+    the server's traffic already holds above the limit stops the run when it rises further
+    (two points), and ``background_per_s`` preemptions per second are the server's own.
+    """
     if current is not None:
         usage = current.get("kv_usage")
-        if usage is not None and usage > limits.max_kv_usage:
-            return f"KV cache usage {usage:.0%} above the guard's limit {limits.max_kv_usage:.0%}"
+        limit = limits.max_kv_usage
+        before = baseline.get("kv_usage") if baseline is not None else None
+        if before is not None and before > limit:
+            limit = before + 0.02
+        if usage is not None and usage > limit:
+            return f"KV cache usage {usage:.0%} above the guard's limit {limit:.0%}"
         if baseline is not None:
             new_pre = current.delta(baseline, "preemptions")
-            if new_pre is not None and new_pre > limits.max_new_preemptions:
-                return (
-                    f"{new_pre:.0f} preemption(s) during the run "
-                    f"(guard allows {limits.max_new_preemptions})"
-                )
+            allowed = allowed_preemptions(limits, background_per_s, elapsed_s)
+            if new_pre is not None and new_pre > allowed:
+                return f"{new_pre:.0f} preemption(s) during the run (guard allows {allowed})"
     if finished >= limits.min_finished_for_error_rate and finished > 0:
         rate = failed / finished
         if rate > limits.max_error_rate:
@@ -58,6 +88,22 @@ def decide(
                 f"(error rate above the guard's {limits.max_error_rate:.0%})"
             )
     return None
+
+
+def lifetime_preemption_rate(snap: Snapshot, now_epoch_s: float) -> float | None:
+    """Preemptions per second since the server started (its counter over its uptime).
+
+    The server's ``process_start_time_seconds`` against this host's clock: None when either is
+    missing or the uptime is under a minute (too short to call a rate, or clocks disagree).
+    """
+    count = snap.get("preemptions")
+    started = snap.get("process_start")
+    if count is None or started is None:
+        return None
+    uptime = now_epoch_s - started
+    if uptime < 60.0:
+        return None
+    return count / uptime
 
 
 @dataclass
@@ -74,12 +120,19 @@ class Guard:
     new_preemptions: float | None = None
     baseline: Snapshot | None = None
     last: Snapshot | None = None
+    # The server's own preemption rate the run is judged against (see GuardLimits).
+    background_preemptions_per_s: float | None = None
+    _started: float = 0.0
 
     async def start(
         self, client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None
     ) -> None:
         """Take the baseline scrape (before any request is sent)."""
         self.baseline = await scrape(client, base_url, headers)
+        self._started = time.monotonic()
+        self.background_preemptions_per_s = self.limits.background_preemptions_per_s
+        if self.background_preemptions_per_s is None and self.baseline is not None:
+            self.background_preemptions_per_s = lifetime_preemption_rate(self.baseline, time.time())
         self._count(self.baseline)
 
     def _count(self, snap: Snapshot | None) -> None:
@@ -107,7 +160,15 @@ class Guard:
         if snap is not None:
             self.last = snap
         if self.reason is None:
-            self.reason = decide(self.baseline, snap, self.limits, finished, failed)
+            self.reason = decide(
+                self.baseline,
+                snap,
+                self.limits,
+                finished,
+                failed,
+                self.background_preemptions_per_s,
+                time.monotonic() - self._started,
+            )
         return self.reason
 
     async def close(
@@ -156,5 +217,6 @@ class Guard:
             "scrapes_failed": self.scrapes_failed,
             "max_kv_usage": self.max_kv_usage,
             "new_preemptions": self.new_preemptions,
+            "background_preemptions_per_s": self.background_preemptions_per_s,
             "reason": self.reason,
         }

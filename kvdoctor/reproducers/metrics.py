@@ -63,6 +63,9 @@ FAMILIES: dict[str, str] = {
     KV_BLOCK_REUSE_GAP: "block_reuse_gap",
 }
 _GAUGES_MAX = frozenset({"kv_usage"})
+# The server process's start (epoch seconds, prometheus_client's process collector): with the
+# preemption counter it gives the server's own lifetime preemption rate (the guard's background).
+_PROCESS_START = "process_start_time_seconds"
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ class Snapshot:
 # Only these families are parsed (a vLLM payload is mostly Python/HTTP runtime metrics): the
 # canonical names, their old aliases, each also under the ``ray_`` prefix.
 _WIRE_NAMES = set(FAMILIES) | {old for old, new in RENAMED.items() if new in FAMILIES}
-_PREFIXES = tuple(sorted(_WIRE_NAMES | {"ray_" + n for n in _WIRE_NAMES}))
+_PREFIXES = tuple(sorted(_WIRE_NAMES | {"ray_" + n for n in _WIRE_NAMES} | {_PROCESS_START}))
 _HIST_PARTS = (("_bucket", "bucket"), ("_count", "count"), ("_sum", "sum"))
 
 
@@ -154,6 +157,11 @@ def parse_snapshot(text: str) -> Snapshot:
         return Snapshot()
     for sample in samples:
         value = sample.value
+        if sample.name == _PROCESS_START:
+            # Several processes (API server, engine cores): the latest start is the shortest
+            # uptime, which over-states the rate rather than hiding it.
+            values["process_start"] = max(values.get("process_start", value), value)
+            continue
         canon_name = canonical(sample.name)
         if canon_name is None or math.isnan(value):
             continue

@@ -12,7 +12,7 @@ import re
 
 import httpx
 import pytest
-from labenv import lab_python_or_skip
+from labenv import fp8_kv_or_skip, lab_python_or_skip
 
 from kvdoctor import expfmt
 from kvdoctor.kvmath import GiB, KvModel, kv_section
@@ -30,6 +30,8 @@ def _vllm_python() -> str:
 def test_kv_section_agrees_with_the_real_server(kv_dtype: str, bytes_per_token: int) -> None:
     python = _vllm_python()
     extra = [] if kv_dtype == "auto" else ["--kv-cache-dtype", kv_dtype]
+    if kv_dtype != "auto":
+        fp8_kv_or_skip(python)
     with lab_server("healthy", vllm_python=python, extra_args=extra) as lab:
         metrics = httpx.get(f"{lab.url}/metrics", timeout=30).text
         log = lab.log_path.read_text(encoding="utf-8", errors="replace")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from labenv import fp8_kv_or_skip
 
 from kvdoctor.lab.scenarios import SCENARIOS
 from kvdoctor.lab.server import LabHandle, lab_server
@@ -22,6 +23,7 @@ PROMPTS = [
 
 @pytest.fixture(scope="module")
 def fp8_lab(vllm_python: str) -> Iterator[LabHandle]:
+    fp8_kv_or_skip(vllm_python)
     with lab_server("fp8-kv", vllm_python=vllm_python) as lab:
         yield lab
 

@@ -8,7 +8,12 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from kvdoctor.reproducers.guard import GuardLimits, decide
+from kvdoctor.reproducers.guard import (
+    GuardLimits,
+    allowed_preemptions,
+    decide,
+    lifetime_preemption_rate,
+)
 from kvdoctor.reproducers.loadgen import LoadSpec, SSEParser, percentile
 from kvdoctor.reproducers.metrics import Histogram, parse_snapshot
 from kvdoctor.reproducers.prompts import (
@@ -115,6 +120,49 @@ def test_guard_decisions() -> None:
     )
     # No metrics at all: only the client-side error rate can stop the run.
     assert decide(None, None, lim, 10, 0) is None
+
+
+def test_guard_counts_only_preemptions_beyond_the_servers_own() -> None:
+    lim = GuardLimits(max_new_preemptions=0)
+    base = parse_snapshot("vllm:kv_cache_usage_perc 0.5\nvllm:num_preemptions_total 100\n")
+    two = parse_snapshot("vllm:kv_cache_usage_perc 0.5\nvllm:num_preemptions_total 102\n")
+    # A quiet server: any preemption during the run is the run's.
+    assert decide(base, two, lim, 0, 0, background_per_s=None, elapsed_s=5.0) is not None
+    assert decide(base, two, lim, 0, 0, background_per_s=0.0, elapsed_s=5.0) is not None
+    # A server preempting 0.2/s on its own: 5 s expect 1, allowance 1 + 3 = 4.
+    assert allowed_preemptions(lim, 0.2, 5.0) == 4
+    assert decide(base, two, lim, 0, 0, background_per_s=0.2, elapsed_s=5.0) is None
+    many = parse_snapshot("vllm:kv_cache_usage_perc 0.5\nvllm:num_preemptions_total 105\n")
+    assert decide(base, many, lim, 0, 0, background_per_s=0.2, elapsed_s=5.0) == (
+        "5 preemption(s) during the run (guard allows 4)"
+    )
+    # The allowance grows with the run, never shrinks below the configured limit.
+    assert allowed_preemptions(lim, 0.2, 0.0) == 0
+    assert allowed_preemptions(GuardLimits(max_new_preemptions=2), 0.2, 5.0) == 6
+
+
+def test_guard_usage_limit_starts_from_the_servers_own_level() -> None:
+    lim = GuardLimits(max_kv_usage=0.95)
+    full = parse_snapshot("vllm:kv_cache_usage_perc 0.97\n")
+    same = parse_snapshot("vllm:kv_cache_usage_perc 0.98\n")
+    more = parse_snapshot("vllm:kv_cache_usage_perc 1.0\n")
+    # The workload already holds the pool at 97 %: the probe stops only if it rises further.
+    assert decide(full, same, lim, 0, 0) is None
+    assert decide(full, more, lim, 0, 0) == "KV cache usage 100% above the guard's limit 99%"
+    low = parse_snapshot("vllm:kv_cache_usage_perc 0.5\n")
+    assert decide(low, same, lim, 0, 0) == "KV cache usage 98% above the guard's limit 95%"
+
+
+def test_lifetime_preemption_rate_from_process_start() -> None:
+    snap = parse_snapshot(
+        "process_start_time_seconds 1000.0\nvllm:num_preemptions_total{engine=\"0\"} 30\n"
+    )
+    assert snap.get("process_start") == 1000.0
+    assert lifetime_preemption_rate(snap, 1300.0) == pytest.approx(0.1)
+    # Under a minute of uptime (or a clock behind the server's) is not a rate.
+    assert lifetime_preemption_rate(snap, 1030.0) is None
+    assert lifetime_preemption_rate(snap, 900.0) is None
+    assert lifetime_preemption_rate(parse_snapshot("vllm:num_preemptions_total 3\n"), 1e9) is None
 
 
 def test_calibration_exact_when_one_token_per_unit() -> None:

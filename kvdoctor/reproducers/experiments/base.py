@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from kvdoctor.reproducers.guard import Guard
+from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load
 from kvdoctor.reproducers.metrics import Snapshot, scrape
 from kvdoctor.reproducers.model import ReproducerRecord
@@ -144,6 +144,9 @@ class ReproContext:
     gpu_memory_utilization: float | None = None
     kv_cache_memory_bytes: float | None = None
     weight_bytes: float | None = None
+    # The server's own preemption rate in the capture window (per second): the guard does not
+    # count that background against a probe (None: the guard estimates it from the server).
+    background_preemptions_per_s: float | None = None
     # The workload's shared prompt prefix, when the operator knows it (block-larger-than-prefix).
     shared_prefix_tokens: int | None = None
     # prefix-probe: the longest it waits for the workload to turn the KV pool over once.
@@ -194,6 +197,7 @@ class ReproContext:
             "gpu_memory_used_bytes": num("gpu_memory_used_bytes"),
             "gpu_memory_utilization": num("gpu_memory_utilization"),
             "kv_cache_memory_bytes": num("kv_cache_memory_bytes"),
+            "background_preemptions_per_s": num("preemptions_per_s"),
         }
         base.update(kw)
         return cls(endpoint=endpoint, **base)
@@ -241,7 +245,10 @@ class Session:
             self.model,
             spec,
             self.ctx.headers,
-            guard or Guard(),
+            guard
+            or Guard(
+                GuardLimits(background_preemptions_per_s=self.ctx.background_preemptions_per_s)
+            ),
             insecure=self.ctx.insecure,
         )
         self.sent += res.sent
