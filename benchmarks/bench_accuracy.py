@@ -196,6 +196,13 @@ def experiments_by_cause() -> dict[str, bool]:
     return {c.id: bool(c.reproducer) for pb in load_playbooks() for c in pb.causes}
 
 
+def notes_by_cause() -> dict[str, bool]:
+    """Causes that are expected-behaviour notes (severity info): healthy is their right verdict."""
+    from kvdoctor.rules.engine import load_playbooks
+
+    return {c.id: c.severity == "info" for pb in load_playbooks() for c in pb.causes}
+
+
 def score_dir(
     ddir: Path, has_exp: dict[str, bool], *, replay_live: bool
 ) -> tuple[accuracy.Outcome, accuracy.Outcome, dict[str, Any]]:
@@ -207,6 +214,7 @@ def score_dir(
     klass = str(dj["class"])
     t = (dj["truth"]["symptom"], dj["truth"]["cause"])
     exp = bool(t[1] and has_exp.get(t[1], False))
+    note = bool(t[1] and notes_by_cause().get(t[1], False))
     offline_report: dict[str, Any] | None = None
     live_report: dict[str, Any] | None = None
     control_ok: bool | None = None
@@ -236,8 +244,8 @@ def score_dir(
     if not replay_live and (ddir / "report.json").exists():
         live_report = json.loads((ddir / "report.json").read_text())
     name = ddir.name
-    off = accuracy.outcome(name, klass, t, control_ok, why, offline_report, exp)
-    live = accuracy.outcome(name, klass, t, control_ok, why, live_report, exp)
+    off = accuracy.outcome(name, klass, t, control_ok, why, offline_report, exp, note)
+    live = accuracy.outcome(name, klass, t, control_ok, why, live_report, exp, note)
     return off, live, measured
 
 

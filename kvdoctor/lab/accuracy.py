@@ -33,10 +33,18 @@ class Outcome:
     verdict: str | None
     # Whether a reproducer exists for the true cause (then "confirmed" is expected live).
     has_experiment: bool
+    # The true cause is an expected-behaviour note (an info cause: prompts inside one block):
+    # named, it must be, but the right verdict is healthy, as the report contract says.
+    note: bool = False
 
     @property
     def broken(self) -> bool:
         return self.truth_symptom is not None
+
+    @property
+    def harmful(self) -> bool:
+        """A broken server whose right verdict is not healthy (a cause above info)."""
+        return self.broken and not self.note
 
     @property
     def scored(self) -> bool:
@@ -90,6 +98,7 @@ def outcome(
     control_why: str,
     report: Mapping[str, Any] | None,
     has_experiment: bool,
+    note: bool = False,
 ) -> Outcome:
     symptom, cause, status, verdict = primary(report)
     return Outcome(
@@ -104,6 +113,7 @@ def outcome(
         predicted_status=status,
         verdict=verdict,
         has_experiment=has_experiment,
+        note=note,
     )
 
 
@@ -167,11 +177,14 @@ class Rates:
     verdict_healthy_on_broken: tuple[int, int]
     finding_on_healthy: tuple[int, int]
     alarm_on_healthy: tuple[int, int]
+    note_verdict_healthy: tuple[int, int] = (0, 0)
 
 
 def rates(outcomes: Sequence[Outcome]) -> Rates:
     scored = [o for o in outcomes if o.scored]
     broken = [o for o in scored if o.broken]
+    harmful = [o for o in broken if o.harmful]
+    notes = [o for o in broken if o.note]
     healthy = [o for o in scored if not o.broken]
     with_exp = [o for o in broken if o.has_experiment]
     return Rates(
@@ -184,8 +197,9 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
         confirmed=(sum(o.confirmed for o in with_exp), len(with_exp)),
         # Nothing named at all on a server that has a symptom.
         healthy_on_broken=(sum(o.predicted_symptom == NONE for o in broken), len(broken)),
-        # The report's own verdict says healthy (info-only findings do not set the verdict).
-        verdict_healthy_on_broken=(sum(o.verdict == "healthy" for o in broken), len(broken)),
+        # The report's own verdict says healthy where the true cause is harmful (above info):
+        # a note class's right verdict is healthy, counted apart below.
+        verdict_healthy_on_broken=(sum(o.verdict == "healthy" for o in harmful), len(harmful)),
         # Any finding, an info note included (the strict count)...
         finding_on_healthy=(sum(o.predicted_symptom != NONE for o in healthy), len(healthy)),
         # ...and the alarms among them: a verdict other than healthy (info never sets it).
@@ -193,6 +207,7 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
             sum(o.verdict not in ("healthy", None) for o in healthy),
             len(healthy),
         ),
+        note_verdict_healthy=(sum(o.verdict == "healthy" for o in notes), len(notes)),
     )
 
 
@@ -214,7 +229,9 @@ def render_rates(r: Rates, *, live: bool) -> str:
         lines.append("  confirmed where an experiment exists n/a (no reproducers offline)")
     lines += [
         f"  healthy on a broken server         {_pct(r.healthy_on_broken)} (nothing named)",
-        f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)}",
+        f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)}"
+        " (notes apart)",
+        f"  note classes with verdict healthy  {_pct(r.note_verdict_healthy)}",
         f"  finding on a healthy server        {_pct(r.finding_on_healthy)} (info notes too)",
         f"  verdict not 'healthy' on a healthy {_pct(r.alarm_on_healthy)}",
     ]

@@ -96,6 +96,22 @@ def test_an_info_note_on_a_healthy_server_is_a_finding_but_not_an_alarm() -> Non
     assert r.alarm_on_healthy == (0, 2)
 
 
+def test_a_note_class_is_right_with_a_healthy_verdict_and_counted_apart() -> None:
+    block = ("prefix-miss", "block-larger-than-prefix")
+    note = _f(*block, "confirmed", "info")
+    named = accuracy.outcome("n", "block", block, True, "", _report("healthy", note), True, True)
+    silent = accuracy.outcome("o", "block", block, True, "", _report("healthy"), True, True)
+    alarm = accuracy.outcome("p", "q", QUE, True, "", _report("healthy"), True)
+    r = rates([named, silent, alarm])
+    assert named.right_cause and not named.harmful and alarm.harmful
+    # Only the harmful class counts against "verdict healthy on a broken server"...
+    assert r.verdict_healthy_on_broken == (1, 1)
+    # ...the note classes' healthy verdict is their right one, reported apart.
+    assert r.note_verdict_healthy == (2, 2)
+    # Naming nothing on a note class is still a miss of the cause and of "nothing named".
+    assert not silent.right_cause and r.healthy_on_broken == (2, 3)
+
+
 def test_render_matrix_puts_truth_in_rows_and_none_last() -> None:
     text = render_matrix("t", {"b": {"x": 2}, NONE: {NONE: 1}, "a": {"x": 1, NONE: 3}})
     lines = text.splitlines()
