@@ -268,7 +268,16 @@ class CapacityRamp(Experiment[RampMeasured]):
     @staticmethod
     async def _round(session: Session, c: int, prompt: int, out: int) -> Round:
         # Stop at the first preemption: that answers the round, and spares the server the rest.
-        guard = Guard(GuardLimits(max_kv_usage=1.01, max_new_preemptions=0, interval_s=0.25))
+        # No background allowance: the ramp waits for a quiet server first, and a preemption
+        # during the round is the very thing it measures.
+        guard = Guard(
+            GuardLimits(
+                max_kv_usage=1.01,
+                max_new_preemptions=0,
+                interval_s=0.25,
+                background_preemptions_per_s=0.0,
+            )
+        )
         spec = LoadSpec(
             prompt_tokens=prompt,
             max_tokens=out,
