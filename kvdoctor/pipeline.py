@@ -223,7 +223,7 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
     prompt = _num_or_none(signals.get("mean_prompt_len"))
     output = _num_or_none(signals.get("mean_generation_len"))
     mean_sequence = prompt + output if prompt is not None and output is not None else None
-    from kvdoctor.signals.compute import blocks_override
+    from kvdoctor.signals.locker import blocks_override
 
     dtype = signals.get("cache_dtype")
     return kv_section(
@@ -242,7 +242,7 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
 
 def _latency_buckets(obs: Observations) -> dict[str, list[tuple[float, float]]]:
     """The window's latency histograms, for a report that prints bucket bounds, not guesses."""
-    from kvdoctor.signals.compute import LATENCY_HISTOGRAMS
+    from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
 
     out: dict[str, list[tuple[float, float]]] = {}
     for short, base in LATENCY_HISTOGRAMS.items():

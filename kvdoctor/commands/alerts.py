@@ -30,9 +30,9 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
 def _write_runbooks(directory: Path) -> int:
     from kvdoctor.alerts.generate import runbook_pages
     from kvdoctor.errors import KvdoctorError
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
-    pages = runbook_pages(load_playbooks())
+    pages = runbook_pages(load_playbooks() + load_fleet_playbooks())
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for name, text in pages.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,18 +39,17 @@ def rules(fmt: str, playbooks_dir: Path | None) -> int:
 
 def render_rules(fmt: str, playbooks: list[Playbook]) -> str:
     """What ``kvdoctor rules --format FMT`` prints (``md`` is the whole of docs/rules.md)."""
-    from kvdoctor.fleet import runbooks as fleet
     from kvdoctor.rules import docs
+    from kvdoctor.rules.engine import load_fleet_playbooks
 
-    # The fleet findings' runbooks always come from the shipped data: their conditions are
-    # code, not playbooks that --playbooks could replace.
-    fleet_runbooks = fleet.load_fleet_runbooks()
+    # The fleet playbooks always come from the shipped data (playbooks/fleet/): --playbooks
+    # replaces the replica playbooks only.
+    fleet = load_fleet_playbooks()
     if fmt == "text":
-        return docs.rules_text(playbooks, extra=fleet.rules_text_lines(fleet_runbooks))
+        return docs.rules_text(playbooks + fleet)
     if fmt == "md":
-        return docs.rules_markdown(playbooks) + "\n" + fleet.rules_markdown(fleet_runbooks)
-    data = json.loads(docs.rules_json(playbooks)) + fleet.rules_json_entries(fleet_runbooks)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return docs.rules_markdown(playbooks) + "\n" + docs.fleet_rules_markdown(fleet)
+    return docs.rules_json(playbooks + fleet)
 
 
 @click.command("explain")
@@ -64,15 +62,17 @@ def explain(ident: str, playbooks_dir: Path | None) -> int:
     fleet-stale-targets).
     """
     from kvdoctor.errors import KvdoctorError
-    from kvdoctor.fleet import runbooks as fleet
     from kvdoctor.rules import docs
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
     playbooks = load_playbooks(playbooks_dir)
-    fleet_runbooks = fleet.load_fleet_runbooks()
-    hit = fleet.find_fleet(fleet_runbooks, ident)
-    if hit is not None:
-        click.echo(fleet.runbook_md(hit), nl=False)
+    fleet = load_fleet_playbooks()
+    try:
+        pb, cause = docs.find(fleet, ident)
+    except KvdoctorError:
+        pass
+    else:
+        click.echo(docs.runbook_md(pb, cause), nl=False)
         return 0
     try:
         pb, cause = docs.find(playbooks, ident)
@@ -80,7 +80,7 @@ def explain(ident: str, playbooks_dir: Path | None) -> int:
         if not str(exc).startswith("no playbook or cause"):
             raise
         known = ", ".join(pb.id for pb in playbooks)
-        fleet_ids = ", ".join(rb.id for rb in fleet_runbooks)
+        fleet_ids = ", ".join(pb.id for pb in fleet)
         raise KvdoctorError(
             f"no playbook or cause {ident!r} (playbooks: {known}; fleet findings: {fleet_ids}; "
             "see `kvdoctor rules`)"

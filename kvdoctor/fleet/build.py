@@ -25,6 +25,7 @@ from kvdoctor.fleet.series import (
     reconstruct_columns,
     replica_key,
 )
+from kvdoctor.signals.fleet import STALE_STEPS
 
 NO_POINT = "no sample in Prometheus at this step (target down, stale, or not yet scraped)"
 # What a capture through Prometheus cannot see: only metrics travel through it.
@@ -195,10 +196,10 @@ def fleet_view_with_text(data: FleetData) -> Bundle:
 
 
 def is_stale(replica: ReplicaData, capture: FleetCapture) -> bool:
-    """The replica's series stopped before the window's end (more than two steps early)."""
+    """The replica's series stopped before the window's end (more than STALE_STEPS steps early)."""
     if replica.last_metric_t is None:
         return True
-    return capture.end - replica.last_metric_t > 2 * capture.step_s + 1e-9
+    return capture.end - replica.last_metric_t > STALE_STEPS * capture.step_s + 1e-9
 
 
 def finite(value: float | None) -> bool:

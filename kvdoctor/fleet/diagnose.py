@@ -1,7 +1,9 @@
 """Fleet diagnosis: per-replica diagnoses through the local pipeline, plus fleet findings.
 
 Per replica, the reconstructed bundle goes through :func:`kvdoctor.pipeline.diagnose`
-unchanged. On top of those, three fleet findings only a comparison of replicas can make:
+unchanged. On top of those, three fleet findings only a comparison of replicas can make, each a
+fleet playbook (``playbooks/fleet/*.yaml``) that the rule engine evaluates over the fleet
+signals (:mod:`kvdoctor.fleet.signals`):
 
 * ``fleet-imbalance``: some replicas preempt or queue while others sit idle *and* the busy ones
   get clearly more traffic: a routing problem, not a capacity one (more GPUs would not help).
@@ -22,10 +24,8 @@ Two sources feed the same code: replicas rebuilt from Prometheus range queries
 
 from __future__ import annotations
 
-import functools
-import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,53 +33,7 @@ from kvdoctor.bundle.model import Bundle, NotChecked
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
 from kvdoctor.fleet.capture import FleetCapture
-from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Symptom, Verdict
-
-# Engine settings compared across replicas, with the symptom a difference would produce.
-DRIFT_SETTINGS: tuple[tuple[str, Symptom], ...] = (
-    ("num_gpu_blocks", "preemption"),
-    ("kv_capacity_tokens", "preemption"),
-    ("gpu_memory_utilization", "preemption"),
-    ("block_size", "prefix-miss"),
-    ("prefix_caching", "prefix-miss"),
-    ("cache_dtype", "quant-quality"),
-    ("max_model_len", "preemption"),
-    ("max_num_seqs", "high-ttft"),
-    ("max_num_batched_tokens", "high-ttft"),
-    ("vllm_version", "high-ttft"),
-)
-
-
-@functools.cache
-def renamed_wire_names() -> tuple[frozenset[str], frozenset[str]]:
-    """(old, new) wire names of the renamed gauges and counters (kvdoctor.vllm_metrics.RENAMED):
-    a replica exposing the old ones runs an older release than one exposing the new ones.
-    Histograms are left out: their samples are the renamed name plus _bucket/_sum/_count."""
-    from kvdoctor.vllm_metrics import RENAMED, kind, wire_name
-
-    pairs = [(old, new) for old, new in RENAMED.items() if kind(new) != "histogram"]
-    return (
-        frozenset(wire_name(old) for old, _ in pairs),
-        frozenset(wire_name(new) for _, new in pairs),
-    )
-
-
-# Imbalance thresholds. "Hot": preempting, or a real queue; "cool": no queue, no preemption and
-# at least half of its KV pool free. Routing is blamed only when the hot replicas get clearly
-# more work than the cool ones; with equal traffic, the difference is in the replicas.
-HOT_WAITING_MEAN = 1.0
-COOL_KV_USAGE_MAX = 0.5
-LOAD_SKEW = 1.5
-# Traffic measures, best first; the first one known on every replica decides alone.
-# ARRIVALS: requests that reached the replica in the window, by conservation: finished in the
-# window plus the growth of running + waiting. Unlike the others it does not depend on how fast
-# the replica works through them. Prompt tokens are counted at a request's first prefill, so
-# a slow replica that admits late shows more of them in a window opened mid-load; finished
-# requests undercount a slow replica. Running requests are left out altogether: by Little's law
-# a slower replica holds more of them under the *same* traffic, which is the mis-tuned-replica
-# case, not a routing one.
-ARRIVALS = "requests_arrived_per_s"
-LOAD_SIGNALS: tuple[str, ...] = (ARRIVALS, "prompt_tokens_per_s", "requests_finished_window")
+from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Verdict
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("replica", "replica"),
@@ -145,12 +99,6 @@ class FleetDiagnosis:
         return rows
 
 
-def _num(value: Scalar) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
 def _names(keys: Sequence[str]) -> str:
     return ", ".join(keys)
 
@@ -162,240 +110,22 @@ def _replicas_evidence(keys: Sequence[str], expected: str) -> Evidence:
 # --------------------------------------------------------------------------- fleet findings
 
 
-def arrivals_per_s(r: ReplicaResult) -> float | None:
-    """Requests that arrived per second: (finished + Δ(running + waiting)) / window span."""
-    finished = _num(r.signals.get("requests_finished_window"))
-    running, waiting = r.series.get("running") or [], r.series.get("waiting") or []
-    if finished is None or len(running) < 2 or len(waiting) < 2:
-        return None
-    if (running[0][0], running[-1][0]) != (waiting[0][0], waiting[-1][0]):
-        return None
-    span = running[-1][0] - running[0][0]
-    if span <= 0:
-        return None
-    grown = (running[-1][1] + waiting[-1][1]) - (running[0][1] + waiting[0][1])
-    return max(0.0, finished + grown) / span
-
-
-def _load(r: ReplicaResult, name: str) -> float | None:
-    return arrivals_per_s(r) if name == ARRIVALS else _num(r.signals.get(name))
-
-
-def imbalance_finding(replicas: Sequence[ReplicaResult]) -> Finding | None:
-    live = [r for r in replicas if r.report is not None]
-    hot: list[ReplicaResult] = []
-    cool: list[ReplicaResult] = []
-    for r in live:
-        pre = _num(r.signals.get("preemptions_window")) or 0.0
-        wait = _num(r.signals.get("waiting_mean")) or 0.0
-        wait_max = _num(r.signals.get("waiting_max")) or 0.0
-        kv = _num(r.signals.get("kv_usage_max"))
-        if pre > 0 or wait >= HOT_WAITING_MEAN:
-            hot.append(r)
-        elif wait_max == 0 and kv is not None and kv <= COOL_KV_USAGE_MAX:
-            cool.append(r)
-    if not hot or not cool:
-        return None
-    skew_signal, skew = None, 0.0
-    for name in LOAD_SIGNALS:
-        hot_load = [_load(r, name) for r in hot]
-        cool_load = [_load(r, name) for r in cool]
-        if any(v is None for v in hot_load + cool_load):
-            continue
-        cool_med = statistics.median([v for v in cool_load if v is not None])
-        hot_min = min(v for v in hot_load if v is not None)
-        ratio = hot_min / cool_med if cool_med > 0 else (float("inf") if hot_min > 0 else 0.0)
-        # The first measure known everywhere decides: trying the next ones until one shows a
-        # skew would find one by chance (or by slowness) under equal traffic.
-        skew_signal, skew = name, ratio
-        break
-    if skew_signal is None or skew < LOAD_SKEW:
-        return None
-    preempting = any((_num(r.signals.get("preemptions_window")) or 0) > 0 for r in hot)
-    hot_keys = [r.key for r in hot]
-    cool_keys = [r.key for r in cool]
-    what = "preempt" if preempting else "queue requests"
-    skew_text = "∞" if skew == float("inf") else f"{skew:.1f}×"
-    return Finding(
-        id="fleet-imbalance",
-        symptom="preemption" if preempting else "high-ttft",
-        cause="routing-imbalance",
-        status="suspected",
-        severity="warning",
-        confidence=min(0.9, 0.6 + 0.1 * min(3.0, skew if skew != float("inf") else 3.0)),
-        title=(
-            f"Routing imbalance: {_names(hot_keys)} {what} while {_names(cool_keys)} "
-            f"sit idle with free KV cache ({skew_signal} {skew_text} higher): routing, not capacity"
-        ),
-        evidence=[
-            _replicas_evidence(hot_keys, "busy replicas (preempting or queueing)"),
-            Evidence(
-                signal="idle_replicas",
-                value=_names(cool_keys),
-                expected=f"no queue and KV usage ≤ {COOL_KV_USAGE_MAX:.0%}",
-            ),
-            Evidence(
-                signal=skew_signal,
-                value=round(skew, 2) if skew != float("inf") else "inf",
-                expected=f"busy/idle ratio below {LOAD_SKEW} when the router balances load",
-            ),
-        ],
-        remediation=[
-            "Fix the router before adding capacity: balance on outstanding requests or KV "
-            "usage (least-loaded / KV-aware routing) instead of round-robin or sticky sessions",
-            f"Check session affinity or prefix-hash routing that pins heavy traffic to "
-            f"{_names(hot_keys)}",
-            f"Do not raise replica count or KV budget for this: {_names(cool_keys)} have free KV",
-        ],
-    )
-
-
-def _setting_getter(name: str) -> Callable[[ReplicaResult], Scalar]:
-    def get(r: ReplicaResult) -> Scalar:
-        return r.signals.get(name)
-
-    return get
-
-
-def _generation(r: ReplicaResult) -> str | None:
-    names = r.data.metric_names
-    old, new = renamed_wire_names()
-    if names & new:
-        return "new"
-    if names & old:
-        return "old"
-    return None
-
-
-def _in_trouble(r: ReplicaResult) -> bool:
-    """A non-refuted warning or critical finding of the replica's own."""
-    return r.report is not None and any(
-        f.status != "refuted" and f.severity != "info" for f in r.report.findings
-    )
-
-
-def drift_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
-    live = [r for r in replicas if r.report is not None]
-    if len(live) < 2:
-        return []
-    findings: list[Finding] = []
-    getters: list[tuple[str, Symptom, Callable[[ReplicaResult], Scalar]]] = [
-        (name, sym, _setting_getter(name)) for name, sym in DRIFT_SETTINGS
-    ]
-    getters.append(("metric_names", "high-ttft", _generation))
-    # Outliers per replica: replica -> [(setting, its value, majority value, symptom)]
-    outliers: dict[str, list[tuple[str, Scalar, Scalar, Symptom]]] = {}
-    for name, symptom, get in getters:
-        values = {r.key: get(r) for r in live}
-        known = {k: v for k, v in values.items() if v is not None}
-        if len(set(map(repr, known.values()))) < 2:
-            continue
-        counts = Counter(repr(v) for v in known.values())
-        (top, top_n), *rest = counts.most_common()
-        if rest and rest[0][1] == top_n:
-            # No majority (e.g. two replicas, two values): every replica differs from the other.
-            majority = None
-        else:
-            majority = next(v for v in known.values() if repr(v) == top)
-        for key, v in known.items():
-            if majority is None or repr(v) != top:
-                outliers.setdefault(key, []).append((name, v, majority, symptom))
-    troubled = {r.key for r in live if _in_trouble(r)}
-    for key, diffs in sorted(outliers.items()):
-        has_trouble = key in troubled
-        no_majority = all(m is None for _, _, m, _ in diffs)
-        if no_majority and not has_trouble and troubled & set(outliers):
-            # No majority to compare with (e.g. two replicas): the replica in trouble is the
-            # one to name; a calm replica only when none is in trouble.
-            continue
-        peers = [x.key for x in live if x.key != key]
-        diff_text = ", ".join(
-            f"{n}={v!s}" + (f" (peers: {m!s})" if m is not None else "") for n, v, m, _ in diffs
-        )
-        findings.append(
-            Finding(
-                id="fleet-config-drift",
-                symptom=diffs[0][3],
-                cause="replica-config-drift",
-                status="suspected",
-                severity="warning",
-                confidence=0.8 if has_trouble else 0.5,
-                title=(
-                    f"Replica {key} runs different engine settings than its peers: {diff_text}"
-                    + (" — and it is the one in trouble" if has_trouble else "")
-                ),
-                evidence=[_replicas_evidence([key], f"same settings as {_names(peers)}")]
-                + [
-                    Evidence(
-                        signal=n,
-                        value=v if isinstance(v, int | float | str | bool) else str(v),
-                        expected=f"{m!s}, as on the other replicas"
-                        if m is not None
-                        else "the same value on every replica",
-                    )
-                    for n, v, m, _ in diffs
-                ],
-                remediation=[
-                    f"Deploy {key} with the same vLLM version and engine flags as "
-                    f"{_names(peers)} (compare --num-gpu-blocks-override, "
-                    "--gpu-memory-utilization, --block-size, --kv-cache-dtype, "
-                    "--enable-prefix-caching)",
-                ],
-            )
-        )
-    return findings
-
-
-def stale_finding(
+def fleet_findings(
     replicas: Sequence[ReplicaResult],
-    silent: Sequence[TargetHealth],
+    silent: Sequence[TargetHealth] = (),
     via_prometheus: bool = True,
-) -> Finding | None:
-    bad = [r for r in replicas if r.status != "up"]
-    if not bad and not silent:
-        return None
-    keys = [r.key for r in bad] + [h.key for h in silent]
-    parts = [f"{r.key} {r.status}" for r in bad]
-    parts += [f"{h.key} exposes no vllm: metrics" for h in silent]
-    evidence = [_replicas_evidence(keys, "every target up and exposing vLLM metrics")]
-    for r in bad:
-        if via_prometheus:
-            h = r.data.health
-            evidence.append(
-                Evidence(
-                    signal=f"up[{r.key}]",
-                    value=None if h is None or h.last_up is None else h.last_up,
-                    expected="1 at the end of the window",
-                )
-            )
-        else:
-            scrapes = r.data.bundle.scrapes
-            evidence.append(
-                Evidence(
-                    signal=f"scrapes_ok[{r.key}]",
-                    value=f"{sum(1 for s in scrapes if s.ok)} of {len(scrapes)}",
-                    expected="every scrape of the window answered, the last ones included",
-                )
-            )
-    where = (
-        "(Prometheus targets page, pod status)"
-        if via_prometheus
-        else "(process or pod status, the network path from here to its /metrics)"
-    )
-    return Finding(
-        id="fleet-stale-targets",
-        symptom="high-ttft",
-        cause="stale-or-missing-targets",
-        status="suspected",
-        severity="warning",
-        confidence=0.9,
-        title=f"Stale or missing targets: {'; '.join(parts)} (their load lands on the others)",
-        evidence=evidence,
-        remediation=[
-            f"Check that {_names(keys)} run and are scraped {where}; a replica out of "
-            "rotation shifts its traffic onto its peers",
-        ],
-    )
+) -> list[Finding]:
+    """The fleet playbooks (``playbooks/fleet/*.yaml``) over the fleet signals: routing
+    imbalance, then config drift (one set per replica that differs), then stale targets."""
+    from kvdoctor.fleet.signals import drift_signals, imbalance_signals, stale_signals
+    from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+
+    views = [
+        imbalance_signals(replicas),
+        *drift_signals(replicas),
+        stale_signals(replicas, silent, via_prometheus),
+    ]
+    return evaluate_fleet(views, load_fleet_playbooks())
 
 
 # --------------------------------------------------------------------------- merging
@@ -560,16 +290,8 @@ def diagnose_replicas(
         source = "Prometheus data" if origin.source == "prometheus" else "the endpoints"
         raise KvdoctorError(f"no replica could be diagnosed from {source} ({reasons})")
 
-    fleet_findings: list[Finding] = []
-    imbalance = imbalance_finding(results)
-    if imbalance is not None:
-        fleet_findings.append(imbalance)
-    fleet_findings.extend(drift_findings(results))
-    stale = stale_finding(results, silent, via_prometheus=origin.source == "prometheus")
-    if stale is not None:
-        fleet_findings.append(stale)
-
-    findings = rank(fleet_findings + merge_replica_findings(results))
+    fleet = fleet_findings(results, silent, via_prometheus=origin.source == "prometheus")
+    findings = rank(fleet + merge_replica_findings(results))
     fleet_diag = diagnose(fleet_view)
     if per_replica_not_checked:
         not_checked = merge_not_checked(results)
@@ -586,7 +308,7 @@ def diagnose_replicas(
         kv=fleet_diag.report.kv,
         not_checked=not_checked,
     )
-    return FleetDiagnosis(origin, results, fleet_findings, report, fleet_diag.context)
+    return FleetDiagnosis(origin, results, fleet, report, fleet_diag.context)
 
 
 def diagnose_capture(capture: FleetCapture) -> FleetDiagnosis:

@@ -31,6 +31,7 @@ from kvdoctor.fleet.build import ReplicaData
 from kvdoctor.fleet.bundle import ENDPOINTS_FILE, REPLICAS_DIR, fleet_files, write_files
 from kvdoctor.fleet.diagnose import FleetDiagnosis, FleetOrigin, diagnose_replicas
 from kvdoctor.fleet.series import SeriesData, reconstruct
+from kvdoctor.signals.fleet import STALE_STEPS
 from kvdoctor.vllm_metrics import PREFIXES
 
 if TYPE_CHECKING:
@@ -312,7 +313,7 @@ def replica_status(bundle: Bundle) -> str:
     if not ok:
         return "down"
     last = bundle.scrapes[-1].t
-    return "stale" if last - ok[-1] > 2 * bundle.manifest.interval_s + 1e-9 else "up"
+    return "stale" if last - ok[-1] > STALE_STEPS * bundle.manifest.interval_s + 1e-9 else "up"
 
 
 def replica_data(name: str, bundle: Bundle) -> ReplicaData:

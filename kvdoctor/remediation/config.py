@@ -205,7 +205,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> 
     gmu = _float(arg_or("gpu-memory-utilization", "gpu_memory_utilization"))
     mc = bundle.model_config_raw or {}
     mpe = _int(mc.get("max_position_embeddings")) if isinstance(mc, dict) else None
-    from kvdoctor.signals.compute import blocks_override
+    from kvdoctor.signals.locker import blocks_override
 
     return EngineConfig(
         version=str(get("vllm_version")) if get("vllm_version") is not None else None,

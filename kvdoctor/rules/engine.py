@@ -8,7 +8,7 @@ a cause fires only when its conditions are known to hold).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,11 @@ from kvdoctor.report.model import (
     Finding,
     ReproducerOutcome,
     Severity,
+    Symptom,
     Verdict,
 )
 from kvdoctor.reproducers.model import ReproducerRecord, newest_records
-from kvdoctor.rules.formatting import duration, render_or, template_fields
+from kvdoctor.rules.formatting import TemplateValue, duration, render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
     Cause,
@@ -35,8 +36,10 @@ from kvdoctor.rules.schema import (
     Group,
     Playbook,
     Remediation,
+    Scope,
 )
 from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
 from kvdoctor.vocab import ReproducerVerdict
 
@@ -50,12 +53,19 @@ REFUTED_CEILING = 0.1
 # ------------------------------------------------------------------------------------ loading
 
 
-def load_playbooks(directory: Path | None = None) -> list[Playbook]:
-    """Load and validate every ``*.yaml`` playbook, in troubleshooting-table order."""
+def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> list[Playbook]:
+    """Load and validate every ``*.yaml`` playbook, in troubleshooting-table order.
+
+    ``scope`` is what the directory must hold: replica playbooks (the default directory,
+    ``playbooks/``) or fleet playbooks (``playbooks/fleet/``, see :func:`load_fleet_playbooks`);
+    each is checked against its own signal registry.
+    """
     if directory is None:
         from kvdoctor.resources import data_dir
 
         directory = data_dir("playbooks")
+        if scope == "fleet":
+            directory = directory / FLEET_DIR
     if not directory.is_dir():
         raise KvdoctorError(f"playbook directory not found: {directory}")
     paths = sorted(directory.glob("*.yaml"))
@@ -65,16 +75,25 @@ def load_playbooks(directory: Path | None = None) -> list[Playbook]:
             texts.append(path.read_bytes())
         except OSError as exc:
             raise KvdoctorError(f"{directory.name}/{path.name}: cannot read: {exc}") from None
-    key = _cache_key(paths, texts)
+    key = _cache_key(paths, texts, scope)
     cached = load_pickle("playbooks", key)
     if isinstance(cached, list) and all(isinstance(pb, Playbook) for pb in cached):
         return cached
-    result = _load_all(directory, paths, texts)
+    result = _load_all(directory, paths, texts, scope)
     store_pickle("playbooks", key, result)
     return result
 
 
-def _cache_key(paths: Sequence[Path], texts: Sequence[bytes]) -> str:
+# The fleet playbooks' folder under the playbooks data directory.
+FLEET_DIR = "fleet"
+
+
+def load_fleet_playbooks(directory: Path | None = None) -> list[Playbook]:
+    """The fleet playbooks (``playbooks/fleet/*.yaml``): findings that compare replicas."""
+    return load_playbooks(directory, scope="fleet")
+
+
+def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
     """Validated playbooks are cached (loading and checking them was a fifth of a replay).
 
     The key covers every file's name and bytes, the modules whose code decides what a valid
@@ -85,12 +104,12 @@ def _cache_key(paths: Sequence[Path], texts: Sequence[bytes]) -> str:
     import pydantic
 
     from kvdoctor.rules import formatting, predicates, schema
-    from kvdoctor.signals import catalog
+    from kvdoctor.signals import catalog, fleet
 
-    h = hashlib.sha256(pydantic.VERSION.encode())
+    h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
     h.update(
         code_fingerprint(
-            *(Path(m.__file__ or "") for m in (schema, predicates, formatting, catalog)),
+            *(Path(m.__file__ or "") for m in (schema, predicates, formatting, catalog, fleet)),
             Path(__file__),
         ).encode()
     )
@@ -99,11 +118,13 @@ def _cache_key(paths: Sequence[Path], texts: Sequence[bytes]) -> str:
     return h.hexdigest()[:32]
 
 
-def _load_all(directory: Path, paths: Sequence[Path], texts: Sequence[bytes]) -> list[Playbook]:
+def _load_all(
+    directory: Path, paths: Sequence[Path], texts: Sequence[bytes], scope: Scope
+) -> list[Playbook]:
     playbooks: list[tuple[Playbook, str]] = []
     for path, raw in zip(paths, texts, strict=True):
         label = f"{directory.name}/{path.name}"
-        playbooks.append((_load_one(path, raw, label), label))
+        playbooks.append((_load_one(path, raw, label, scope), label))
     if not playbooks:
         raise KvdoctorError(f"no playbooks (*.yaml) in {directory}")
     seen: dict[str, str] = {}
@@ -115,7 +136,7 @@ def _load_all(directory: Path, paths: Sequence[Path], texts: Sequence[bytes]) ->
     return [pb for pb, _ in sorted(playbooks, key=lambda x: (order[x[0].symptom], x[0].id))]
 
 
-def _load_one(path: Path, raw: bytes, label: str) -> Playbook:
+def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
     import yaml
 
     try:
@@ -139,6 +160,11 @@ def _load_one(path: Path, raw: bytes, label: str) -> Playbook:
         loc = ".".join(str(p) for p in err["loc"] if p not in ("condition", "group")) or "(top)"
         msg = err["msg"].removeprefix("Value error, ")
         raise KvdoctorError(f"{label}: {loc}: {msg}") from None
+    if pb.scope != scope:
+        raise KvdoctorError(
+            f"{label}: scope: a {pb.scope} playbook where {scope} playbooks are read "
+            f"(fleet playbooks live in playbooks/{FLEET_DIR}/)"
+        )
     problems = check_playbook(pb)
     if problems:
         raise KvdoctorError(f"{label}: {problems[0]}")
@@ -152,30 +178,48 @@ def _known(name: str) -> bool:
     return name in SIGNALS or name in DERIVED
 
 
-def _clause_problems(clause: Clause, where: str, allow_measured: bool) -> list[str]:
+def _known_fleet(name: str) -> bool:
+    return name in FLEET_SIGNALS
+
+
+def _known_constant(name: str) -> bool:
+    return name in FLEET_SIGNALS and FLEET_SIGNALS[name].const is not None
+
+
+def known_names(scope: Scope) -> Callable[[str], bool]:
+    """The names a playbook of ``scope`` may use: the replica catalog (and derived values), or
+    the fleet signals."""
+    return _known_fleet if scope == "fleet" else _known
+
+
+def _clause_problems(
+    clause: Clause, where: str, allow_measured: bool, known: Callable[[str], bool] = _known
+) -> list[str]:
     problems: list[str] = []
     if isinstance(clause, Group):
         for key in ("all", "any", "none"):
             for i, sub in enumerate(getattr(clause, key) or []):
-                problems += _clause_problems(sub, f"{where}.{key}.{i}", allow_measured)
+                problems += _clause_problems(sub, f"{where}.{key}.{i}", allow_measured, known)
         return problems
-    if clause.signal and not _known(clause.signal):
+    if clause.signal and not known(clause.signal):
         problems.append(f"{where}.signal: unknown signal {clause.signal!r}")
-    if clause.value_from and not _known(clause.value_from):
+    if clause.value_from and not known(clause.value_from):
         problems.append(f"{where}.value_from: unknown signal {clause.value_from!r}")
-    if clause.predicate and clause.predicate not in PREDICATES:
+    if clause.predicate and (known is _known_fleet or clause.predicate not in PREDICATES):
         problems.append(f"{where}.predicate: unknown predicate {clause.predicate!r}")
+    if clause.series and known is _known_fleet:
+        problems.append(f"{where}.series: fleet signals have no series")
     if clause.measured and not allow_measured:
         problems.append(f"{where}.measured: reproducer numbers cannot make a cause fire")
     return problems
 
 
-def _template_problems(text: str, where: str) -> list[str]:
+def _template_problems(text: str, where: str, known: Callable[[str], bool] = _known) -> list[str]:
     try:
         names = template_fields(text)
     except ValueError as exc:
         return [f"{where}: {exc}"]
-    return [f"{where}: unknown placeholder {{{n}}}" for n in names if not _known(n)]
+    return [f"{where}: unknown placeholder {{{n}}}" for n in names if not known(n)]
 
 
 def _measured_keys(clause: Clause | None, where: str) -> list[tuple[str, str]]:
@@ -225,11 +269,29 @@ def _experiment_problems(pb: Playbook, ci: int, cause: Cause) -> list[str]:
     return problems
 
 
-def check_playbook(pb: Playbook) -> list[str]:
-    """Cross-checks against the registries: every name a playbook uses must exist."""
+def _fleet_problems(pb: Playbook) -> list[str]:
+    """What only a fleet playbook is checked for: no detector, no reproducer, and prose whose
+    placeholders are constants (its thresholds), filled when the runbook is printed."""
     problems: list[str] = []
+    if pb.detect is not None:
+        problems.append("detect: a fleet playbook has no detector (its causes are the symptom)")
+    for key in ("meaning", "impact", "diagnosis", "mitigation"):
+        problems += _template_problems(getattr(pb.runbook, key), f"runbook.{key}", _known_constant)
+    for ci, cause in enumerate(pb.causes):
+        at = f"causes.{ci}"
+        if cause.reproducer is not None:
+            problems.append(f"{at}.reproducer: a fleet finding has no reproducer")
+        problems += _template_problems(cause.description, f"{at}.description", _known_constant)
+    return problems
+
+
+def check_playbook(pb: Playbook) -> list[str]:
+    """Cross-checks against the registries: every name a playbook uses must exist (in the
+    replica catalog for a replica playbook, among the fleet signals for a fleet one)."""
+    known = known_names(pb.scope)
+    problems: list[str] = _fleet_problems(pb) if pb.scope == "fleet" else []
     for i, name in enumerate(pb.inspect_first):
-        if not _known(name):
+        if not known(name):
             problems.append(f"inspect_first.{i}: unknown signal {name!r}")
     if pb.detect is not None:
         for bi, basis in enumerate(pb.detect.bases):
@@ -241,36 +303,61 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems += _clause_problems(
                 pb.detect.critical_when, "detect.critical_when", allow_measured=False
             )
+    symptoms = {pb.symptom, *pb.other_symptoms}
     for ci, cause in enumerate(pb.causes):
         at = f"causes.{ci}"
         problems += _experiment_problems(pb, ci, cause)
-        problems += _clause_problems(cause.when, f"{at}.when", allow_measured=False)
+        problems += _clause_problems(cause.when, f"{at}.when", False, known)
         if cause.critical_when is not None:
-            problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True)
+            problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True, known)
         for bi, boost in enumerate(cause.confidence.boosts):
-            problems += _clause_problems(boost.when, f"{at}.confidence.boosts.{bi}.when", True)
-        problems += _template_problems(cause.title, f"{at}.title")
+            problems += _clause_problems(
+                boost.when, f"{at}.confidence.boosts.{bi}.when", True, known
+            )
+        vf = cause.confidence.value_from
+        if vf is not None and not known(vf):
+            problems.append(f"{at}.confidence.value_from: unknown signal {vf!r}")
+        if cause.symptom_from is not None and not known(cause.symptom_from):
+            problems.append(f"{at}.symptom_from: unknown signal {cause.symptom_from!r}")
+        if cause.symptom_from is not None and len(symptoms) < 2:
+            problems.append(f"{at}.symptom_from: the playbook lists no other_symptoms")
+        problems += _template_problems(cause.title, f"{at}.title", known)
+        for ti, variant in enumerate(cause.title_when):
+            problems += _clause_problems(variant.when, f"{at}.title_when.{ti}.when", False, known)
+            problems += _template_problems(variant.text, f"{at}.title_when.{ti}.text", known)
         for ei, ev in enumerate(cause.evidence):
-            if not _known(ev.signal):
+            if not known(ev.signal):
                 problems.append(f"{at}.evidence.{ei}.signal: unknown signal {ev.signal!r}")
-            problems += _template_problems(ev.expected, f"{at}.evidence.{ei}.expected")
+            elif ev.expand is not None and (
+                pb.scope != "fleet" or FLEET_SIGNALS[ev.signal].kind != "table"
+            ):
+                problems.append(f"{at}.evidence.{ei}.expand: {ev.signal!r} is not a table")
+            problems += _template_problems(ev.expected, f"{at}.evidence.{ei}.expected", known)
+            if ev.fallback is not None:
+                problems += _template_problems(ev.fallback, f"{at}.evidence.{ei}.fallback", known)
         for ri, rem in enumerate(cause.remediation):
-            problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text")
+            problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text", known)
             for fi, fb in enumerate(rem.fallbacks):
-                problems += _template_problems(fb, f"{at}.remediation.{ri}.fallback.{fi}")
+                problems += _template_problems(fb, f"{at}.remediation.{ri}.fallback.{fi}", known)
             for key in ("when", "unless"):
                 clause = getattr(rem, key)
                 if clause is not None:
-                    problems += _clause_problems(clause, f"{at}.remediation.{ri}.{key}", True)
+                    problems += _clause_problems(
+                        clause, f"{at}.remediation.{ri}.{key}", True, known
+                    )
     return problems
 
 
 # ----------------------------------------------------------------------------- conditions
 
 
+# What the rules read: a replica's signals, or one set of fleet signals.
+View = SignalView | FleetSignals
+
+
 @dataclass
 class _Context:
-    view: SignalView
+    view: View
     measured: dict[str, Any] = field(default_factory=dict)
 
 
@@ -303,6 +390,8 @@ def _compare(left: object, op: str, right: object) -> bool | None:
 
 def _eval_condition(c: Condition, ctx: _Context) -> bool | None:
     if c.predicate:
+        if not isinstance(ctx.view, SignalView):
+            return None  # the loader keeps predicates out of fleet playbooks
         return PREDICATES[c.predicate].fn(ctx.view)
     assert c.op is not None  # guaranteed by the schema
     if c.series:
@@ -408,14 +497,21 @@ def _rank(
     )
 
 
-def _evidence_value(v: Scalar) -> Scalar:
+def _evidence_value(v: TemplateValue) -> Scalar:
     if isinstance(v, float):
         return round(v, 4) if math.isfinite(v) else None
-    return v
+    if isinstance(v, Mapping):
+        return "; ".join(f"{k}: {x}" for k, x in v.items())
+    if isinstance(v, list | tuple):
+        return ", ".join(str(x) for x in v)  # names (fleet signals): "a:8000, b:8000"
+    return v  # type: ignore[return-value]
 
 
 def _confidence(cause: Cause, ctx: _Context) -> float:
     c = cause.confidence.base
+    if cause.confidence.value_from is not None:
+        start = ctx.view.num(cause.confidence.value_from)
+        c = c if start is None else start
     for boost in cause.confidence.boosts:
         if eval_clause(boost.when, ctx) is True:
             c += boost.add
@@ -438,12 +534,30 @@ def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
     return out
 
 
+def _row_lookup(view: View, key: str) -> Callable[[str], TemplateValue]:
+    def lookup(name: str) -> TemplateValue:
+        v = view.value(name)
+        return v.get(key) if isinstance(v, Mapping) else v
+
+    return lookup
+
+
+def _symptom(pb: Playbook, cause: Cause, view: View) -> Symptom:
+    """The playbook's symptom, or the one ``symptom_from`` names (one the playbook lists)."""
+    if cause.symptom_from is not None:
+        named = view.value(cause.symptom_from)
+        for s in pb.other_symptoms:
+            if named == s:
+                return s
+    return pb.symptom
+
+
 def _build(
     pb: Playbook,
     pi: int,
     ci: int,
     cause: Cause,
-    view: SignalView,
+    view: View,
     rec: ReproducerRecord | None,
     verdict: ReproducerVerdict | None,
 ) -> _Built:
@@ -458,27 +572,46 @@ def _build(
     severity = cause.severity
     if cause.critical_when is not None and eval_clause(cause.critical_when, ctx) is True:
         severity = "critical"
-    evidence = [
-        Evidence(
-            signal=ev.signal,
-            value=_evidence_value(view.value(ev.signal)),
-            expected=render_or(ev.expected, [], view.value),
-        )
-        for ev in cause.evidence
-    ]
+    evidence: list[Evidence] = []
+    for ev in cause.evidence:
+        fallbacks = [ev.fallback] if ev.fallback is not None else []
+        table = view.value(ev.signal)
+        if ev.expand is None:
+            evidence.append(
+                Evidence(
+                    signal=ev.label or ev.signal,
+                    value=_evidence_value(table),
+                    expected=render_or(ev.expected, fallbacks, view.value),
+                )
+            )
+            continue
+        # One row per entry of a table; a placeholder naming a table reads this row's entry.
+        for key, value in table.items() if isinstance(table, Mapping) else ():
+            name = key if ev.expand == "key" else f"{ev.label or ev.signal}[{key}]"
+            row = _row_lookup(view, key)
+            evidence.append(
+                Evidence(
+                    signal=name,
+                    value=_evidence_value(value),
+                    expected=render_or(ev.expected, fallbacks, row),
+                )
+            )
     # A ruled-out cause gets no advice: changing a knob for it would be wrong.
     lines = [] if status == "refuted" else _remediation(cause.remediation, ctx)
     outcome = None
     if rec is not None and verdict is not None:
         outcome = ReproducerOutcome(name=rec.name, verdict=verdict, measured=rec.measured)
+    title = next(
+        (t.text for t in cause.title_when if eval_clause(t.when, ctx) is True), cause.title
+    )
     finding = Finding(
         id=pb.id,
-        symptom=pb.symptom,
+        symptom=_symptom(pb, cause, view),
         cause=cause.id,
         status=status,
         severity=severity,
         confidence=confidence,
-        title=render_or(cause.title, [], view.value),
+        title=render_or(title, [], view.value),
         evidence=evidence,
         remediation=[text for text, _ in lines],
         reproducer=outcome,
@@ -581,7 +714,8 @@ def _explain(clause: Clause, ctx: _Context) -> str | None:
         if eval_clause(clause, ctx) is True:
             return None
         if clause.predicate:
-            state = PREDICATES[clause.predicate].fn(ctx.view)
+            view = ctx.view
+            state = PREDICATES[clause.predicate].fn(view) if isinstance(view, SignalView) else None
             return f"{clause.predicate} is {'unknown' if state is None else 'false'}"
         if clause.series:
             share = ctx.view.fraction_of_window(clause.series, clause.op or "", float(clause.value))  # type: ignore[arg-type]
@@ -753,6 +887,25 @@ def evaluate(
     _drop_conflicting_advice(built)
     _add_why_not(built, pbs, ruled_out)
     return [b.finding for b in built]
+
+
+def evaluate_fleet(views: Sequence[FleetSignals], playbooks: list[Playbook]) -> list[Finding]:
+    """The findings of the fleet playbooks over sets of fleet signals, in the sets' order.
+
+    Each set is computed for one comparison (the fleet's load, one replica's settings, the
+    targets' health); a playbook whose signals a set lacks finds them unknown and does not
+    fire there. Fleet findings have no detector and no reproducer: a cause that fires is a
+    suspected finding, ranked with the replicas' findings by the caller.
+    """
+    findings: list[Finding] = []
+    for view in views:
+        for pi, pb in enumerate(playbooks):
+            if pb.scope != "fleet":
+                raise KvdoctorError(f"playbook {pb.id!r} is not a fleet playbook")
+            for ci, cause in enumerate(pb.causes):
+                if eval_clause(cause.when, _Context(view)) is True:
+                    findings.append(_build(pb, pi, ci, cause, view, None, None).finding)
+    return findings
 
 
 def _add_why_not(

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from kvdoctor.signals.model import Scalar
+
+# What a placeholder may stand for: a scalar, or (fleet signals) a list of names, rendered
+# "a, b, c", or a table (expanded into evidence rows by the engine, never a sentence).
+TemplateValue = Scalar | Sequence[str] | Mapping[str, Scalar]
 
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _FORMATTER = string.Formatter()
@@ -47,12 +51,14 @@ def template_fields(text: str) -> list[str]:
     return names
 
 
-def human(value: Scalar, separators: bool = True) -> str:
+def human(value: TemplateValue, separators: bool = True) -> str:
     """Format a value for a sentence: 1,400 tokens, 0.95, 12.5, on/off.
 
     ``separators=False`` (the ``:plain`` spec) is for values pasted into a flag: 8192.
     """
     sep = "," if separators else ""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, int):
@@ -76,7 +82,7 @@ def duration(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-def render(text: str, lookup: Callable[[str], Scalar]) -> str:
+def render(text: str, lookup: Callable[[str], TemplateValue]) -> str:
     """Fill ``text``'s placeholders from ``lookup``; raises MissingValue on an unknown value."""
     out: list[str] = []
     for literal, field, spec, _conversion in _FORMATTER.parse(text):
@@ -92,7 +98,7 @@ def render(text: str, lookup: Callable[[str], Scalar]) -> str:
         if spec == "dur" and isinstance(value, int | float) and not isinstance(value, bool):
             out.append(duration(float(value)))
             continue
-        if spec and not isinstance(value, str | bool):
+        if spec and isinstance(value, int | float) and not isinstance(value, bool):
             try:
                 out.append(format(value, spec))
                 continue
@@ -102,7 +108,7 @@ def render(text: str, lookup: Callable[[str], Scalar]) -> str:
     return "".join(out)
 
 
-def render_or(text: str, fallbacks: list[str], lookup: Callable[[str], Scalar]) -> str:
+def render_or(text: str, fallbacks: list[str], lookup: Callable[[str], TemplateValue]) -> str:
     """The first of ``text`` and ``fallbacks`` whose values are all known, rendered; else
     ``text`` with 'unknown' for the gaps."""
     for candidate in (text, *fallbacks):
@@ -111,18 +117,26 @@ def render_or(text: str, fallbacks: list[str], lookup: Callable[[str], Scalar]) 
         except MissingValue:
             continue
 
-    def _unknown(name: str) -> Scalar:
+    def _unknown(name: str) -> TemplateValue:
         v = lookup(name)
         return "unknown" if v is None else v
 
     return render(text, _unknown)
 
 
-def placeholders_as_names(text: str) -> str:
-    """``text`` with each placeholder shown as ``{name}``, spec dropped (listings, docs)."""
+def placeholders_as_names(
+    text: str, constants: Callable[[str], TemplateValue] | None = None
+) -> str:
+    """``text`` with each placeholder shown as ``{name}``, spec dropped (listings, docs); a
+    name ``constants`` knows (a fleet playbook's thresholds) is filled in instead."""
     out: list[str] = []
-    for literal, field, _spec, _conversion in _FORMATTER.parse(text):
+    for literal, field, spec, _conversion in _FORMATTER.parse(text):
         out.append(literal)
-        if field is not None:
+        if field is None:
+            continue
+        value = constants(field) if constants is not None else None
+        if value is None:
             out.append(f"{{{field}}}")
+        else:
+            out.append(render(f"{{{field}:{spec}}}" if spec else f"{{{field}}}", constants))  # type: ignore[arg-type]
     return "".join(out)

@@ -176,16 +176,32 @@ class Boost(_Strict):
 
 
 class Confidence(_Strict):
-    """confidence = clamp(base + Σ add of the boosts whose condition holds, 0, 1)."""
+    """confidence = clamp(base + Σ add of the boosts whose condition holds, 0, 1).
+
+    With ``value_from``, the named signal's value (when known) stands for ``base``: a
+    confidence that grows with a measured quantity (the fleet's traffic skew).
+    """
 
     base: float = Field(ge=0.0, le=1.0)
     boosts: list[Boost] = Field(default_factory=list)
+    value_from: str | None = None
 
 
 class EvidenceSpec(_Strict):
+    """One evidence row (the signal's value and what to expect), or several with ``expand``.
+
+    ``expand`` turns a table-valued signal (fleet signals: replica or setting → value) into one
+    row per entry, named by the entry's key (``key``) or ``<label>[<key>]`` (``indexed``);
+    in such a row, a placeholder naming a table reads that row's entry. ``label`` names the row
+    instead of the signal; ``fallback`` is rendered when ``expected`` has an unknown value.
+    """
+
     signal: str
     # What a reader should expect to see for this cause; may hold {placeholders}.
     expected: str = Field(min_length=1)
+    label: str | None = None
+    expand: Literal["key", "indexed"] | None = None
+    fallback: str | None = None
 
 
 class Remediation(_Strict):
@@ -241,9 +257,21 @@ class Explains(_Strict):
     why: str = Field(min_length=1)
 
 
+class TitleVariant(_Strict):
+    """A title used instead of the cause's own when its condition is known to hold."""
+
+    when: Clause
+    text: str = Field(min_length=1)
+
+
 class Cause(_Strict):
     id: str
     title: str = Field(min_length=1)
+    # The first variant whose ``when`` holds replaces ``title`` in the finding.
+    title_when: list[TitleVariant] = Field(default_factory=list)
+    # A signal whose value names the finding's symptom (the playbook's own or one of its
+    # ``other_symptoms``); otherwise, and when unknown, the playbook's symptom.
+    symptom_from: str | None = None
     description: str = Field(min_length=1)
     severity: Severity
     # Escalates the severity to critical when it holds (e.g. a stall, not just slowness).
@@ -337,9 +365,22 @@ RUNBOOK_SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+Scope = Literal["replica", "fleet"]
+
+
 class Playbook(_Strict):
+    """One row of the troubleshooting table.
+
+    ``scope: fleet`` playbooks (``playbooks/fleet/``) compare replicas: their names are fleet
+    signals (kvdoctor.signals.fleet), checked against that registry at load time, and they are
+    evaluated over fleet signals only; replica playbooks over a replica's signals only.
+    """
+
     id: str
+    scope: Scope = "replica"
     symptom: Symptom
+    # Other symptoms its findings may be reported under (a cause's ``symptom_from``).
+    other_symptoms: list[Symptom] = Field(default_factory=list)
     title: str = Field(min_length=1)
     inspect_first: list[str] = Field(min_length=1)
     causes: list[Cause] = Field(min_length=1)

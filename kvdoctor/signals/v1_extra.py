@@ -55,7 +55,7 @@ from kvdoctor.vllm_metrics import (
 )
 
 if TYPE_CHECKING:
-    from kvdoctor.signals.compute import _Out
+    from kvdoctor.signals.common import Out
 
 RESIDENCY = {
     "kv_block_lifetime": KV_BLOCK_LIFETIME,
@@ -112,7 +112,7 @@ def _gauge_by_label(obs: Observations, name: str, key: str, values: tuple[str, .
     return out
 
 
-def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
+def compute(out: Out, obs: Observations, bundle: Bundle) -> None:
     """Set every signal of this module (the catalog's "vLLM 0.12+ metrics" block)."""
     _admission(out, obs)
     _sources(out, obs)
@@ -120,7 +120,7 @@ def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
     _requests(out, obs)
     _spec_decode(out, obs, bundle)
     _offload_and_transfer(out, obs, bundle)
-    from kvdoctor.signals.compute import cache_config_labels
+    from kvdoctor.signals.config import cache_config_labels
 
     labels = cache_config_labels(obs)
     _config_labels(out, labels)
@@ -131,7 +131,7 @@ def compute(out: _Out, obs: Observations, bundle: Bundle) -> None:
 # ------------------------------------------------------------------------------- admission
 
 
-def _admission(out: _Out, obs: Observations) -> None:
+def _admission(out: Out, obs: Observations) -> None:
     if not obs.has(WAITING_BY_REASON):
         why = _absent(obs, WAITING_BY_REASON, window=False)
         for name in ("waiting_deferred_max", "waiting_capacity_max", "waiting_deferred_share"):
@@ -160,7 +160,7 @@ def _admission(out: _Out, obs: Observations) -> None:
 # ---------------------------------------------------------------------------- prompt sources
 
 
-def _sources(out: _Out, obs: Observations) -> None:
+def _sources(out: Out, obs: Observations) -> None:
     if obs.has(PROMPT_BY_SOURCE) and len(obs.times) >= 2:
         by = {
             src: obs.counter_increase(PROMPT_BY_SOURCE, where=_where("source", src)) or 0.0
@@ -235,7 +235,7 @@ def _sources(out: _Out, obs: Observations) -> None:
 # ------------------------------------------------------------------------------- residency
 
 
-def _residency(out: _Out, obs: Observations) -> None:
+def _residency(out: Out, obs: Observations) -> None:
     hint = "start vLLM with --kv-cache-metrics"
     for short, base in RESIDENCY.items():
         name = f"{short}_p50"
@@ -271,7 +271,7 @@ def _residency(out: _Out, obs: Observations) -> None:
 
 
 def _hist_mean(
-    out: _Out, obs: Observations, signal: str, base: str, what: str
+    out: Out, obs: Observations, signal: str, base: str, what: str
 ) -> tuple[list[tuple[float, float]], float] | None:
     hist = obs.histogram_window(base)
     if hist is None:
@@ -285,7 +285,7 @@ def _hist_mean(
     return buckets, count
 
 
-def _requests(out: _Out, obs: Observations) -> None:
+def _requests(out: Out, obs: Observations) -> None:
     _hist_mean(out, obs, "prefill_kv_computed_tokens_mean", PREFILL_KV, "finished request")
     hist = obs.histogram_window(ITERATION)
     if hist is None or hist[2] <= 0:
@@ -342,7 +342,7 @@ def _kv_connector(bundle: Bundle) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _spec_decode(out: _Out, obs: Observations, bundle: Bundle) -> None:
+def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
     names = (
         "spec_decode_draft_tokens_window",
         "spec_decode_acceptance_rate",
@@ -375,7 +375,7 @@ def _spec_decode(out: _Out, obs: Observations, bundle: Bundle) -> None:
 # ---------------------------------------------------------------------- offload and transfer
 
 
-def _offload_and_transfer(out: _Out, obs: Observations, bundle: Bundle) -> None:
+def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
     for signal, base in (
         ("kv_offload_store_bytes_window", OFFLOAD_STORE),
         ("kv_offload_load_bytes_window", OFFLOAD_LOAD),
@@ -436,7 +436,7 @@ def _offload_and_transfer(out: _Out, obs: Observations, bundle: Bundle) -> None:
 # ---------------------------------------------------------------------------- config labels
 
 
-def _config_labels(out: _Out, labels: dict[str, str]) -> None:
+def _config_labels(out: Out, labels: dict[str, str]) -> None:
     why = "vllm:cache_config_info absent" if not labels else "label not in vllm:cache_config_info"
 
     def text(key: str) -> str | None:
@@ -542,7 +542,7 @@ _CG_NAMES = (
 )
 
 
-def cudagraphs(out: _Out, bundle: Bundle) -> None:
+def cudagraphs(out: Out, bundle: Bundle) -> None:
     text = bundle.logs
     if text is None:
         for n in _CG_NAMES:
@@ -584,7 +584,7 @@ def cudagraphs(out: _Out, bundle: Bundle) -> None:
 # --------------------------------------------------------------------------- hybrid models
 
 
-def hybrid(out: _Out, bundle: Bundle, labels: dict[str, str]) -> None:
+def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
     """Hybrid (Mamba + attention) models and the granularity at which prefix hits land.
 
     vLLM 0.32 caches a hybrid model's Mamba state only at block boundaries

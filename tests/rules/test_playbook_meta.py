@@ -128,7 +128,7 @@ def test_docs_rules_md_is_current() -> None:
 
     path = REPO / "docs" / "rules.md"
     text = path.read_text(encoding="utf-8")
-    # The playbooks' part, then the fleet findings' runbooks (kvdoctor/fleet/runbooks.py).
+    # The replica playbooks' part, then the fleet playbooks' (playbooks/fleet/).
     assert text.startswith(docs.rules_markdown(PLAYBOOKS))
     assert text == render_rules("md", PLAYBOOKS), (
         "docs/rules.md is stale: run `kvdoctor rules --format md > docs/rules.md`"

@@ -19,7 +19,7 @@ from kvdoctor.alerts.generate import (
 )
 from kvdoctor.alerts.promql import metric_names, parse_version
 from kvdoctor.cli import cli
-from kvdoctor.rules.engine import load_playbooks
+from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
 RUNBOOKS = Path(__file__).resolve().parents[2] / "docs" / "runbooks"
 
@@ -32,7 +32,7 @@ def _rules(version: str | None = None, base: str = RUNBOOK_URL_BASE) -> list[dic
 
 
 def test_runbook_pages_are_current() -> None:
-    pages = runbook_pages(load_playbooks())
+    pages = runbook_pages(load_playbooks() + load_fleet_playbooks())
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in RUNBOOKS.glob("*.md")}
     assert on_disk == pages, "regenerate: kvdoctor alerts --write-runbooks docs/runbooks"
 

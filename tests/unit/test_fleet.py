@@ -325,7 +325,12 @@ def _result(key: str, signals: dict[str, Any], running: list[float], waiting: li
 def test_arrivals_not_admissions_measure_traffic() -> None:
     """A window opened mid-load: the slow replica admits its queue inside the window, so its
     prompt tokens double, but as many requests arrived at both replicas: no routing blame."""
-    from kvdoctor.fleet.diagnose import arrivals_per_s, imbalance_finding
+    from kvdoctor.fleet.signals import arrivals_per_s, imbalance_signals
+    from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+
+    def imbalance_finding(replicas: list[Any]) -> Any:
+        found = evaluate_fleet([imbalance_signals(replicas)], load_fleet_playbooks())
+        return next((f for f in found if f.id == "fleet-imbalance"), None)
 
     idle = _result("idle:1", {"requests_finished_window": 16, "prompt_tokens_per_s": 50.0,
                               "kv_usage_max": 0.3, "waiting_max": 0, "waiting_mean": 0.0},

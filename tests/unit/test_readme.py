@@ -86,10 +86,10 @@ def test_scripts_the_readme_runs_exist() -> None:
 
 
 def test_the_rules_table_lists_every_cause_of_the_playbooks() -> None:
-    from kvdoctor.fleet.runbooks import FLEET_GROUP, load_fleet_runbooks
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.docs import FLEET_GROUP
+    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
     rows = set(re.findall(r"^\| ([a-z-]+) \| `([a-z0-9-]+)`", README, flags=re.MULTILINE))
     causes = {(pb.symptom, c.id) for pb in load_playbooks() for c in pb.causes}
-    causes |= {(FLEET_GROUP, rb.cause.id) for rb in load_fleet_runbooks()}
+    causes |= {(FLEET_GROUP, c.id) for pb in load_fleet_playbooks() for c in pb.causes}
     assert rows == causes, f"README rules table: missing {causes - rows}, stale {rows - causes}"

@@ -50,7 +50,10 @@ def test_rules_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert data[6]["causes"] == [
         {
             "id": "routing-imbalance",
-            "title": "Busy replicas get clearly more traffic than idle ones: routing, not capacity",
+            # The finding's own title template (playbooks/fleet/fleet-imbalance.yaml).
+            "title": "Routing imbalance: {busy_replicas} queue requests while {idle_replicas} "
+            "sit idle with free KV cache ({load_measure} {load_skew_text} higher): routing, "
+            "not capacity",
             "severity": "warning",
             "reproducer": None,
         }

@@ -97,7 +97,7 @@ def test_every_metric_name_written_anywhere_is_claimed_against_the_table() -> No
 
 
 def test_renames_and_their_wire_names() -> None:
-    from kvdoctor.fleet.diagnose import renamed_wire_names
+    from kvdoctor.fleet.signals import renamed_wire_names
     from kvdoctor.vllm_metrics import RENAMED, wire_name
 
     for old, new in RENAMED.items():

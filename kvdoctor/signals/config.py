@@ -1,0 +1,174 @@
+"""Engine configuration signals: ``vllm:cache_config_info`` labels, else the recorded engine
+flags, with the converters that read both; the served model and version from server.json."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from kvdoctor.bundle.model import Bundle, EngineArgs
+from kvdoctor.observations import Observations
+from kvdoctor.signals.common import Out, not_checked_reason
+from kvdoctor.signals.model import Scalar
+from kvdoctor.vllm_metrics import (
+    CACHE_CONFIG_INFO,
+)
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def to_int(v: Any) -> int | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v
+    try:
+        f = float(str(v).replace(",", ""))
+    except ValueError:
+        return None
+    return int(f) if math.isfinite(f) and f.is_integer() else None
+
+
+def to_float(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        f = float(str(v))
+    except ValueError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def to_bool(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    s = str(v).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    return None
+
+
+def to_str(v: Any) -> str | None:
+    s = str(v).strip() if v is not None else ""
+    return s if s and s != "None" else None
+
+
+def cache_config_labels(obs: Observations) -> dict[str, str]:
+    """Labels of ``vllm:cache_config_info`` at the last scrape carrying it (engine 0 first)."""
+    cols = obs.columns.get(CACHE_CONFIG_INFO)
+    if not cols:
+        return {}
+    best: tuple[int, str, dict[str, str]] | None = None
+    for labels, col in cols.items():
+        last = max((i for i, v in enumerate(col) if v == v), default=-1)
+        if last < 0:
+            continue
+        d = dict(labels)
+        key = (last, "" if d.get("engine", "0") == "0" else d.get("engine", ""))
+        # The latest scrape wins; among equals, engine "0" (sorted first) wins.
+        if best is None or key[0] > best[0] or (key[0] == best[0] and key[1] < best[1]):
+            best = (key[0], key[1], d)
+    return best[2] if best else {}
+
+
+# name -> (cache_config_info label, engine flag(s), converter)
+_CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[Any], Scalar]]] = [
+    ("block_size", "block_size", ("block-size",), to_int),
+    ("num_gpu_blocks", "num_gpu_blocks", ("num-gpu-blocks-override",), to_int),
+    ("cache_dtype", "cache_dtype", ("kv-cache-dtype",), to_str),
+    ("prefix_caching", "enable_prefix_caching", ("enable-prefix-caching",), to_bool),
+    ("gpu_memory_utilization", "gpu_memory_utilization", ("gpu-memory-utilization",), to_float),
+    ("max_model_len", None, ("max-model-len",), to_int),
+    ("max_num_seqs", None, ("max-num-seqs",), to_int),
+    ("max_num_batched_tokens", None, ("max-num-batched-tokens",), to_int),
+    ("kv_cache_memory_bytes", "kv_cache_memory_bytes", ("kv-cache-memory-bytes",), to_int),
+]
+
+
+def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[Any, str] | None:
+    """A flag's value from engine_args.json and whether it came from argv or the user."""
+    if args is None:
+        return None
+    from kvdoctor.bundle.argv import parse_argv
+
+    argv_args = parse_argv(args.argv) if args.argv else {}
+    for flag in flags:
+        for key in (flag, flag.replace("-", "_")):
+            if key in args.args:
+                value = args.args[key]
+                src = "process argv" if argv_args.get(flag) == value else "user-supplied flag"
+                return value, src
+        if flag.startswith("enable-") and f"no-{flag}" in args.args:
+            neg = to_bool(args.args[f"no-{flag}"])
+            src = "process argv" if f"no-{flag}" in argv_args else "user-supplied flag"
+            return (None if neg is None else not neg), src
+    return None
+
+
+def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]:
+    labels = cache_config_labels(obs)
+    sources: dict[str, str] = {}
+    for name, label, flags, conv in _CONFIG:
+        value: Scalar = None
+        if label is not None and label in labels:
+            value = conv(labels[label])
+            if value is not None:
+                out.set(name, value, f"metrics: vllm:cache_config_info label {label}")
+                sources[name] = "metrics"
+                continue
+        got = _engine_arg(bundle.engine_args, flags)
+        if got is not None:
+            value = conv(got[0])
+            if value is not None:
+                out.set(name, value, f"engine_args: --{flags[0]} ({got[1]})")
+                sources[name] = "engine_args"
+                continue
+        if label is None:
+            why = "not exposed in /metrics"
+        elif label in labels:
+            why = f"vllm:cache_config_info reports {label}={labels[label]!r}"
+        else:
+            why = "not in vllm:cache_config_info"
+        src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
+        out.set(name, None, reason=f"{why}; {src} (server default unknown)")
+    # Capacity: the engine's own figure when it reports one, else blocks × block size.
+    from kvdoctor.kvmath.capacity import pool_capacity
+
+    # The server's own figures only: the rules and the report add the log's and the model
+    # config's (kvdoctor.kvmath.capacity, the one definition) where these are missing.
+    bs, nb = out.ss.get("block_size"), out.ss.get("num_gpu_blocks")
+    cap = pool_capacity(
+        reported=to_int(labels.get("kv_cache_size_tokens")),
+        block_size=bs if isinstance(bs, int) else None,
+        num_gpu_blocks=nb if isinstance(nb, int) else None,
+    )
+    if cap.tokens is not None and cap.source is not None:
+        out.set("kv_capacity_tokens", cap.tokens, cap.source)
+    else:
+        out.set("kv_capacity_tokens", None, reason="block_size or num_gpu_blocks unknown")
+    return sources
+
+
+def server_info(out: Out, bundle: Bundle, config_src: dict[str, str]) -> None:
+    server = bundle.server
+    if server is None:
+        why = not_checked_reason(bundle, "server", "no server.json in the bundle")
+        out.set("served_model", None, reason=why)
+        out.set("vllm_version", None, reason=why)
+        return
+    version = server.version.get("version") if isinstance(server.version, dict) else None
+    out.set("vllm_version", to_str(version), "server: /version", reason="/version gave no version")
+    data = server.models.get("data") if isinstance(server.models, dict) else None
+    first = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else None
+    model_id = to_str(first.get("id")) if first else None
+    out.set(
+        "served_model", model_id, "server: /v1/models (first)", reason="/v1/models listed no model"
+    )
+    mml = to_int(first.get("max_model_len")) if first else None
+    if mml is not None:
+        # The served value is what the engine admits; it beats a flag that may have been capped.
+        out.set("max_model_len", mml, "server: /v1/models max_model_len")

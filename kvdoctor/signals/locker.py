@@ -1,0 +1,97 @@
+"""The locker math over the other signals and the model config: demand against capacity, KV
+bytes per token, weights, and the cross-check of the engine's own KV figures."""
+
+from __future__ import annotations
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.signals.common import Out, not_checked_reason
+
+
+def locker_math(out: Out, bundle: Bundle) -> None:
+    ss = out.ss
+    cap = ss.get("kv_capacity_tokens")
+    mml = ss.get("max_model_len")
+    if isinstance(cap, int) and cap > 0 and isinstance(mml, int):
+        out.set("max_model_len_over_capacity", mml / cap, "max_model_len / kv_capacity_tokens")
+    else:
+        out.set("max_model_len_over_capacity", None, reason="max_model_len or KV capacity unknown")
+    running = ss.get("running_max")
+    p_len, g_len = ss.get("mean_prompt_len"), ss.get("mean_generation_len")
+    if isinstance(running, (int, float)) and isinstance(p_len, float) and isinstance(g_len, float):
+        demand = running * (p_len + g_len)
+        out.set(
+            "kv_demand_tokens",
+            round(demand, 3),
+            "running_max × (mean_prompt_len + mean_generation_len)",
+        )
+        if isinstance(cap, int) and cap > 0:
+            out.set("kv_demand_ratio", demand / cap, "kv_demand_tokens / kv_capacity_tokens")
+        else:
+            out.set("kv_demand_ratio", None, reason="KV capacity unknown")
+    else:
+        out.set("kv_demand_tokens", None, reason="running requests or mean request lengths unknown")
+        out.set("kv_demand_ratio", None, reason="running requests or mean request lengths unknown")
+
+    cfg = bundle.model_config_raw
+    if cfg is None:
+        why = not_checked_reason(bundle, "model_config", "no model config in the bundle")
+        out.set("kv_bytes_per_token", None, reason=why)
+        out.set("kv_config_mismatch", None, reason=why)
+        out.set("weights_bytes", None, reason=why)
+        return
+    from kvdoctor.signals.physics import dense_weight_bytes
+
+    weights, how = dense_weight_bytes(cfg)
+    out.set("weights_bytes", weights, f"model_config.json: {how}", reason=how)
+    try:
+        from kvdoctor.kvmath import KvModel
+
+        model = KvModel.from_hf_config(cfg)
+        dtype = ss.get("cache_dtype")
+        bpt = model.bytes_per_token(dtype if isinstance(dtype, str) else "auto")
+    except Exception as exc:  # the model config is untrusted input of any shape
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        out.set("kv_bytes_per_token", None, reason=f"model config not understood: {why}")
+        out.set("kv_config_mismatch", None, reason=f"model config not understood: {why}")
+        return
+    dtype_note = dtype if isinstance(dtype, str) else "auto"
+    out.set("kv_bytes_per_token", bpt, f"kvmath: model_config.json, cache dtype {dtype_note}")
+    # The same cross-check as the report's KV math (kvdoctor.kvmath.section), so the signal
+    # and the report never disagree (e.g. a --num-gpu-blocks-override pool is not comparable).
+    from kvdoctor.kvmath.section import cross_check
+
+    reported = ss.get("kv_cache_memory_bytes")
+    block_size, blocks = ss.get("block_size"), ss.get("num_gpu_blocks")
+    check = cross_check(
+        model,
+        bpt,
+        block_size if isinstance(block_size, int) else None,
+        blocks if isinstance(blocks, int) else None,
+        reported if isinstance(reported, int) else None,
+        blocks_override(bundle),
+    )
+    if check["ratio"] is not None:
+        out.set(
+            "kv_config_mismatch",
+            check["ratio"],
+            "kvmath cross-check: kv_cache_memory_bytes / (bytes per token × block_size × blocks)",
+        )
+    else:
+        out.set("kv_config_mismatch", None, reason=f"{check['status']}: {check['detail']}")
+
+
+def blocks_override(bundle: Bundle) -> int | None:
+    """--num-gpu-blocks-override from the engine args (as parsed: int, float or string), or None.
+
+    The report's KV math and the ``kv_config_mismatch`` signal both read it here.
+    """
+    args = bundle.engine_args.args if bundle.engine_args else {}
+    raw = args.get("num-gpu-blocks-override", args.get("num_gpu_blocks_override"))
+    if isinstance(raw, bool) or raw is None:
+        return None
+    if isinstance(raw, float):
+        return int(raw) if raw.is_integer() else None
+    try:
+        return int(str(raw))
+    except ValueError:
+        return None

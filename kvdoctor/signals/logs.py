@@ -1,0 +1,89 @@
+"""Signals from the server log (logs.txt): the vLLM messages that matter for the KV cache."""
+
+from __future__ import annotations
+
+import re
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.signals.common import Out, not_checked_reason
+from kvdoctor.signals.config import to_float, to_int
+
+# Message texts from vLLM 0.32's source (v1/core/kv_cache_utils.py, config/cache.py) and
+# older releases (V0 scheduler preemption warning).
+_LOG_PATTERNS: dict[str, re.Pattern[str]] = {
+    "no_cache_memory": re.compile(r"No available memory for the cache blocks"),
+    "oom": re.compile(
+        r"(CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: |"
+        r"HIP out of memory|out of memory occurred)"
+    ),
+    "preemption": re.compile(
+        r"(is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space"
+        r"|preempted by .*not enough KV cache space)"
+    ),
+    "kv_tokens": re.compile(
+        r"(?:GPU|CPU|XPU|TPU|HPU|NPU|[A-Z]+)(?: \+ host)? KV cache size: ([\d,]+) tokens"
+    ),
+    "concurrency": re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
+    "exceeds": re.compile(
+        r"max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the "
+        r"available KV cache memory"
+    ),
+    # The config line at engine start ("kv_cache_dtype=fp8, ...") or the cache-config notice.
+    "fp8": re.compile(r"Using (fp8\w*) data type to store kv cache|kv_cache_dtype=(fp8\w*)"),
+    # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
+    "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
+    "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
+}
+
+
+def logs(out: Out, bundle: Bundle) -> None:
+    names = (
+        "log_no_cache_memory",
+        "log_oom",
+        "log_preemption_warnings",
+        "log_kv_cache_tokens",
+        "log_max_concurrency",
+        "log_max_model_len_exceeds_kv",
+        "log_fp8_kv_cache",
+        "log_estimated_max_model_len",
+    )
+    text = bundle.logs
+    if text is None:
+        why = not_checked_reason(bundle, "logs", "no logs in the bundle (--logs FILE or -)")
+        for n in names:
+            out.set(n, None, reason=why)
+        return
+    p = _LOG_PATTERNS
+    prov = "logs.txt"
+    out.set("log_no_cache_memory", bool(p["no_cache_memory"].search(text)), prov)
+    out.set("log_oom", bool(p["oom"].search(text)), prov)
+    v0 = len(p["preemption"].findall(text))
+    v1 = sum(int(m.group(1)) for m in p["stats_preemptions"].finditer(text))
+    out.set(
+        "log_preemption_warnings",
+        v0 + v1,
+        "logs.txt: V0 preemption warnings + 'Preemptions: N' of V1 periodic stats lines",
+    )
+    out.set("log_max_model_len_exceeds_kv", bool(p["exceeds"].search(text)), prov)
+    out.set("log_fp8_kv_cache", bool(p["fp8"].search(text)), prov)
+    est = [m.group(1) for m in p["estimated"].finditer(text)]
+    out.set(
+        "log_estimated_max_model_len",
+        to_int(est[-1]) if est else None,
+        "logs.txt: start-up refusal 'the estimated maximum model length is N'",
+        reason="no start-up refusal with an estimated maximum model length in the logs",
+    )
+    tokens = [m.group(1) for m in p["kv_tokens"].finditer(text)]
+    out.set(
+        "log_kv_cache_tokens",
+        to_int(tokens[-1]) if tokens else None,
+        "logs.txt: last 'KV cache size: N tokens' line",
+        reason="no KV cache size line in the logs",
+    )
+    conc = [m.group(2) for m in p["concurrency"].finditer(text)]
+    out.set(
+        "log_max_concurrency",
+        to_float(conc[-1]) if conc else None,
+        "logs.txt: last 'Maximum concurrency' line",
+        reason="no maximum concurrency line in the logs",
+    )

@@ -1,0 +1,366 @@
+"""Signals from the /metrics series: the window, KV usage and requests, the prefix cache, tokens,
+latency histograms, and the per-engine values under data parallelism.
+
+Windowed values come from counter and histogram-bucket *deltas* between the first and last good
+scrape (reset-safe, see ``observations``); lifetime values come from the last scrape. Several
+engines (data parallelism) and model names are aggregated: requests, tokens and counts are
+summed; KV usage is the fullest engine's (that is the pool that preempts).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.observations import Group, Observations, group_label, histogram_quantile
+from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.common import Out, absent, as_count, too_few
+from kvdoctor.signals.model import Scalar
+from kvdoctor.vllm_metrics import (
+    DECODE_TIME,
+    E2E_LATENCY,
+    GENERATION_TOKENS,
+    ITL,
+    KV_USAGE,
+    PREEMPTIONS,
+    PREFILL_TIME,
+    PREFIX_HITS,
+    PREFIX_QUERIES,
+    PROMPT_TOKENS,
+    QUEUE_TIME,
+    REQUEST_GENERATION_TOKENS,
+    REQUEST_PROMPT_TOKENS,
+    REQUEST_SUCCESS,
+    RUNNING,
+    TTFT,
+    V0_PREFIX_HIT_RATE,
+    WAITING,
+)
+
+LATENCY_HISTOGRAMS: dict[str, str] = {
+    "ttft": TTFT,
+    "itl": ITL,
+    "queue_time": QUEUE_TIME,
+    "prefill_time": PREFILL_TIME,
+    "decode_time": DECODE_TIME,
+    "e2e_latency": E2E_LATENCY,
+}
+QUANTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
+
+
+# ------------------------------------------------------------------------------------ window
+
+
+def window(out: Out, obs: Observations, bundle: Bundle) -> None:
+    n = len(obs.times)
+    out.set("scrapes_ok", n, "metrics.jsonl: scrapes with a parsable vLLM payload")
+    failed_prov = "metrics.jsonl: failed scrapes"
+    if obs.failed:
+        failed_prov += f" (first: {obs.failed[0][1]})"
+    out.set("scrapes_failed", len(obs.failed), failed_prov)
+    if n >= 2:
+        out.set("window_s", round(obs.window_s, 6), f"first to last of {n} good scrapes")
+    else:
+        out.set("window_s", None, reason=too_few(n))
+    if n >= 2:
+        at = ", ".join(f"+{obs.times[i] - obs.times[0]:.0f}s" for i in obs.reset_indices)
+        prov = "scrapes where a counter dropped (process restart)"
+        out.set("counter_resets", len(obs.reset_indices), f"{prov} at {at}" if at else prov)
+    else:
+        out.set("counter_resets", None, reason=too_few(n))
+    groups = obs.groups()
+    if n:
+        out.set("engines", max(1, len(groups)), "distinct (model_name, engine) label sets")
+    else:
+        out.set("engines", None, reason=too_few(n))
+
+
+# ------------------------------------------------------------------- KV usage and requests
+
+
+def _stats(
+    out: Out,
+    prefix: str,
+    series: list[tuple[float, float]],
+    wire: str,
+    how: str,
+    absent: str,
+) -> None:
+    if not series:
+        for s in ("last", "max", "mean"):
+            out.set(f"{prefix}_{s}", None, reason=absent)
+        return
+    vals = [v for _, v in series]
+    n = len(vals)
+    out.set(f"{prefix}_last", vals[-1], f"metrics: {wire} ({how}) at the last scrape")
+    out.set(f"{prefix}_max", max(vals), f"metrics: {wire} ({how}), max over {n} scrapes")
+    out.set(f"{prefix}_mean", math.fsum(vals) / n, f"metrics: {wire} ({how}), mean of {n} scrapes")
+
+
+def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) -> None:
+    """Share of scrape intervals that ended with requests waiting and no token processed.
+
+    A stall is judged from progress, not from the running gauge: vLLM publishes the gauges of
+    the last finished engine step, so "running" reads 0 all through a long prefill step that
+    follows a step in which every running request finished (fresh draw 9200-12: running 0 in
+    13 of 21 scrapes at --max-num-seqs 2, 14 requests waiting, tokens flowing throughout).
+    """
+    prompt, gen = obs.counter_series(PROMPT_TOKENS), obs.counter_series(GENERATION_TOKENS)
+    if len(prompt) < 2 or len(gen) < 2 or not waiting:
+        out.set("stalled_share", None, reason="needs the token counters and the waiting gauge")
+        return
+    waits, prompts, gens = dict(waiting), dict(prompt), dict(gen)
+    times = [t for t, _ in prompt if t in gens and t in waits]
+    intervals = list(itertools.pairwise(times))
+    if not intervals:
+        out.set("stalled_share", None, reason="no scrape interval with all three series")
+        return
+    stalled = sum(
+        1 for a, b in intervals if waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a]
+    )
+    out.set(
+        "stalled_share",
+        stalled / len(intervals),
+        f"metrics: intervals with {obs.wire(WAITING)} >= 1 and no increase of "
+        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)}",
+    )
+
+
+def kv_and_requests(out: Out, obs: Observations) -> None:
+    kv = obs.gauge_series(KV_USAGE, "max")
+    _stats(out, "kv_usage", kv, obs.wire(KV_USAGE), "fullest engine", absent(obs, KV_USAGE))
+    out.ss.series["kv_usage"] = kv
+    for prefix, name in (("running", RUNNING), ("waiting", WAITING)):
+        series = obs.gauge_series(name, "sum")
+        _stats(out, prefix, series, obs.wire(name), "summed over engines", absent(obs, name))
+        out.ss.series[prefix] = series
+    _stalled(out, obs, out.ss.series.get("waiting") or [])
+
+    pre = obs.counter_increase(PREEMPTIONS)
+    if pre is None:
+        out.set("preemptions_window", None, reason=absent(obs, PREEMPTIONS, window=True))
+        out.set("preemptions_per_s", None, reason=absent(obs, PREEMPTIONS, window=True))
+    else:
+        prov = f"metrics: {obs.wire(PREEMPTIONS)} increase over the window"
+        out.set("preemptions_window", as_count(pre), prov)
+        out.set(
+            "preemptions_per_s",
+            pre / obs.window_s if obs.window_s > 0 else None,
+            prov,
+            reason="window has zero length",
+        )
+    last = obs.counter_last(PREEMPTIONS)
+    out.set(
+        "preemptions_lifetime",
+        as_count(last),
+        f"metrics: {obs.wire(PREEMPTIONS)} last value",
+        reason=absent(obs, PREEMPTIONS),
+    )
+    out.ss.series["preemptions"] = obs.counter_series(PREEMPTIONS)
+
+    done = obs.counter_increase(REQUEST_SUCCESS)
+    out.set(
+        "requests_finished_window",
+        as_count(done),
+        f"metrics: {obs.wire(REQUEST_SUCCESS)} increase (all finish reasons)",
+        reason=absent(obs, REQUEST_SUCCESS, window=True),
+    )
+
+
+# ---------------------------------------------------------------------------- prefix cache
+
+
+def prefix_cache(out: Out, obs: Observations) -> None:
+    q = obs.counter_increase(PREFIX_QUERIES)
+    h = obs.counter_increase(PREFIX_HITS)
+    wq, wh = obs.wire(PREFIX_QUERIES), obs.wire(PREFIX_HITS)
+    out.set(
+        "prefix_queries_window",
+        as_count(q),
+        f"metrics: {wq} increase",
+        reason=absent(obs, PREFIX_QUERIES, window=True),
+    )
+    out.set(
+        "prefix_hits_window",
+        as_count(h),
+        f"metrics: {wh} increase",
+        reason=absent(obs, PREFIX_HITS, window=True),
+    )
+    if q is None or h is None:
+        out.set(
+            "prefix_hit_rate_window",
+            None,
+            reason=absent(obs, PREFIX_QUERIES if q is None else PREFIX_HITS, window=True),
+        )
+    elif q <= 0:
+        out.set("prefix_hit_rate_window", None, reason="no prefix-cache queries in the window")
+    else:
+        out.set(
+            "prefix_hit_rate_window",
+            min(1.0, h / q),
+            f"metrics: {wh} / {wq}, increases over the window only",
+        )
+    # The server's own rate before the window: the counters at the first scrape. A baseline
+    # that excludes the window itself, so a heavy window of new traffic cannot dilute it (the
+    # lifetime rate at the last scrape includes the window). Unknown across a restart.
+    fq, fh = obs.counter_first(PREFIX_QUERIES), obs.counter_first(PREFIX_HITS)
+    if obs.reset_indices:
+        out.set("prefix_hit_rate_before", None, reason="the server restarted within the window")
+    elif fq is not None and fh is not None and fq > 0:
+        out.set(
+            "prefix_hit_rate_before",
+            min(1.0, fh / fq),
+            f"metrics: {wh} / {wq}, first values (since server start, before the window)",
+        )
+    elif fq is not None and fq <= 0:
+        out.set("prefix_hit_rate_before", None, reason="no prefix-cache queries before the window")
+    else:
+        out.set("prefix_hit_rate_before", None, reason=absent(obs, PREFIX_QUERIES))
+    lq, lh = obs.counter_last(PREFIX_QUERIES), obs.counter_last(PREFIX_HITS)
+    if lq is not None and lh is not None and lq > 0:
+        since = " since the last restart" if obs.reset_indices else " since server start"
+        out.set(
+            "prefix_hit_rate_lifetime",
+            min(1.0, lh / lq),
+            f"metrics: {wh} / {wq}, last values ({since.strip()})",
+        )
+    else:
+        v0 = obs.gauge_series(V0_PREFIX_HIT_RATE, "mean")
+        if v0:
+            out.set(
+                "prefix_hit_rate_lifetime",
+                v0[-1][1],
+                "metrics: vllm:gpu_prefix_cache_hit_rate (V0 gauge) at the last scrape",
+            )
+        elif lq is not None and lq <= 0:
+            out.set("prefix_hit_rate_lifetime", None, reason="no prefix-cache queries since start")
+        else:
+            out.set("prefix_hit_rate_lifetime", None, reason=absent(obs, PREFIX_QUERIES))
+
+
+# ---------------------------------------------------------------------------------- tokens
+
+
+def tokens(out: Out, obs: Observations) -> None:
+    for sig, name in (
+        ("prompt_tokens_per_s", PROMPT_TOKENS),
+        ("generation_tokens_per_s", GENERATION_TOKENS),
+    ):
+        inc = obs.counter_increase(name)
+        if inc is None:
+            out.set(sig, None, reason=absent(obs, name, window=True))
+        elif obs.window_s <= 0:
+            out.set(sig, None, reason="window has zero length")
+        else:
+            out.set(sig, inc / obs.window_s, f"metrics: {obs.wire(name)} increase / window_s")
+    for sig, base in (
+        ("mean_prompt_len", REQUEST_PROMPT_TOKENS),
+        ("mean_generation_len", REQUEST_GENERATION_TOKENS),
+    ):
+        hist = obs.histogram_window(base)
+        if hist is None:
+            out.set(sig, None, reason=absent(obs, base + "_bucket", window=True))
+            continue
+        _, total, count = hist
+        if count <= 0:
+            out.set(sig, None, reason="no request finished in the window")
+        else:
+            out.set(sig, total / count, f"metrics: {base} _sum/_count deltas over the window")
+    hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
+    if hist is None:
+        out.set(
+            "max_prompt_len_seen",
+            None,
+            reason=absent(obs, f"{REQUEST_PROMPT_TOKENS}_bucket", window=True),
+        )
+    else:
+        buckets, _, _ = hist
+        total = buckets[-1][1] if buckets else 0.0
+        if total <= 0:
+            out.set("max_prompt_len_seen", None, reason="no request finished in the window")
+        else:
+            top = next(le for le, c in buckets if c >= total)
+            finite = [le for le, _ in buckets if math.isfinite(le)]
+            if math.isfinite(top):
+                out.set(
+                    "max_prompt_len_seen",
+                    as_count(top),
+                    "metrics: vllm:request_prompt_tokens, bound of the highest non-empty bucket",
+                )
+            elif finite:
+                out.set(
+                    "max_prompt_len_seen",
+                    as_count(finite[-1]),
+                    "metrics: vllm:request_prompt_tokens, longest prompt above the largest"
+                    " finite bucket bound (a lower bound)",
+                )
+            else:
+                out.set("max_prompt_len_seen", None, reason="histogram has no finite bucket")
+    out.set(
+        "prompt_tokens_recomputed_window",
+        None,
+        reason="vLLM exposes no counter of prompt tokens recomputed after preemption",
+    )
+
+
+# --------------------------------------------------------------------------------- latency
+
+
+def latency(out: Out, obs: Observations) -> None:
+    for short, base in LATENCY_HISTOGRAMS.items():
+        hist = obs.histogram_window(base)
+        mean_name = f"{short}_mean"
+        has_mean = mean_name in SIGNALS
+        if hist is None:
+            reason = absent(obs, base + "_bucket", window=True)
+            for q, _ in QUANTILES:
+                out.set(f"{short}_{q}", None, reason=reason)
+            if has_mean:
+                out.set(mean_name, None, reason=reason)
+            continue
+        buckets, total, count = hist
+        wire = obs.wire(base + "_bucket").removesuffix("_bucket")
+        if count <= 0 or not buckets or buckets[-1][1] <= 0:
+            for q, _ in QUANTILES:
+                out.set(f"{short}_{q}", None, reason="no observation in the window")
+            if has_mean:
+                out.set(mean_name, None, reason="no observation in the window")
+            continue
+        n = as_count(buckets[-1][1])
+        for q, qv in QUANTILES:
+            out.set(
+                f"{short}_{q}",
+                histogram_quantile(qv, buckets),
+                f"metrics: {wire} bucket deltas over the window ({n} observations)",
+                reason="quantile falls outside finite buckets",
+            )
+        if has_mean:
+            out.set(mean_name, total / count, f"metrics: {wire} _sum/_count deltas")
+
+
+# ------------------------------------------------------------------------------ per engine
+
+
+def per_engine(out: Out, obs: Observations) -> None:
+    groups = obs.groups()
+    if len(groups) < 2:
+        return
+    for g in groups:
+        out.ss.per_engine[group_label(g)] = _engine_values(obs, g)
+
+
+def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
+    vals: dict[str, Scalar] = {}
+    kv = [v for _, v in obs.gauge_series(KV_USAGE, "max", g)]
+    vals["kv_usage_max"] = max(kv) if kv else None
+    vals["kv_usage_mean"] = math.fsum(kv) / len(kv) if kv else None
+    for prefix, name in (("running", RUNNING), ("waiting", WAITING)):
+        s = [v for _, v in obs.gauge_series(name, "sum", g)]
+        vals[f"{prefix}_max"] = as_count(max(s)) if s else None
+        vals[f"{prefix}_mean"] = math.fsum(s) / len(s) if s else None
+    vals["preemptions_window"] = as_count(obs.counter_increase(PREEMPTIONS, g))
+    q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
+    vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
+    vals["requests_finished_window"] = as_count(obs.counter_increase(REQUEST_SUCCESS, g))
+    return vals
