@@ -28,6 +28,19 @@ from typing import Any
 from kvdoctor.expfmt import parse
 from kvdoctor.lab.scenarios import BLOCK_SIZE, LAB_TAG, Expected, Phase, Scenario
 from kvdoctor.reproducers.loadgen import LoadSpec
+from kvdoctor.vllm_metrics import (
+    ITL,
+    KV_USAGE,
+    PREEMPTIONS,
+    PREFIX_HITS,
+    PREFIX_QUERIES,
+    QUEUE_TIME,
+    REQUEST_PROMPT_TOKENS,
+    REQUEST_SUCCESS,
+    RUNNING,
+    TTFT,
+    WAITING,
+)
 
 # The generator's position limit: no max_model_len above it.
 MAX_POSITIONS = 16384
@@ -872,26 +885,28 @@ def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
 
 
+# The lab's vLLM (0.32) exposes the current names: counters with ``_total``, histograms as
+# ``_sum``/``_count``/``_bucket`` (names from the one table, kvdoctor.vllm_metrics).
 _COUNTERS = {
-    "finished": "vllm:request_success_total",
-    "preemptions": "vllm:num_preemptions_total",
-    "prefix_queries": "vllm:prefix_cache_queries_total",
-    "prefix_hits": "vllm:prefix_cache_hits_total",
-    "ttft_sum": "vllm:time_to_first_token_seconds_sum",
-    "ttft_count": "vllm:time_to_first_token_seconds_count",
-    "queue_sum": "vllm:request_queue_time_seconds_sum",
-    "queue_count": "vllm:request_queue_time_seconds_count",
-    "itl_sum": "vllm:inter_token_latency_seconds_sum",
-    "itl_count": "vllm:inter_token_latency_seconds_count",
+    "finished": f"{REQUEST_SUCCESS}_total",
+    "preemptions": f"{PREEMPTIONS}_total",
+    "prefix_queries": f"{PREFIX_QUERIES}_total",
+    "prefix_hits": f"{PREFIX_HITS}_total",
+    "ttft_sum": f"{TTFT}_sum",
+    "ttft_count": f"{TTFT}_count",
+    "queue_sum": f"{QUEUE_TIME}_sum",
+    "queue_count": f"{QUEUE_TIME}_count",
+    "itl_sum": f"{ITL}_sum",
+    "itl_count": f"{ITL}_count",
 }
 _GAUGES = {
-    "running_max": "vllm:num_requests_running",
-    "waiting_max": "vllm:num_requests_waiting",
-    "kv_usage_max": "vllm:kv_cache_usage_perc",
+    "running_max": RUNNING,
+    "waiting_max": WAITING,
+    "kv_usage_max": KV_USAGE,
 }
 _HISTOGRAMS = {
-    "vllm:request_prompt_tokens_bucket": "prompt",
-    "vllm:time_to_first_token_seconds_bucket": "ttft",
+    f"{REQUEST_PROMPT_TOKENS}_bucket": "prompt",
+    f"{TTFT}_bucket": "ttft",
 }
 
 
