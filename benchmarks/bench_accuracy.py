@@ -55,6 +55,7 @@ from kvdoctor.lab.randomized import (
     TRUTH,
     Control,
     Draw,
+    also_right,
     check_control,
     draw,
     prompt_bound,
@@ -218,6 +219,7 @@ def score_dir(
     offline_report: dict[str, Any] | None = None
     live_report: dict[str, Any] | None = None
     control_ok: bool | None = None
+    also: tuple[tuple[str, str], ...] = ()
     why = truth.get("error") or truth.get("status", "")
     measured: dict[str, Any] = {}
     bundle_path = ddir / "bundle"
@@ -235,6 +237,7 @@ def score_dir(
                 control = replace(control, short_prompt_range=(short, prompt_bound(short)))
             ctl = check_control(control, texts, truth.get("baseline", {}))
             control_ok, why, measured = ctl.ok, ctl.why, ctl.measured
+            also = also_right(klass, measured)
             quiet = bundle.model_copy(update={"reproducers": None})
             offline_report = diagnose_bundle(quiet).model_dump(mode="json", by_alias=True)
             if replay_live:
@@ -244,8 +247,8 @@ def score_dir(
     if not replay_live and (ddir / "report.json").exists():
         live_report = json.loads((ddir / "report.json").read_text())
     name = ddir.name
-    off = accuracy.outcome(name, klass, t, control_ok, why, offline_report, exp, note)
-    live = accuracy.outcome(name, klass, t, control_ok, why, live_report, exp, note)
+    off = accuracy.outcome(name, klass, t, control_ok, why, offline_report, exp, note, also)
+    live = accuracy.outcome(name, klass, t, control_ok, why, live_report, exp, note, also)
     return off, live, measured
 
 

@@ -36,6 +36,9 @@ class Outcome:
     # The true cause is an expected-behaviour note (an info cause: prompts inside one block):
     # named, it must be, but the right verdict is healthy, as the report contract says.
     note: bool = False
+    # Other (symptom, cause) pairs that are right for this draw: the same mechanism's other
+    # face, measured by the control (kvdoctor.lab.randomized.OTHER_FACE).
+    also_right: tuple[tuple[str, str], ...] = ()
 
     @property
     def broken(self) -> bool:
@@ -59,12 +62,21 @@ class Outcome:
         return self.truth_cause or NONE
 
     @property
+    def other_face(self) -> bool:
+        """The prediction is the measured other face of the true mechanism, not the truth."""
+        return (self.predicted_symptom, self.predicted_cause) in self.also_right
+
+    @property
     def right_symptom(self) -> bool:
-        return self.predicted_symptom == self.truth_symptom_label
+        return self.predicted_symptom == self.truth_symptom_label or self.other_face
 
     @property
     def right_cause(self) -> bool:
-        return self.right_symptom and self.predicted_cause == self.truth_cause_label
+        if self.other_face:
+            return True
+        return self.predicted_symptom == self.truth_symptom_label and (
+            self.predicted_cause == self.truth_cause_label
+        )
 
     @property
     def confirmed(self) -> bool:
@@ -99,6 +111,7 @@ def outcome(
     report: Mapping[str, Any] | None,
     has_experiment: bool,
     note: bool = False,
+    also_right: tuple[tuple[str, str], ...] = (),
 ) -> Outcome:
     symptom, cause, status, verdict = primary(report)
     return Outcome(
@@ -114,6 +127,7 @@ def outcome(
         verdict=verdict,
         has_experiment=has_experiment,
         note=note,
+        also_right=also_right,
     )
 
 
@@ -178,6 +192,8 @@ class Rates:
     finding_on_healthy: tuple[int, int]
     alarm_on_healthy: tuple[int, int]
     note_verdict_healthy: tuple[int, int] = (0, 0)
+    # Right answers that were the true mechanism's other face (counted in right symptom/cause).
+    other_face: int = 0
 
 
 def rates(outcomes: Sequence[Outcome]) -> Rates:
@@ -208,6 +224,7 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
             len(healthy),
         ),
         note_verdict_healthy=(sum(o.verdict == "healthy" for o in notes), len(notes)),
+        other_face=sum(o.other_face for o in scored),
     )
 
 
@@ -222,6 +239,7 @@ def render_rates(r: Rates, *, live: bool) -> str:
         f"did not run {r.not_run}",
         f"  right symptom                      {_pct(r.right_symptom)}",
         f"  right cause                        {_pct(r.right_cause)}",
+        f"    of which the mechanism's other face (measured) {r.other_face}",
     ]
     if live:
         lines.append(f"  confirmed where an experiment exists {_pct(r.confirmed)}")
@@ -229,8 +247,7 @@ def render_rates(r: Rates, *, live: bool) -> str:
         lines.append("  confirmed where an experiment exists n/a (no reproducers offline)")
     lines += [
         f"  healthy on a broken server         {_pct(r.healthy_on_broken)} (nothing named)",
-        f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)}"
-        " (notes apart)",
+        f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)} (notes apart)",
         f"  note classes with verdict healthy  {_pct(r.note_verdict_healthy)}",
         f"  finding on a healthy server        {_pct(r.finding_on_healthy)} (info notes too)",
         f"  verdict not 'healthy' on a healthy {_pct(r.alarm_on_healthy)}",
@@ -245,6 +262,12 @@ def render_mismatches(outcomes: Sequence[Outcome], *, live: bool = True) -> str:
         if not o.scored:
             state = "did not run" if o.control_ok is None else "control failed"
             lines.append(f"  {o.name} [{o.klass}] {state}: {o.control_why}")
+        elif o.other_face:
+            lines.append(
+                f"  {o.name} [{o.klass}] truth {o.truth_symptom_label}/{o.truth_cause_label}, "
+                f"got its measured other face {o.predicted_symptom}/{o.predicted_cause} "
+                f"({o.predicted_status}, verdict {o.verdict}): right"
+            )
         elif not o.right_cause or (live and o.has_experiment and o.broken and not o.confirmed):
             lines.append(
                 f"  {o.name} [{o.klass}] truth {o.truth_symptom_label}/{o.truth_cause_label}, "

@@ -135,3 +135,37 @@ def test_render_section_lists_misses_and_unscored_draws() -> None:
     offline = render_section("offline", OUTCOMES, live=False)
     assert "n/a (no reproducers offline)" in offline
     assert "d [prefix-drift]" not in offline  # offline nothing can be confirmed
+
+
+def test_the_measured_other_face_of_the_mechanism_is_right() -> None:
+    from kvdoctor.lab.randomized import SLOW_FACTOR, also_right
+
+    hol = ("high-ttft", "long-prefill-hol")
+    face = ("slow-itl", "prefill-interference")
+    # Streams measured stalled too: the other face is also right...
+    assert also_right("long-prefill-hol", {"itl_ratio": SLOW_FACTOR}) == (face,)
+    # ...not when the window does not show it, and never for a class without one.
+    assert also_right("long-prefill-hol", {"itl_ratio": SLOW_FACTOR - 0.1}) == ()
+    assert also_right("long-prefill-hol", {"itl_ratio": None}) == ()
+    assert also_right("queueing", {"itl_ratio": 50.0}) == ()
+    both = (face,)
+    faced = accuracy.outcome(
+        "x", "hol", hol, True, "", _report("degraded", _f(*face, "confirmed")), True, False, both
+    )
+    truth = accuracy.outcome(
+        "y", "hol", hol, True, "", _report("degraded", _f(*hol, "confirmed")), True, False, both
+    )
+    other = _f("slow-itl", "kv-read-bound", "confirmed")
+    wrong = accuracy.outcome(
+        "z", "hol", hol, True, "", _report("degraded", other), True, False, both
+    )
+    assert faced.other_face and faced.right_symptom and faced.right_cause
+    assert truth.right_cause and not truth.other_face
+    assert not wrong.right_symptom and not wrong.right_cause
+    r = rates([faced, truth, wrong])
+    assert r.right_cause == (2, 3) and r.other_face == 1
+    # The matrix shows what was predicted, not the truth it was accepted for.
+    assert accuracy.cause_matrix([faced])["long-prefill-hol"] == {"prefill-interference": 1}
+    assert "got its measured other face slow-itl/prefill-interference" in (
+        accuracy.render_mismatches([faced])
+    )
