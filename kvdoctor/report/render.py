@@ -559,6 +559,17 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         or (primary is not None and primary.symptom == "gpu-oom")
     )
     kv_full = kv_max is not None and kv_max >= KV_FULL_FRACTION
+    # What proves the card full, strongest first: the template holds one sentence per reason.
+    card_full_reason: str | None = None
+    if card_full:
+        if sig.get("log_no_cache_memory") is True:
+            card_full_reason = "no-cache-memory"
+        elif sig.get("log_oom") is True:
+            card_full_reason = "oom-log"
+        elif gpu_fraction is not None:
+            card_full_reason = "gpu-fraction"
+        else:
+            card_full_reason = "symptom"
 
     kv_series = ctx.series.get("kv_usage", [])
     preempt_series = ctx.series.get("preemptions", [])
@@ -617,6 +628,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "ruled_out": ruled_out_view,
         "kv_full": kv_full,
         "card_full": card_full,
+        "card_full_reason": card_full_reason,
         "gpu_fraction": gpu_fraction,
         "free_blocks_at_peak": free_blocks_at_peak,
         "series": series_stats,

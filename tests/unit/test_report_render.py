@@ -218,3 +218,22 @@ def test_a_cause_ruled_out_twice_is_one_row() -> None:
     text = render_markdown(r, context())
     assert text.count("| Prefix caching is off (`prefix-miss/caching-disabled`) |") == 1
     assert check_report(text, r, exit_code=exit_code_for(r)) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "sentence"),
+    [
+        (
+            {"log_no_cache_memory": True, "log_oom": True},
+            "the server found no memory left for KV cache blocks",
+        ),
+        ({"log_oom": True}, "the server log shows an out-of-memory error"),
+        ({"gpu_memory_used_fraction": 0.99}, "GPU memory reached 99 %"),
+    ],
+)
+def test_the_card_full_sentence_names_its_strongest_proof(
+    extra: dict[str, object], sentence: str
+) -> None:
+    r = report(signals={**report().signals, **extra})
+    text = render_markdown(r, context())
+    assert "GPU memory is full, not just the KV cache:" + " " + sentence in text
