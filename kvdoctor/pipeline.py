@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -32,6 +32,9 @@ from kvdoctor.report.model import Evidence, Finding, Report, Scalar
 from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.model import SignalSet
+
+if TYPE_CHECKING:
+    from kvdoctor.rules.schema import Playbook
 
 # Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
 # "not checked", never an error). The keywords find an entry the capture already wrote.
@@ -308,26 +311,17 @@ def _why_not_run(name: str) -> str:
     return "no result in the bundle (diagnosed with --no-reproduce, or from a plain recording)"
 
 
-# The experiment for a finding no playbook cause produced (a symptom without a cause): the first
-# registered experiment that tests its symptom, as kvdoctor.reproducers.experiments.reproducer_of
-# picks it (a unit test keeps the two equal). Kept here for the same reason as the table above.
-SYMPTOM_EXPERIMENT: dict[str, str] = {
-    "preemption": "capacity-ramp",
-    "high-ttft": "ttft-split",
-    "slow-itl": "itl-context",
-    "prefix-miss": "prefix-probe",
-    "gpu-oom": "memory-headroom",
-    "quant-quality": "quant-canary",
-}
+def _reproducer_lookup(
+    playbooks: Sequence[Playbook],
+) -> Callable[[Finding], tuple[str, str] | None]:
+    # The playbooks name the experiment of each cause and of each symptom no cause explains
+    # (kvdoctor.rules.engine.experiment_of, the one map); here with why it did not run.
+    from kvdoctor.rules.engine import experiment_of
 
-
-def _reproducer_lookup(playbooks: Sequence[Any]) -> Callable[[Finding], tuple[str, str] | None]:
-    # The playbooks name the experiment of each cause (None: no experiment can test it).
-    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
+    experiment = experiment_of(playbooks)
 
     def lookup(finding: Finding) -> tuple[str, str] | None:
-        key = (finding.id, finding.cause)
-        name = by_cause[key] if key in by_cause else SYMPTOM_EXPERIMENT.get(finding.symptom)
+        name = experiment(finding)
         return None if name is None else (name, _why_not_run(name))
 
     return lookup

@@ -285,11 +285,47 @@ def _fleet_problems(pb: Playbook) -> list[str]:
     return problems
 
 
+def _symptom_experiment_problems(pb: Playbook) -> list[str]:
+    """The playbook's own reproducer (for a symptom no cause explains) must exist and test it."""
+    from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
+
+    if pb.reproducer is None:
+        return []
+    if pb.scope == "fleet":
+        return ["reproducer: a fleet playbook has no reproducer"]
+    exp = EXPERIMENTS.get(pb.reproducer)
+    if exp is None:
+        known = ", ".join(EXPERIMENTS)
+        return [f"reproducer: unknown experiment {pb.reproducer!r} (known: {known})"]
+    if pb.id not in exp.symptoms():
+        return [f"reproducer: {exp.name} tests no cause of {pb.id}"]
+    return []
+
+
+def experiment_of(playbooks: Sequence[Playbook]) -> Callable[[Finding], str | None]:
+    """The experiment that tests a finding, as the playbooks name it (the one map).
+
+    A cause's own ``reproducer`` (None: no experiment can test that cause); a finding no cause
+    produced (a symptom whose cause was not identified) gets its playbook's ``reproducer``.
+    """
+    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
+    by_symptom = {pb.symptom: pb.reproducer for pb in playbooks if pb.scope == "replica"}
+
+    def lookup(finding: Finding) -> str | None:
+        key = (finding.id, finding.cause)
+        if key in by_cause:
+            return by_cause[key]
+        return by_symptom.get(finding.symptom)
+
+    return lookup
+
+
 def check_playbook(pb: Playbook) -> list[str]:
     """Cross-checks against the registries: every name a playbook uses must exist (in the
     replica catalog for a replica playbook, among the fleet signals for a fleet one)."""
     known = known_names(pb.scope)
     problems: list[str] = _fleet_problems(pb) if pb.scope == "fleet" else []
+    problems += _symptom_experiment_problems(pb)
     for i, name in enumerate(pb.inspect_first):
         if not known(name):
             problems.append(f"inspect_first.{i}: unknown signal {name!r}")

@@ -387,6 +387,9 @@ class Playbook(_Strict):
     runbook: Runbook
     references: list[str] = Field(default_factory=list)
     detect: Detector | None = None
+    # The experiment that tests this symptom when no cause explains it (a finding reported as
+    # "cause not identified"); causes name their own. Checked against the registry at load.
+    reproducer: ReproducerName | None = None
 
     @field_validator("id")
     @classmethod

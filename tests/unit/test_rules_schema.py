@@ -237,6 +237,18 @@ def test_unknown_experiment_is_refused_with_the_known_names(tmp_path: Path) -> N
     assert "capacity-ramp" in msg and "quant-canary" in msg
 
 
+def test_the_symptoms_own_experiment_is_checked_at_load(tmp_path: Path) -> None:
+    data = minimal()
+    data["reproducer"] = "capacity-ramp"
+    [pb] = load_playbooks(write(tmp_path, data))
+    assert pb.reproducer == "capacity-ramp"
+    data["reproducer"] = "load-test"
+    assert "reproducer: unknown experiment 'load-test'" in error_of(tmp_path, data)
+    # One that tests no cause of this symptom cannot stand in for it.
+    data["reproducer"] = "prefix-probe"
+    assert "reproducer: prefix-probe tests no cause of preemption" in error_of(tmp_path, data)
+
+
 def test_experiment_that_does_not_test_the_cause_is_refused(tmp_path: Path) -> None:
     msg = error_of(tmp_path, _mutate(["causes", 0, "reproducer"], "prefix-probe"))
     assert "causes.0.reproducer: prefix-probe does not test preemption/kv-capacity" in msg

@@ -154,21 +154,10 @@ def describe(name: str, ctx: ReproContext) -> dict[str, Any]:
 
 
 def reproducer_of(playbooks: Sequence[Playbook]) -> Callable[[Finding], str | None]:
-    """The experiment that tests a finding's cause, as its playbook names it (the one map)."""
-    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
+    """The experiment that tests a finding (the playbooks' one map, kvdoctor.rules.engine)."""
+    from kvdoctor.rules.engine import experiment_of
 
-    def lookup(finding: Finding) -> str | None:
-        key = (finding.id, finding.cause)
-        if key in by_cause:
-            return by_cause[key]  # None: no experiment can test this cause
-        name = None
-        if name is None:
-            # A finding no playbook cause produced (a symptom without a cause): the experiment
-            # for its symptom.
-            name = next((e.name for e in _ALL if finding.symptom in e.symptoms()), None)
-        return name
-
-    return lookup
+    return experiment_of(playbooks)
 
 
 def plan_for(
