@@ -205,7 +205,7 @@ def notes_by_cause() -> dict[str, bool]:
 
 
 def score_dir(
-    ddir: Path, has_exp: dict[str, bool], *, replay_live: bool
+    ddir: Path, has_exp: dict[str, bool], notes: dict[str, bool], *, replay_live: bool
 ) -> tuple[accuracy.Outcome, accuracy.Outcome, dict[str, Any]]:
     """(offline outcome, live outcome, control measurements) of one saved draw."""
     from kvdoctor.pipeline import diagnose_bundle
@@ -215,7 +215,7 @@ def score_dir(
     klass = str(dj["class"])
     t = (dj["truth"]["symptom"], dj["truth"]["cause"])
     exp = bool(t[1] and has_exp.get(t[1], False))
-    note = bool(t[1] and notes_by_cause().get(t[1], False))
+    note = bool(t[1] and notes.get(t[1], False))
     offline_report: dict[str, Any] | None = None
     live_report: dict[str, Any] | None = None
     control_ok: bool | None = None
@@ -261,11 +261,12 @@ def print_scores(dirs: list[Path], *, replay_live: bool) -> str:
         sys.stdout.write(text + "\n")
 
     has_exp = experiments_by_cause()
+    notes = notes_by_cause()
     offline: list[accuracy.Outcome] = []
     live: list[accuracy.Outcome] = []
     out("draws:")
     for ddir in dirs:
-        off, lv, _measured = score_dir(ddir, has_exp, replay_live=replay_live)
+        off, lv, _measured = score_dir(ddir, has_exp, notes, replay_live=replay_live)
         offline.append(off)
         live.append(lv)
         state = {True: "control ok", False: "CONTROL FAILED", None: "did not run"}[off.control_ok]

@@ -57,10 +57,8 @@ def fp8_kv_unsupported(vllm_python: str) -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    if proc.returncode != 0 or proc.stdout.strip() not in ("0", "1"):
-        return None
-    if proc.stdout.strip() == "1":
-        return None
+    if proc.returncode != 0 or proc.stdout.strip() != "0":
+        return None  # supported ("1"), or no clear answer
     return (
         "this host's CPU has neither AVX-512 nor AMX, which vLLM's CPU build needs for an fp8 KV "
         "cache"
