@@ -346,19 +346,21 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     playbooks = rules.load_playbooks()
     # Only the records that passed validation: one bad line is reported as "not checked"
     # instead of ending the diagnosis.
-    findings = list(rules.evaluate(signals, records, playbooks))
+    triage = rules.triage(signals, records, playbooks)
     kv = kv_for(bundle, signals)
     # Advice for the server in front of us: flag edits from its own configuration, valid for
-    # its vLLM, each with a predicted effect (kvdoctor/remediation).
+    # its vLLM, each with a predicted effect (kvdoctor/remediation). Findings and notes are
+    # planned together, so a note never advises against a finding's change.
     from kvdoctor.remediation import remediate
 
-    findings = remediate(findings, bundle, signals, kv)
+    planned = remediate([*triage.findings, *triage.notes], bundle, signals, kv)
+    findings, notes = planned[: len(triage.findings)], planned[len(triage.findings) :]
     verdict = rules.overall_verdict(findings, signals)
     healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
         bundle,
         signals,
-        findings,
+        [*findings, *notes],
         extra=record_problems,
         reproducer_of=_reproducer_lookup(playbooks),
         recorded=frozenset(r.name for r in records),
@@ -366,6 +368,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     report = Report(
         verdict=verdict,
         findings=findings,
+        notes=notes,
         signals={name: _finite(value) for name, value in signals.flat().items()},
         kv=kv,
         not_checked=not_checked,

@@ -15,8 +15,12 @@ A fixture is a directory holding a bundle and what its diagnosis must say::
       - {symptom: prefix-miss, cause: caching-disabled, status: refuted}
     absent:              # no confirmed or suspected finding may match
       - {symptom: gpu-oom}
+    notes:               # each must match some note (report/1.2: info, no harm measured)
+      - {symptom: prefix-miss, cause: block-larger-than-prefix, status: confirmed}
 
-Shorthand: top-level ``symptom``/``cause``/``status`` describe the primary finding.
+``primary`` matches what the report leads with (``Report.lead``): the first finding not
+refuted, else the first note. Shorthand: top-level ``symptom``/``cause``/``status`` describe
+the primary finding.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class Expected(BaseModel):
     primary: FindingMatch | None = None
     findings: list[FindingMatch] = Field(default_factory=list)
     absent: list[FindingMatch] = Field(default_factory=list)
+    notes: list[FindingMatch] = Field(default_factory=list)
     # Shorthand for ``primary``.
     symptom: Symptom | None = None
     cause: str | None = None
@@ -96,7 +101,7 @@ def compare(report: Report, expected: Expected) -> list[str]:
     if expected.verdict is not None and report.verdict != expected.verdict:
         problems.append(f"verdict: expected {expected.verdict}, got {report.verdict}")
     if expected.primary is not None:
-        primary = report.findings[0] if report.findings else None
+        primary = report.lead()
         if primary is None:
             problems.append(f"primary: expected {expected.primary.describe()}, got no finding")
         elif not expected.primary.matches(primary):
@@ -107,6 +112,10 @@ def compare(report: Report, expected: Expected) -> list[str]:
         if not any(want.matches(f) for f in report.findings):
             got = "; ".join(_describe(f) for f in report.findings) or "no findings"
             problems.append(f"missing finding: {want.describe()} (got: {got})")
+    for want in expected.notes:
+        if not any(want.matches(n) for n in report.notes):
+            got = "; ".join(_describe(n) for n in report.notes) or "no notes"
+            problems.append(f"missing note: {want.describe()} (got: {got})")
     for unwanted in expected.absent:
         for f in report.findings:
             if f.status != "refuted" and unwanted.matches(f):
@@ -209,8 +218,9 @@ def check_fixture(fixture: Path, *, update_golden: bool = False) -> FixtureResul
         return result
     report = diagnosis.report
     result.problems = compare(report, expected)
-    primary = report.findings[0] if report.findings else None
-    result.summary = f"{report.verdict}; primary " + (_describe(primary) if primary else "none")
+    primary = report.lead()
+    label = "note" if primary is not None and primary in report.notes else "primary"
+    result.summary = f"{report.verdict}; {label} " + (_describe(primary) if primary else "none")
 
     markdown = render_markdown(report, diagnosis.context)
     golden_path = fixture / GOLDEN

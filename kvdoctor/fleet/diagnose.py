@@ -136,11 +136,17 @@ _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 _VERDICT_RANK = {"critical": 0, "degraded": 1, "healthy": 2, "unknown": 3}
 
 
-def merge_replica_findings(replicas: Sequence[ReplicaResult]) -> list[Finding]:
-    """One finding per (playbook, cause), naming every replica it fired on."""
+def merge_replica_findings(
+    replicas: Sequence[ReplicaResult], *, notes: bool = False
+) -> list[Finding]:
+    """One finding per (playbook, cause), naming every replica it fired on.
+
+    With ``notes`` the replicas' notes (report/1.2) are merged the same way instead.
+    """
     groups: dict[tuple[str, str], list[tuple[str, Finding]]] = {}
     for r in replicas:
-        for f in r.report.findings if r.report else []:
+        picked = (r.report.notes if notes else r.report.findings) if r.report else []
+        for f in picked:
             groups.setdefault((f.id, f.cause), []).append((r.key, f))
     merged: list[Finding] = []
     for items in groups.values():
@@ -173,7 +179,8 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
     if not live:
         return "unknown"
     worst = min(live, key=lambda v: _VERDICT_RANK[v])
-    if worst == "healthy" and any(f.status != "refuted" for f in findings):
+    # Info never sets the verdict (DESIGN.md §4), in a fleet as on one replica.
+    if worst == "healthy" and any(f.status != "refuted" and f.severity != "info" for f in findings):
         return "degraded"
     return worst
 
@@ -304,6 +311,7 @@ def diagnose_replicas(
     report = Report(
         verdict=_verdict(findings, results),
         findings=findings,
+        notes=rank(merge_replica_findings(results, notes=True)),
         signals=fleet_diag.report.signals,
         kv=fleet_diag.report.kv,
         not_checked=not_checked,

@@ -3,8 +3,11 @@
 A draw's truth is ``(symptom, cause)`` by construction, or nothing for the healthy classes.
 kvdoctor's prediction is the primary finding of its report: the first finding that is not
 refuted (findings are ranked by the report contract), or "none" when every finding is refuted
-or there is none. Draws whose control failed (the scenario did not produce its symptom) or whose
-server did not start are counted apart and never scored against kvdoctor.
+or there is none. Notes (report/1.2: info causes with no harm measured) are not findings: a
+note class (an info cause by construction) is named by the report's first note when nothing
+fires, and a true note on a healthy server is counted apart, never as a finding. Draws whose
+control failed (the scenario did not produce its symptom) or whose server did not start are
+counted apart and never scored against kvdoctor.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class Outcome:
     # Other (symptom, cause) pairs that are right for this draw: the same mechanism's other
     # face, measured by the control (kvdoctor.lab.randomized.OTHER_FACE).
     also_right: tuple[tuple[str, str], ...] = ()
+    # The report's first note as "symptom/cause", or None (report/1.2).
+    first_note: str | None = None
 
     @property
     def broken(self) -> bool:
@@ -102,6 +107,13 @@ def primary(report: Mapping[str, Any] | None) -> tuple[str, str, str | None, str
     return NONE, NONE, None, verdict
 
 
+def first_note(report: Mapping[str, Any] | None) -> tuple[str, str, str | None] | None:
+    """(symptom, cause, status) of a report's first note (report/1.2), or None."""
+    for n in (report or {}).get("notes") or []:
+        return str(n.get("symptom") or NONE), str(n.get("cause") or NONE), n.get("status")
+    return None
+
+
 def outcome(
     name: str,
     klass: str,
@@ -114,6 +126,11 @@ def outcome(
     also_right: tuple[tuple[str, str], ...] = (),
 ) -> Outcome:
     symptom, cause, status, verdict = primary(report)
+    lead_note = first_note(report)
+    if note and symptom == NONE and lead_note is not None:
+        # A note class is named by a note when nothing fires: the right answer is the note
+        # with a healthy verdict, which is what the report leads with.
+        symptom, cause, status = lead_note
     return Outcome(
         name=name,
         klass=klass,
@@ -128,6 +145,7 @@ def outcome(
         has_experiment=has_experiment,
         note=note,
         also_right=also_right,
+        first_note=None if lead_note is None else f"{lead_note[0]}/{lead_note[1]}",
     )
 
 
@@ -192,6 +210,8 @@ class Rates:
     finding_on_healthy: tuple[int, int]
     alarm_on_healthy: tuple[int, int]
     note_verdict_healthy: tuple[int, int] = (0, 0)
+    # Healthy draws whose report carries a note (true there: no harm is claimed).
+    note_on_healthy: tuple[int, int] = (0, 0)
     # Right answers that were the true mechanism's other face (counted in right symptom/cause).
     other_face: int = 0
 
@@ -216,7 +236,7 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
         # The report's own verdict says healthy where the true cause is harmful (above info):
         # a note class's right verdict is healthy, counted apart below.
         verdict_healthy_on_broken=(sum(o.verdict == "healthy" for o in harmful), len(harmful)),
-        # Any finding, an info note included (the strict count)...
+        # Any finding that is not refuted (notes are not findings, counted below)...
         finding_on_healthy=(sum(o.predicted_symptom != NONE for o in healthy), len(healthy)),
         # ...and the alarms among them: a verdict other than healthy (info never sets it).
         alarm_on_healthy=(
@@ -224,6 +244,7 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
             len(healthy),
         ),
         note_verdict_healthy=(sum(o.verdict == "healthy" for o in notes), len(notes)),
+        note_on_healthy=(sum(o.first_note is not None for o in healthy), len(healthy)),
         other_face=sum(o.other_face for o in scored),
     )
 
@@ -249,7 +270,8 @@ def render_rates(r: Rates, *, live: bool) -> str:
         f"  healthy on a broken server         {_pct(r.healthy_on_broken)} (nothing named)",
         f"  verdict 'healthy' on a broken one  {_pct(r.verdict_healthy_on_broken)} (notes apart)",
         f"  note classes with verdict healthy  {_pct(r.note_verdict_healthy)}",
-        f"  finding on a healthy server        {_pct(r.finding_on_healthy)} (info notes too)",
+        f"  finding on a healthy server        {_pct(r.finding_on_healthy)} (notes apart)",
+        f"  note on a healthy server           {_pct(r.note_on_healthy)} (not a finding)",
         f"  verdict not 'healthy' on a healthy {_pct(r.alarm_on_healthy)}",
     ]
     return "\n".join(lines)

@@ -42,6 +42,10 @@ def expected_yaml(sc: Scenario, status: str | None = None) -> str:
         if wanted:
             primary["status"] = wanted
         data["primary"] = primary
+        if sc.expected.note:
+            data["verdict"] = "healthy"
+            data["notes"] = [dict(primary, severity="info")]
+            data["absent"] = [{"status": "confirmed"}, {"status": "suspected"}]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
@@ -58,6 +62,8 @@ def mismatch(sc: Scenario, run: ScenarioRun, *, strict_status: bool = True) -> s
     p = run.primary
     if p is None:
         return "no finding"
+    if sc.expected.note and firing:
+        return f"expected only a note, got {len(firing)} finding(s)"
     got = (p.get("symptom"), p.get("cause"))
     if got != (sc.expected.symptom, sc.expected.cause):
         return f"primary is {got[0]}/{got[1]} ({p.get('status')})"

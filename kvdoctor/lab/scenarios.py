@@ -44,6 +44,9 @@ class Expected:
     cause: str | None
     # The primary finding's status ("confirmed" once the reproducer agrees); None when healthy.
     status: str | None = "confirmed"
+    # The cause is expected behaviour with no harm (an info cause): the report's verdict is
+    # healthy and the cause is its lead note (report/1.2 ``notes``), with no finding.
+    note: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="block-larger-than-prefix"),
+            expected=Expected(symptom="prefix-miss", cause="block-larger-than-prefix", note=True),
             cpu_limits=(
                 "GPU deployments usually run 16-token blocks, where the same miss needs a "
                 "prefix under 16 tokens; the CPU backend's 128-token default makes the effect "

@@ -45,8 +45,13 @@ class ScenarioRun:
 
     @property
     def primary(self) -> dict[str, Any] | None:
-        findings = (self.report or {}).get("findings") or []
-        return findings[0] if findings else None
+        """The report's lead, as :meth:`kvdoctor.report.model.Report.lead` picks it."""
+        report = self.report or {}
+        findings = report.get("findings") or []
+        live = [f for f in findings if f.get("status") != "refuted"]
+        notes = report.get("notes") or []
+        lead = live or notes or findings
+        return lead[0] if lead else None
 
 
 def diagnose_command(

@@ -31,7 +31,7 @@ def remediate(
 
 
 def plan_bundle(bundle: Bundle) -> tuple[EngineConfig, list[Finding], list[FindingPlan]]:
-    """Diagnose ``bundle`` and return its configuration, findings and their plans.
+    """Diagnose ``bundle`` and return its configuration, findings and notes, and their plans.
 
     The plans are the same objects the report's remediation lines were rendered from (the
     planner only rewrites remediation, so planning the final findings again is identical); tests,
@@ -41,4 +41,6 @@ def plan_bundle(bundle: Bundle) -> tuple[EngineConfig, list[Finding], list[Findi
 
     d = diagnose(bundle)
     cfg = engine_config(bundle, d.signals, d.report.kv)
-    return cfg, list(d.report.findings), plan(d.report.findings, cfg, d.signals)
+    # Findings then notes (report/1.2), planned together as the pipeline plans them.
+    advised = [*d.report.findings, *d.report.notes]
+    return cfg, advised, plan(advised, cfg, d.signals)

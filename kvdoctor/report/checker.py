@@ -20,6 +20,8 @@ playbook, experiment record). Kinds of problem, each with a test that shows it c
 ``part-above-ttft``     prefill (or queue) time shown above the time to first token
 ``mixed-units``         a fraction next to a percent in one row; "1,200 ms" or "0.5 s"
 ``too-long``            more than ``max_visible`` lines above the fold
+``note-severity``       a note (report/1.2) that is not an unrefuted info item: a note never
+                        carries harm, so a warning or a refuted cause there hides a finding
 """
 
 from __future__ import annotations
@@ -190,6 +192,15 @@ def _check_verdict(lines: Sequence[str], report: Report, exit_code: int | None) 
         problems.append(
             Problem("verdict-exit", line, f"says {shown}, the report is {report.verdict}")
         )
+    for note in report.notes:
+        if note.severity != "info" or note.status not in _FIRING:
+            problems.append(
+                Problem(
+                    "note-severity",
+                    0,
+                    f"note {note.symptom}/{note.cause} is {note.status} {note.severity}",
+                )
+            )
     if exit_code is not None and (report.verdict == "healthy") != (exit_code == 0):
         problems.append(
             Problem(

@@ -16,7 +16,9 @@ from kvdoctor.bundle.model import NotChecked
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
 # 1.1: summary, change_first; per finding basis and why_not.
-REPORT_MINOR: Final = 1
+# 1.2: notes (info causes whose symptom the window does not show: expected behaviour, no harm
+# measured), apart from findings so that a healthy server has no finding.
+REPORT_MINOR: Final = 2
 
 # The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
 # imports working.
@@ -72,11 +74,23 @@ class Report(_Strict):
     summary: str | None = None
     change_first: str | None = None
     findings: list[Finding] = Field(default_factory=list)
+    # Same shape as a finding, severity info, never refuted; they never set the verdict.
+    notes: list[Finding] = Field(default_factory=list)
     signals: dict[str, Scalar] = Field(default_factory=dict)
     kv: dict[str, Any] = Field(default_factory=dict)
     not_checked: list[NotChecked] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def lead(self) -> Finding | None:
+        """What the report leads with: the primary finding (the first one not refuted), else
+        the first note, else the first ruled-out finding; None for an empty report."""
+        live = [f for f in self.findings if f.status != "refuted"]
+        if live:
+            return live[0]
+        if self.notes:
+            return self.notes[0]
+        return self.findings[0] if self.findings else None
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -548,6 +548,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]
     primary = firing[0] if firing else None
+    notes = [f for f in report.notes if f.status in FIRING]
     records = ctx.reproducers
 
     kv_max = _num_or_none(sig.get("kv_usage_max"))
@@ -589,6 +590,11 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         k: v for k, v in report.kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None
     }
     findings_view = [_finding_view(f, i + 1, records, numbers) for i, f in enumerate(firing)]
+    notes_view = [_finding_view(f, i + 1, records, numbers) for i, f in enumerate(notes)]
+    # With no finding, the first note leads the report, labelled as a note (report/1.2): on a
+    # healthy server it is what a reader asks about next (e.g. why 0 % prefix hits).
+    lead = findings_view[0] if findings_view else (notes_view[0] if notes_view else None)
+    lead_is_note = lead is not None and lead["f"].severity == "info"
     # One row per ruled-out cause: two playbooks refuting the same cause read as one line.
     ruled_out_view: list[Any] = []
     for f in ruled_out:
@@ -609,22 +615,17 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "sig": sig,
         "ctx": ctx,
         "verdict": report.verdict,
-        "primary": findings_view[0] if findings_view else None,
-        "primary_finding": primary,
-        # An info finding never sets the verdict (DESIGN.md §4): at the top of a healthy report it
-        # is a note on expected behaviour, and "Primary finding" / "Change first" would read as a
-        # fault to fix.
+        "primary": lead,
+        # Info never sets the verdict (DESIGN.md §4): at the top of a report it is a note on
+        # expected behaviour, and "Primary finding" / "Change first" would read as a fault.
         "primary_label": (
-            "Note (expected behaviour, not a fault)"
-            if primary is not None and primary.severity == "info"
-            else "Primary finding"
+            "Note (expected behaviour, not a fault)" if lead_is_note else "Primary finding"
         ),
-        "change_label": (
-            "If it matters"
-            if primary is not None and primary.severity == "info"
-            else "Change first"
-        ),
+        "change_label": "If it matters" if lead_is_note else "Change first",
+        "lead_is_note": lead_is_note,
         "findings": findings_view,
+        # The notes not already leading the report.
+        "notes": notes_view if findings_view else notes_view[1:],
         "ruled_out": ruled_out_view,
         "kv_full": kv_full,
         "card_full": card_full,

@@ -513,6 +513,9 @@ class _Built:
     rank: tuple[int, int, int, float, int, int, int]
     # The symptoms this finding is upstream of, and why (its cause's ``explains`` held).
     explains: tuple[tuple[str, ...], str] | None = None
+    # An info cause whose symptom the window does not show: a note on expected behaviour
+    # (report/1.2 ``notes``), never a finding.
+    note: bool = False
 
 
 def _rank(
@@ -836,11 +839,46 @@ def _unidentified(
     return _Built(finding, [None] * len(finding.remediation), rank)
 
 
+@dataclass(frozen=True)
+class Triage:
+    """The engine's answer for one server: its findings and its notes, each ranked.
+
+    ``findings[0]`` is the primary diagnosis. A note is an info cause whose symptom the window
+    does not show (e.g. 0 % prefix hits on prompts inside one block, where no block can be
+    cached): true and worth a line, but no harm was measured, so it is not a finding.
+    """
+
+    findings: list[Finding]
+    notes: list[Finding]
+
+
+def triage(
+    signals: SignalSet,
+    reproducers: Sequence[ReproducerRecord] | None = None,
+    playbooks: list[Playbook] | None = None,
+) -> Triage:
+    """:func:`evaluate`'s ranked list, split into findings and notes (order kept)."""
+    built = _evaluate(signals, reproducers, playbooks)
+    return Triage(
+        findings=[b.finding for b in built if not b.note],
+        notes=[b.finding for b in built if b.note],
+    )
+
+
 def evaluate(
     signals: SignalSet,
     reproducers: Sequence[ReproducerRecord] | None = None,
     playbooks: list[Playbook] | None = None,
 ) -> list[Finding]:
+    """Ranked findings and notes together (see :func:`triage` for the two apart)."""
+    return [b.finding for b in _evaluate(signals, reproducers, playbooks)]
+
+
+def _evaluate(
+    signals: SignalSet,
+    reproducers: Sequence[ReproducerRecord] | None,
+    playbooks: list[Playbook] | None,
+) -> list[_Built]:
     """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
 
     Symptoms first: each playbook's detector judges its symptom from harm (SLO, the server's
@@ -900,6 +938,13 @@ def evaluate(
                     ci,
                     upstream=b.explains is not None,
                 )
+            # Info with no harm measured for its symptom (absent, met SLO, or not judgeable):
+            # a note. Info beside a present symptom stays a finding that explains it.
+            b.note = (
+                b.finding.severity == "info"
+                and b.finding.status != "refuted"
+                and state.present is not True
+            )
             built.append(b)
     for pi, pb in enumerate(pbs):
         state = states[pb.id]
@@ -922,7 +967,7 @@ def evaluate(
     built.sort(key=lambda b: b.rank)
     _drop_conflicting_advice(built)
     _add_why_not(built, pbs, ruled_out)
-    return [b.finding for b in built]
+    return built
 
 
 def evaluate_fleet(views: Sequence[FleetSignals], playbooks: list[Playbook]) -> list[Finding]:

@@ -42,9 +42,14 @@ def test_primary_diagnosis_is_the_scenario_cause(
     assert run.report is not None, describe(run)
     primary = run.primary
     assert primary is not None, describe(run)
-    # Healthy if and only if exit 0 (DESIGN.md §4): an info finding (block larger than the
-    # prefix, prefix drift) is reported but sets neither the verdict nor the exit code.
+    # Healthy if and only if exit 0 (DESIGN.md §4): an info cause (block larger than the
+    # prefix) is reported as a note (report/1.2) and sets neither the verdict nor the exit code.
     assert run.exit_code == (0 if primary["severity"] == "info" else 1), describe(run)
+    live = [f for f in run.report["findings"] if f["status"] != "refuted"]
+    if expected.note:
+        assert live == [] and run.report["notes"][0] == primary, describe(run)
+    else:
+        assert live and live[0] == primary, describe(run)
     assert (run.exit_code == 0) == (run.report["verdict"] == "healthy"), describe(run)
     assert (primary["symptom"], primary["cause"]) == (expected.symptom, expected.cause), describe(
         run

@@ -17,7 +17,7 @@ from _rulecases import CASES_DIR, load_case_files
 
 from kvdoctor.report.model import Finding
 from kvdoctor.reproducers.model import ReproducerRecord
-from kvdoctor.rules.engine import evaluate, load_playbooks, overall_verdict
+from kvdoctor.rules.engine import load_playbooks, overall_verdict, triage
 from kvdoctor.rules.schema import KNOBS
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import SignalSet
@@ -90,10 +90,16 @@ def _find(findings: list[Finding], symptom: str, cause: str) -> Finding | None:
     return next((f for f in findings if f.symptom == symptom and f.cause == cause), None)
 
 
-def _check_expectation(findings: list[Finding], exp: dict[str, Any]) -> None:
-    f = _find(findings, exp["symptom"], exp["cause"])
-    listing = [(x.symptom, x.cause, x.status) for x in findings]
-    assert f is not None, f"expected {exp['symptom']}/{exp['cause']}, got {listing}"
+def _check_expectation(findings: list[Finding], notes: list[Finding], exp: dict[str, Any]) -> None:
+    # ``note: true``: the item must be a note (report/1.2), otherwise a finding.
+    where, other = (notes, findings) if exp.get("note") else (findings, notes)
+    f = _find(where, exp["symptom"], exp["cause"])
+    listing = [(x.symptom, x.cause, x.status) for x in where]
+    misplaced = _find(other, exp["symptom"], exp["cause"]) is not None
+    kind = "note" if exp.get("note") else "finding"
+    assert f is not None, f"expected {kind} {exp['symptom']}/{exp['cause']}, got {listing}" + (
+        " (it is listed as the other kind)" if misplaced else ""
+    )
     assert f.status == exp["status"], f"{f.cause}: status {f.status}, want {exp['status']}"
     if "severity" in exp:
         assert f.severity == exp["severity"], f"{f.cause}: severity {f.severity}"
@@ -138,19 +144,26 @@ def check_invariants(findings: list[Finding]) -> None:
 @pytest.mark.parametrize(("playbook", "case"), _params())
 def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
     signals, records = build_inputs(case)
-    findings = evaluate(signals, records, PLAYBOOKS)
+    result = triage(signals, records, PLAYBOOKS)
+    findings, notes = result.findings, result.notes
     check_invariants(findings)
+    check_invariants(notes)
+    for note in notes:
+        assert note.severity == "info" and note.status != "refuted", note
     for exp in case.get("expect") or []:
-        _check_expectation(findings, exp)
+        _check_expectation(findings, notes, exp)
     for absent in case.get("absent") or []:
-        f = _find(findings, absent["symptom"], absent["cause"])
+        f = _find(findings + notes, absent["symptom"], absent["cause"])
         assert f is None, f"{absent['symptom']}/{absent['cause']} should not be found: {f}"
     if "primary" in case:
-        assert findings, "no findings"
-        got = (findings[0].symptom, findings[0].cause)
+        # The report's lead: the first live finding, else the first note (Report.lead).
+        live = [f for f in findings if f.status != "refuted"]
+        lead = (live or notes or findings)[:1]
+        assert lead, "no findings"
+        got = (lead[0].symptom, lead[0].cause)
         assert got == (case["primary"]["symptom"], case["primary"]["cause"])
     if "verdict" in case:
         assert overall_verdict(findings, signals) == case["verdict"]
     if case.get("only"):
         want = {(e["symptom"], e["cause"]) for e in case.get("expect") or []}
-        assert {(f.symptom, f.cause) for f in findings} == want
+        assert {(f.symptom, f.cause) for f in findings + notes} == want

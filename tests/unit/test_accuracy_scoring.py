@@ -169,3 +169,41 @@ def test_the_measured_other_face_of_the_mechanism_is_right() -> None:
     assert "got its measured other face slow-itl/prefill-interference" in (
         accuracy.render_mismatches([faced])
     )
+
+
+BLOCK = ("prefix-miss", "block-larger-than-prefix")
+
+
+def _with_notes(report: dict[str, Any], *notes: dict[str, Any]) -> dict[str, Any]:
+    return {**report, "notes": list(notes)}
+
+
+def test_a_note_class_is_named_by_its_note_and_a_healthy_note_is_not_a_finding() -> None:
+    note = _f(*BLOCK, "confirmed", "info")
+    # The note class (truth block-larger, an info cause): nothing fires, the note names it.
+    named = outcome(
+        "n", "block", BLOCK, True, "why", _with_notes(_report("healthy"), note), True, note=True
+    )
+    assert (named.predicted_symptom, named.predicted_cause) == BLOCK
+    assert named.right_cause and named.confirmed and named.verdict == "healthy"
+    # A healthy draw whose report carries the same (true) note: no finding, the note counted apart.
+    quiet = outcome("q", "healthy", OK, True, "why", _with_notes(_report("healthy"), note), False)
+    assert quiet.predicted_symptom == NONE and quiet.right_cause
+    assert quiet.first_note == "prefix-miss/block-larger-than-prefix"
+    r = rates([named, quiet])
+    assert r.finding_on_healthy == (0, 1) and r.note_on_healthy == (1, 1)
+    # A live finding outranks a note even for a note class: the finding is the prediction.
+    loud = outcome(
+        "l",
+        "block",
+        BLOCK,
+        True,
+        "why",
+        _with_notes(_report("degraded", _f(*QUE, "suspected")), note),
+        True,
+        note=True,
+    )
+    assert (loud.predicted_symptom, loud.predicted_cause) == QUE and not loud.right_cause
+    # Only a note class reads notes: a broken harmful class with only a note predicts nothing.
+    missed = outcome("m", "drift", DRIFT, True, "why", _with_notes(_report("healthy"), note), True)
+    assert missed.predicted_symptom == NONE and not missed.right_symptom

@@ -181,16 +181,23 @@ def test_detail_full_unfolds_the_report(storm: Path, capsys: pytest.CaptureFixtu
     assert "## KV math" in full and "## Appendix" in full
 
 
-def test_a_healthy_verdict_exits_0_even_with_an_info_finding(
+def test_a_healthy_verdict_exits_0_with_a_note_and_no_finding(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # DESIGN.md §4: info findings never set the verdict or the exit code.
-    # prefix-short: a confirmed info note (block larger than the shared prefix), nothing else.
+    # DESIGN.md §4: info never sets the verdict or the exit code; report/1.2 lists an info
+    # cause whose symptom the window does not show as a note, not a finding.
+    # prefix-short: a confirmed note (block larger than the shared prefix), nothing else.
     fixture = Path(__file__).resolve().parents[2] / "fixtures" / "prefix-short"
     rc, out, _ = _run(["diagnose", "--bundle", str(fixture), "--format", "json"], capsys)
     report = json.loads(out)
     live = [f for f in report["findings"] if f["status"] != "refuted"]
-    assert report["verdict"] == "healthy" and live and live[0]["severity"] == "info"
+    assert report["verdict"] == "healthy" and live == []
+    assert report["schema_minor"] == 2
+    assert [(n["cause"], n["status"], n["severity"]) for n in report["notes"]] == [
+        ("block-larger-than-prefix", "confirmed", "info")
+    ]
+    # Nothing to change on a healthy server: the note's advice is not "the change first".
+    assert report["change_first"] is None
     assert rc == 0
     # The Markdown calls it a note, not a fault to fix, and never "Primary finding".
     _, md, _ = _run(["diagnose", "--bundle", str(fixture)], capsys)
