@@ -288,7 +288,7 @@ def _check_text(lines: Sequence[str], report: Report) -> list[Problem]:
     problems: list[Problem] = []
     confirmed_titles = [
         f.title
-        for f in report.findings
+        for f in [*report.findings, *report.notes]
         if f.status == "confirmed"
         and f.reproducer is not None
         and f.reproducer.verdict == "confirmed"

@@ -10,7 +10,7 @@ import pytest
 from _report_factory import context, finding, report
 
 from kvdoctor.report.checker import check_report, exit_code_for, visible_lines
-from kvdoctor.report.model import ReproducerOutcome
+from kvdoctor.report.model import Finding, ReproducerOutcome
 from kvdoctor.report.render import render_markdown
 
 
@@ -49,6 +49,39 @@ def test_info_findings_never_set_the_exit_code() -> None:
     assert exit_code_for(report(), "critical") == 1
     warning = report(verdict="degraded", findings=[finding(severity="warning")])
     assert exit_code_for(warning, "critical") == 0
+
+
+def _note(**overrides: object) -> Finding:
+    base = {
+        "id": "prefix-miss",
+        "symptom": "prefix-miss",
+        "cause": "block-larger-than-prefix",
+        "status": "suspected",
+        "severity": "info",
+        "title": "Prompts fit inside one 128-token block",
+    }
+    return finding(**{**base, **overrides})
+
+
+def test_a_note_is_an_unrefuted_info_item_and_leads_a_healthy_report() -> None:
+    healthy = report(verdict="healthy", findings=[], notes=[_note()])
+    md = render_markdown(healthy, context())
+    assert "**Note (expected behaviour, not a fault):** Prompts fit inside one" in md
+    assert "**Primary finding:**" not in md
+    assert exit_code_for(healthy) == 0
+    assert "note-severity" not in _kinds(md, report_=healthy, exit_code=0)
+    # A warning (or a refuted cause) listed as a note would hide a finding from the verdict.
+    for bad in (_note(severity="warning"), _note(status="refuted")):
+        wrong = report(verdict="healthy", findings=[], notes=[bad])
+        assert "note-severity" in _kinds(render_markdown(wrong, context()), report_=wrong)
+
+
+def test_notes_beside_findings_are_folded_under_notes() -> None:
+    both = report(notes=[_note()])
+    md = render_markdown(both, context())
+    assert "**Primary finding:** Live KV demand exceeds the pool" in md
+    assert "<details><summary>Notes (1)</summary>" in md
+    assert check_report(md, both, exit_code=exit_code_for(both)) == []
 
 
 @pytest.mark.parametrize(
