@@ -402,3 +402,24 @@ def test_one_range_query_per_metric_family_whatever_the_fleet_size() -> None:
         counts.append(sum(1 for c in prom.calls if c.endswith("/query_range")))
     # the families, plus `up`
     assert counts == [len(FAMILIES) + 1] * 2
+
+
+def test_replica_notes_merge_apart_and_never_set_the_fleet_verdict() -> None:
+    """report/1.2: a replica's note is a fleet note naming its replicas, not a fleet finding."""
+    from kvdoctor.fleet.diagnose import _verdict, merge_replica_findings
+    from kvdoctor.report.model import Finding, Report
+
+    note = Finding(
+        id="prefix-miss", symptom="prefix-miss", cause="block-larger-than-prefix",
+        status="suspected", severity="info", confidence=0.85, title="Prompts fit in one block",
+    )
+    a, b = (_result(k, {}, running=[1.0], waiting=[0.0]) for k in ("a:1", "b:1"))
+    a.report = Report(verdict="healthy", notes=[note])
+    b.report = Report(verdict="healthy", notes=[note])
+    assert merge_replica_findings([a, b]) == []
+    merged = merge_replica_findings([a, b], notes=True)
+    assert [(n.cause, n.evidence[0].value) for n in merged] == [
+        ("block-larger-than-prefix", "a:1, b:1")
+    ]
+    # Even an info finding beside a healthy replica leaves the fleet healthy (DESIGN.md §4).
+    assert _verdict(merged, [a, b]) == "healthy"
