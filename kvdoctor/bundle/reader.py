@@ -35,8 +35,10 @@ from kvdoctor.bundle.model import (
     GpuSample,
     Manifest,
     NotChecked,
+    ReproducerRecord,
     Scrape,
     ServerInfo,
+    UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
 
@@ -237,16 +239,24 @@ def _json(files: dict[str, bytes], name: str) -> Any:
 
 
 def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[Any] | None:
+    lines = _jsonl_lines(files, name, cut)
+    return None if lines is None else [value for _, value in lines]
+
+
+def _jsonl_lines(
+    files: dict[str, bytes], name: str, cut: list[NotChecked]
+) -> list[tuple[str, Any]] | None:
+    """The non-blank lines of a JSON Lines file as (exact text, parsed JSON value)."""
     text = _text(files, name)
     if text is None:
         return None
     lines = text.split("\n")
-    out: list[Any] = []
+    out: list[tuple[str, Any]] = []
     for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(_loads(line, f"{name} line {i}"))
+            out.append((line, _loads(line, f"{name} line {i}")))
         except BundleError:
             if i == len(lines):
                 # The last line has no newline after it: a write that was cut short (a kill
@@ -258,6 +268,40 @@ def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[An
                 break
             raise
     return out
+
+
+def reproducer_records(
+    lines: list[tuple[str, Any]],
+) -> tuple[list[ReproducerRecord], list[UnreadRecord]]:
+    """The lines of ``reproducers.jsonl`` as typed records, and those that are not valid ones.
+
+    A bad record is not fatal: the diagnosis goes on without it, lists its problem under "not
+    checked", and the line itself is kept for any rewrite of the bundle.
+    """
+    records: list[ReproducerRecord] = []
+    unread: list[UnreadRecord] = []
+    for position, (line, raw) in enumerate(lines):
+        label = f"#{position + 1}"
+        if not isinstance(raw, dict):
+            why = "unreadable (not a JSON object); not used"
+        else:
+            if isinstance(raw.get("name"), str):
+                label = raw["name"]
+            try:
+                records.append(ReproducerRecord.model_validate(raw))
+                continue
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(x) for x in err.get("loc", ())) or "record"
+                why = f"unreadable ({loc}: {err.get('msg', 'invalid')}); not used"
+        unread.append(
+            UnreadRecord(
+                position=position,
+                line=line,
+                problem=NotChecked(what=f"reproducer record {label}", why=why),
+            )
+        )
+    return records, unread
 
 
 def check_schema(schema: object) -> None:
@@ -327,9 +371,8 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
             for i, g in enumerate(gpu_raw, 1)
         ]
     )
-    repro = _jsonl(files, REPRODUCERS, cut)
-    if repro is not None and not all(isinstance(r, dict) for r in repro):
-        raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
+    repro_lines = _jsonl_lines(files, REPRODUCERS, cut)
+    repro, unread = reproducer_records(repro_lines) if repro_lines is not None else (None, [])
     slo = None
     if "slo.json" in files:
         from kvdoctor.slo import slo_from_bundle_file
@@ -359,6 +402,7 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
         gpu=gpu,
         logs=_text(files, LOGS),
         reproducers=repro,
+        unread_reproducers=unread,
         slo=slo,
         source=source,
     )
