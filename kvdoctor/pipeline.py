@@ -24,6 +24,7 @@ from kvdoctor.bundle.model import (
     NotChecked,
 )
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
@@ -203,7 +204,7 @@ def _num_or_none(value: Scalar) -> float | None:
     return float(value)
 
 
-def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
+def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
     """The report's ``kv`` object: the locker math for this model and this server."""
     from kvdoctor.kvmath import kv_section
 

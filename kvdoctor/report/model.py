@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor import vocab
 from kvdoctor.bundle.model import NotChecked
+from kvdoctor.kvmath.section import KvSection
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
@@ -73,7 +74,7 @@ class Report(_Strict):
     change_first: str | None = None
     findings: list[Finding] = Field(default_factory=list)
     signals: dict[str, Scalar] = Field(default_factory=dict)
-    kv: dict[str, Any] = Field(default_factory=dict)
+    kv: KvSection = Field(default_factory=KvSection)
     not_checked: list[NotChecked] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

@@ -35,8 +35,8 @@ def test_preemption_bundle_gives_a_suspected_kv_capacity_finding() -> None:
     assert report.verdict == "critical"
     assert (report.findings[0].symptom, report.findings[0].cause) == ("preemption", "kv-capacity")
     assert report.findings[0].status == "suspected"
-    assert report.kv["bytes_per_token"] == 1024
-    assert report.kv["capacity_tokens"] == 512 * 16
+    assert report.kv.bytes_per_token == 1024
+    assert report.kv.capacity_tokens == 512 * 16
     whats = [n.what for n in report.not_checked]
     assert "reproducer capacity-ramp for preemption/kv-capacity" in whats
 
