@@ -11,11 +11,17 @@ the same validated type, and the bundle layer imports nothing above it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
+from kvdoctor.expfmt import Labels
 from kvdoctor.vocab import ReproducerVerdict
+
+# A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
+# model's config.json, an experiment's numbers. Typed as JSON rather than Any so that every
+# reader narrows a value before using it.
+JsonObject = dict[str, JsonValue]
 
 BUNDLE_SCHEMA = "kvdoctor.bundle/1"
 REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
@@ -71,14 +77,15 @@ class Scrape(_Record):
 
 
 class ServerInfo(_Record):
-    version: Any = None
-    models: Any = None
+    # The raw /version and /v1/models bodies (any JSON; the signals pick what they know).
+    version: JsonValue = None
+    models: JsonValue = None
     health: int | None = None
 
 
 class EngineArgs(_Record):
     argv: list[str] | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: JsonObject = Field(default_factory=dict)
 
 
 class GpuProcess(_Record):
@@ -116,12 +123,12 @@ class ReproducerRecord(BaseModel):
     # than prefix vs drift vs eviction): verdict per cause id, overriding ``verdict`` for it.
     cause_verdicts: dict[str, ReproducerVerdict] = Field(default_factory=dict)
     summary: str = ""
-    expected: dict[str, Any] = Field(default_factory=dict)
-    measured: dict[str, Any] = Field(default_factory=dict)
+    expected: JsonObject = Field(default_factory=dict)
+    measured: JsonObject = Field(default_factory=dict)
     started_at: float
     ended_at: float
     requests_sent: int = 0
-    budget: dict[str, Any] = Field(default_factory=dict)
+    budget: JsonObject = Field(default_factory=dict)
     # Why the guard stopped the run early, or None when it ran to completion.
     aborted: str | None = None
 
@@ -153,7 +160,7 @@ class Bundle(BaseModel):
     scrapes: list[Scrape]
     server: ServerInfo | None = None
     engine_args: EngineArgs | None = None
-    model_config_raw: dict[str, Any] | None = None
+    model_config_raw: JsonObject | None = None
     gpu: list[GpuSample] | None = None
     logs: str | None = None
     # The valid records of reproducers.jsonl, in file order (None: no such file).
@@ -170,19 +177,21 @@ class Bundle(BaseModel):
     # labels): value per scrape in time order, None where absent}). Observations read them
     # instead of parsing every text again, which was most of a large fleet's diagnosis.
     # Private, so never serialized: the bundle on disk, and a replay of it, are the same.
-    _columns: tuple[list[float], dict[tuple[str, Any], list[float | None]]] | None = PrivateAttr(
+    _columns: tuple[list[float], dict[tuple[str, Labels], list[float | None]]] | None = PrivateAttr(
         default=None
     )
 
     def with_columns(
-        self, times: list[float], columns: dict[tuple[str, Any], list[float | None]]
+        self, times: list[float], columns: dict[tuple[str, Labels], list[float | None]]
     ) -> Bundle:
         """Attach the parsed samples of the scrape texts (exactly what parsing them gives),
         ``times`` being the scrapes' times in order; returns this bundle."""
         self._columns = (times, columns)
         return self
 
-    def columns_for(self, times: list[float]) -> dict[tuple[str, Any], list[float | None]] | None:
+    def columns_for(
+        self, times: list[float]
+    ) -> dict[tuple[str, Labels], list[float | None]] | None:
         """The attached columns, if they were made for scrapes at exactly ``times``."""
         if self._columns is None or self._columns[0] != times:
             return None

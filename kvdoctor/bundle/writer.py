@@ -16,7 +16,9 @@ import tarfile
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+from pydantic import JsonValue
 
 from kvdoctor.bundle.model import (
     ENGINE_ARGS,
@@ -44,7 +46,7 @@ def is_archive(dest: Path) -> bool:
     return dest.name.endswith(_ARCHIVE_SUFFIXES)
 
 
-def _dumps(obj: Any) -> str:
+def _dumps(obj: JsonValue) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -248,7 +250,7 @@ class BundleSink:
     def set_engine_args(self, args: EngineArgs) -> None:
         self._write(ENGINE_ARGS, json.dumps(args.model_dump(mode="json"), indent=2) + "\n")
 
-    def set_model_config(self, cfg: Mapping[str, Any]) -> None:
+    def set_model_config(self, cfg: Mapping[str, JsonValue]) -> None:
         self._write(MODEL_CONFIG, json.dumps(dict(cfg), indent=2) + "\n")
 
     def set_logs(self, text: str) -> None:

@@ -175,9 +175,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
     def arg_or(flag: str, signal: str) -> object:
         return args[flag] if flag in args else get(signal)
 
-    block_size = (
-        _int(get("block_size")) or _int(args.get("block-size")) or _int(kv.block_size)
-    )
+    block_size = _int(get("block_size")) or _int(args.get("block-size")) or _int(kv.block_size)
     platform = _detect_platform(args, block_size, bundle.logs or "")
     if block_size is None and platform == "cpu":
         block_size = _int(args.get("block-size")) or CPU_DEFAULT_BLOCK_SIZE

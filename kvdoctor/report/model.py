@@ -6,12 +6,12 @@ outcomes attach to findings) and the renderers (pure functions of a :class:`Repo
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor import vocab
-from kvdoctor.bundle.model import NotChecked
+from kvdoctor.bundle.model import JsonObject, NotChecked
 from kvdoctor.kvmath.section import KvSection
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
@@ -44,7 +44,7 @@ class Evidence(_Strict):
 class ReproducerOutcome(_Strict):
     name: str
     verdict: ReproducerVerdict
-    measured: dict[str, Any] = Field(default_factory=dict)
+    measured: JsonObject = Field(default_factory=dict)
 
 
 class Finding(_Strict):
@@ -79,5 +79,5 @@ class Report(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return self.model_dump(mode="json", by_alias=True)

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+
+# Any here is the template view: values handed to jinja2 filters and templates, which are untyped.
 from typing import Any, Literal
 
 import jinja2
