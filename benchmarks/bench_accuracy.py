@@ -238,7 +238,7 @@ def score_dir(
             ctl = check_control(control, texts, truth.get("baseline", {}))
             control_ok, why, measured = ctl.ok, ctl.why, ctl.measured
             also = also_right(klass, measured)
-            quiet = bundle.model_copy(update={"reproducers": None})
+            quiet = bundle.model_copy(update={"reproducers": None, "unread_reproducers": []})
             offline_report = diagnose_bundle(quiet).model_dump(mode="json", by_alias=True)
             if replay_live:
                 live_report = diagnose_bundle(bundle).model_dump(mode="json", by_alias=True)

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from kvdoctor.bundle.model import (
     ENGINE_ARGS,
     GPU,
@@ -26,6 +24,7 @@ from kvdoctor.bundle.model import (
     NotChecked,
 )
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
@@ -95,23 +94,9 @@ REPRODUCER_ANNOUNCE = "kvdoctor: reproducer"
 
 
 def reproducer_records(bundle: Bundle) -> tuple[list[ReproducerRecord], list[NotChecked]]:
-    """Parse ``reproducers.jsonl``; an unreadable record is skipped and reported, not fatal."""
-    records: list[ReproducerRecord] = []
-    problems: list[NotChecked] = []
-    for i, raw in enumerate(bundle.reproducers or [], 1):
-        try:
-            records.append(ReproducerRecord.model_validate(raw))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(x) for x in err.get("loc", ())) or "record"
-            name = raw.get("name") if isinstance(raw.get("name"), str) else f"#{i}"
-            problems.append(
-                NotChecked(
-                    what=f"reproducer record {name}",
-                    why=f"unreadable ({loc}: {err.get('msg', 'invalid')}); not used",
-                )
-            )
-    return records, problems
+    """The bundle's reproducer records, and why any line of ``reproducers.jsonl`` is not used
+    (the reader kept such lines aside: skipped and reported, not fatal)."""
+    return list(bundle.reproducers or []), [u.problem for u in bundle.unread_reproducers]
 
 
 def _finite(value: Scalar) -> Scalar:
@@ -219,7 +204,7 @@ def _num_or_none(value: Scalar) -> float | None:
     return float(value)
 
 
-def kv_for(bundle: Bundle, signals: SignalSet) -> dict[str, Any]:
+def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
     """The report's ``kv`` object: the locker math for this model and this server."""
     from kvdoctor.kvmath import kv_section
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
 
 REDACTED = "<redacted>"
+# One flag's value as engine_args.json keeps it: a number, text, or True for a bare flag.
+FlagValue = int | float | str | bool
 _SECRET_FLAG = re.compile(r"(^|-)(api-key|api-keys|token|secret|password|passwd)$")
 
 
@@ -20,7 +21,7 @@ def is_secret_flag(key: str) -> bool:
     return bool(_SECRET_FLAG.search(key.lower().replace("_", "-")))
 
 
-def coerce(value: str) -> Any:
+def coerce(value: str) -> int | float | str:
     """Command-line text to a JSON scalar: integers and decimals become numbers."""
     if re.fullmatch(r"[+-]?\d+", value):
         return int(value)
@@ -46,10 +47,10 @@ def _entry_index(argv: list[str]) -> int:
     return len(argv)
 
 
-def parse_argv(argv: Iterable[str]) -> dict[str, Any]:
+def parse_argv(argv: Iterable[str]) -> dict[str, FlagValue]:
     """Flags of a vLLM server command line as {"flag-name": value}; secrets redacted."""
     tokens = list(argv)
-    args: dict[str, Any] = {}
+    args: dict[str, FlagValue] = {}
     i = _entry_index(tokens)
     while i < len(tokens):
         tok = tokens[i]

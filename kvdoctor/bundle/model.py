@@ -2,16 +2,29 @@
 
 Readers ignore unknown keys and files (``extra="ignore"``): the contract lets newer writers add
 them. Everything kvdoctor itself *produces* elsewhere forbids extra keys.
+
+The reproducer record (``kvdoctor.reproducer/1``, one line of ``reproducers.jsonl``) is defined
+here too: the bundle holds typed records, so every later stage (signals, rules, report) reads
+the same validated type, and the bundle layer imports nothing above it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
+
+from kvdoctor.expfmt import Labels
+from kvdoctor.vocab import ReproducerVerdict
+
+# A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
+# model's config.json, an experiment's numbers. Typed as JSON rather than Any so that every
+# reader narrows a value before using it.
+JsonObject = dict[str, JsonValue]
 
 BUNDLE_SCHEMA = "kvdoctor.bundle/1"
+REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
 BUNDLE_MAJOR = 1
 
 # File names inside a bundle directory (contract).
@@ -64,14 +77,15 @@ class Scrape(_Record):
 
 
 class ServerInfo(_Record):
-    version: Any = None
-    models: Any = None
+    # The raw /version and /v1/models bodies (any JSON; the signals pick what they know).
+    version: JsonValue = None
+    models: JsonValue = None
     health: int | None = None
 
 
 class EngineArgs(_Record):
     argv: list[str] | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: JsonObject = Field(default_factory=dict)
 
 
 class GpuProcess(_Record):
@@ -93,6 +107,50 @@ class GpuSample(_Record):
     devices: list[GpuDevice] = Field(default_factory=list)
 
 
+class ReproducerRecord(BaseModel):
+    """One reproducer run as ``reproducers.jsonl`` holds it (``kvdoctor.reproducer/1``).
+
+    A replay re-renders a report from these records without sending any traffic.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["kvdoctor.reproducer/1"] = Field(default=REPRODUCER_SCHEMA, alias="schema")
+    name: str
+    # Overall verdict on the hypothesis the experiment was run for.
+    verdict: ReproducerVerdict
+    # An experiment can tell several causes apart (prefix-probe: caching off vs block larger
+    # than prefix vs drift vs eviction): verdict per cause id, overriding ``verdict`` for it.
+    cause_verdicts: dict[str, ReproducerVerdict] = Field(default_factory=dict)
+    summary: str = ""
+    expected: JsonObject = Field(default_factory=dict)
+    measured: JsonObject = Field(default_factory=dict)
+    started_at: float
+    ended_at: float
+    requests_sent: int = 0
+    budget: JsonObject = Field(default_factory=dict)
+    # Why the guard stopped the run early, or None when it ran to completion.
+    aborted: str | None = None
+
+
+class UnreadRecord(BaseModel):
+    """A line of ``reproducers.jsonl`` that is JSON but not a valid record.
+
+    It is not used (the pipeline lists ``problem`` under "not checked" and diagnoses without
+    it), and it is kept as the exact line it was, so that rewriting the bundle (appending to an
+    archive) loses nothing a newer kvdoctor might read.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Its place among the file's records (0-based, blank lines not counted), so that a rewrite
+    # puts it back where it was: the order of the lines decides which run of an experiment
+    # counts on a tie.
+    position: int = Field(ge=0)
+    line: str
+    problem: NotChecked
+
+
 class Bundle(BaseModel):
     """A whole bundle in memory. Optional parts are ``None`` when their file is absent."""
 
@@ -102,10 +160,13 @@ class Bundle(BaseModel):
     scrapes: list[Scrape]
     server: ServerInfo | None = None
     engine_args: EngineArgs | None = None
-    model_config_raw: dict[str, Any] | None = None
+    model_config_raw: JsonObject | None = None
     gpu: list[GpuSample] | None = None
     logs: str | None = None
-    reproducers: list[dict[str, Any]] | None = None
+    # The valid records of reproducers.jsonl, in file order (None: no such file).
+    reproducers: list[ReproducerRecord] | None = None
+    # Its lines that are not valid records (see UnreadRecord).
+    unread_reproducers: list[UnreadRecord] = Field(default_factory=list)
     # The user's service-level objectives (slo.json, seconds), when the run was given any.
     slo: dict[str, float] | None = None
     # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
@@ -116,30 +177,29 @@ class Bundle(BaseModel):
     # labels): value per scrape in time order, None where absent}). Observations read them
     # instead of parsing every text again, which was most of a large fleet's diagnosis.
     # Private, so never serialized: the bundle on disk, and a replay of it, are the same.
-    _columns: tuple[list[float], dict[tuple[str, Any], list[float | None]]] | None = PrivateAttr(
+    _columns: tuple[list[float], dict[tuple[str, Labels], list[float | None]]] | None = PrivateAttr(
         default=None
     )
 
     def with_columns(
-        self, times: list[float], columns: dict[tuple[str, Any], list[float | None]]
+        self, times: list[float], columns: dict[tuple[str, Labels], list[float | None]]
     ) -> Bundle:
         """Attach the parsed samples of the scrape texts (exactly what parsing them gives),
         ``times`` being the scrapes' times in order; returns this bundle."""
         self._columns = (times, columns)
         return self
 
-    def columns_for(self, times: list[float]) -> dict[tuple[str, Any], list[float | None]] | None:
+    def columns_for(
+        self, times: list[float]
+    ) -> dict[tuple[str, Labels], list[float | None]] | None:
         """The attached columns, if they were made for scrapes at exactly ``times``."""
         if self._columns is None or self._columns[0] != times:
             return None
         return self._columns[1]
 
-    def with_reproducers(self, records: Iterable[BaseModel | Mapping[str, Any]]) -> Bundle:
+    def with_reproducers(self, records: Iterable[ReproducerRecord]) -> Bundle:
         """This bundle with ``records`` appended to its reproducer results (a new object)."""
-        dumped = [
-            r.model_dump(mode="json", by_alias=True) if isinstance(r, BaseModel) else dict(r)
-            for r in records
-        ]
-        if not dumped:
+        added = list(records)
+        if not added:
             return self
-        return self.model_copy(update={"reproducers": [*(self.reproducers or []), *dumped]})
+        return self.model_copy(update={"reproducers": [*(self.reproducers or []), *added]})

@@ -13,11 +13,11 @@ import math
 import re
 import tarfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from kvdoctor.bundle.model import (
     BUNDLE_MAJOR,
@@ -35,8 +35,10 @@ from kvdoctor.bundle.model import (
     GpuSample,
     Manifest,
     NotChecked,
+    ReproducerRecord,
     Scrape,
     ServerInfo,
+    UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
 
@@ -166,7 +168,7 @@ def _check_member(member: tarfile.TarInfo) -> None:
         raise BundleError(f"archive member {name!r} is larger than the size cap")
 
 
-def _members(tar: tarfile.TarFile) -> Any:
+def _members(tar: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
     # Iterate lazily (tar.getmembers() would read a hostile archive's whole index first).
     member = tar.next()
     while member is not None:
@@ -196,10 +198,10 @@ def _text(files: dict[str, bytes], name: str) -> str | None:
         raise BundleError(f"{name} is not UTF-8 text") from None
 
 
-def _loads(text: str, where: str) -> Any:
+def _loads(text: str, where: str) -> JsonValue:
     """``json.loads`` for untrusted text: every failure is one :class:`BundleError` line."""
     try:
-        value = json.loads(text)
+        value: JsonValue = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BundleError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
@@ -214,10 +216,10 @@ def _loads(text: str, where: str) -> Any:
     return value
 
 
-def json_depth(value: Any) -> int:
+def json_depth(value: object) -> int:
     """Nesting depth of a JSON value, without recursion."""
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         v, d = stack.pop()
         if isinstance(v, dict):
@@ -229,24 +231,32 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
-def _json(files: dict[str, bytes], name: str) -> Any:
+def _json(files: dict[str, bytes], name: str) -> JsonValue:
     text = _text(files, name)
     if text is None:
         return None
     return _loads(text, name)
 
 
-def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[Any] | None:
+def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[JsonValue] | None:
+    lines = _jsonl_lines(files, name, cut)
+    return None if lines is None else [value for _, value in lines]
+
+
+def _jsonl_lines(
+    files: dict[str, bytes], name: str, cut: list[NotChecked]
+) -> list[tuple[str, JsonValue]] | None:
+    """The non-blank lines of a JSON Lines file as (exact text, parsed JSON value)."""
     text = _text(files, name)
     if text is None:
         return None
     lines = text.split("\n")
-    out: list[Any] = []
+    out: list[tuple[str, JsonValue]] = []
     for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(_loads(line, f"{name} line {i}"))
+            out.append((line, _loads(line, f"{name} line {i}")))
         except BundleError:
             if i == len(lines):
                 # The last line has no newline after it: a write that was cut short (a kill
@@ -258,6 +268,41 @@ def _jsonl(files: dict[str, bytes], name: str, cut: list[NotChecked]) -> list[An
                 break
             raise
     return out
+
+
+def reproducer_records(
+    lines: list[tuple[str, JsonValue]],
+) -> tuple[list[ReproducerRecord], list[UnreadRecord]]:
+    """The lines of ``reproducers.jsonl`` as typed records, and those that are not valid ones.
+
+    A bad record is not fatal: the diagnosis goes on without it, lists its problem under "not
+    checked", and the line itself is kept for any rewrite of the bundle.
+    """
+    records: list[ReproducerRecord] = []
+    unread: list[UnreadRecord] = []
+    for position, (line, raw) in enumerate(lines):
+        label = f"#{position + 1}"
+        if not isinstance(raw, dict):
+            why = "unreadable (not a JSON object); not used"
+        else:
+            name = raw.get("name")
+            if isinstance(name, str):
+                label = name
+            try:
+                records.append(ReproducerRecord.model_validate(raw))
+                continue
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(x) for x in err.get("loc", ())) or "record"
+                why = f"unreadable ({loc}: {err.get('msg', 'invalid')}); not used"
+        unread.append(
+            UnreadRecord(
+                position=position,
+                line=line,
+                problem=NotChecked(what=f"reproducer record {label}", why=why),
+            )
+        )
+    return records, unread
 
 
 def check_schema(schema: object) -> None:
@@ -276,7 +321,7 @@ def check_schema(schema: object) -> None:
         raise BundleError(f"unknown bundle schema {schema[:60]!r}; expected {BUNDLE_SCHEMA}")
 
 
-def _model(factory: Callable[[Any], T], data: Any, what: str) -> T:
+def _model(factory: Callable[[object], T], data: object, what: str) -> T:
     try:
         return factory(data)
     except ValidationError as exc:
@@ -327,9 +372,8 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
             for i, g in enumerate(gpu_raw, 1)
         ]
     )
-    repro = _jsonl(files, REPRODUCERS, cut)
-    if repro is not None and not all(isinstance(r, dict) for r in repro):
-        raise BundleError(f"{REPRODUCERS} holds a record that is not a JSON object")
+    repro_lines = _jsonl_lines(files, REPRODUCERS, cut)
+    repro, unread = reproducer_records(repro_lines) if repro_lines is not None else (None, [])
     slo = None
     if "slo.json" in files:
         from kvdoctor.slo import slo_from_bundle_file
@@ -359,6 +403,7 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
         gpu=gpu,
         logs=_text(files, LOGS),
         reproducers=repro,
+        unread_reproducers=unread,
         slo=slo,
         source=source,
     )

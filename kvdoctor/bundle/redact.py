@@ -21,8 +21,10 @@ import ipaddress
 import re
 import socket
 from collections.abc import Iterable
-from typing import Any
+from typing import TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
+
+_T = TypeVar("_T")
 
 SECRET = "<secret>"
 
@@ -176,14 +178,20 @@ class Redactor:
         ip = m.group(0)
         return ip if ip in _KEEP_IPS else self._placeholder("ip", ip)
 
-    def data(self, obj: Any) -> Any:
-        """Redact every string inside a JSON-like value (keys too, for paths used as keys)."""
+    def data(self, obj: _T) -> _T:
+        """Redact every string inside a JSON-like value (keys too, for paths used as keys); the
+        value comes back with the same shape, so its type does too."""
+        return cast(_T, self._data(obj))
+
+    def _data(self, obj: object) -> object:
         if isinstance(obj, str):
             return self.text(obj)
         if isinstance(obj, list):
-            return [self.data(v) for v in obj]
+            return [self._data(v) for v in obj]
         if isinstance(obj, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.data(v) for k, v in obj.items()}
+            return {
+                self.text(k) if isinstance(k, str) else k: self._data(v) for k, v in obj.items()
+            }
         return obj
 
     def url(self, endpoint: str) -> str:

@@ -16,9 +16,9 @@ import tarfile
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from pydantic import BaseModel
+from pydantic import JsonValue
 
 from kvdoctor.bundle.model import (
     ENGINE_ARGS,
@@ -33,6 +33,7 @@ from kvdoctor.bundle.model import (
     EngineArgs,
     GpuSample,
     Manifest,
+    ReproducerRecord,
     Scrape,
     ServerInfo,
 )
@@ -45,7 +46,7 @@ def is_archive(dest: Path) -> bool:
     return dest.name.endswith(_ARCHIVE_SUFFIXES)
 
 
-def _dumps(obj: Any) -> str:
+def _dumps(obj: JsonValue) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -61,12 +62,17 @@ def gpu_line(sample: GpuSample) -> str:
     return _dumps(sample.model_dump(mode="json")) + "\n"
 
 
-def _record_line(record: BaseModel | Mapping[str, Any]) -> str:
-    if isinstance(record, BaseModel):
-        data: Any = record.model_dump(mode="json", by_alias=True)
-    else:
-        data = dict(record)
-    return _dumps(data) + "\n"
+def record_line(record: ReproducerRecord) -> str:
+    return _dumps(record.model_dump(mode="json", by_alias=True)) + "\n"
+
+
+def reproducer_lines(bundle: Bundle) -> list[str]:
+    """The lines of ``reproducers.jsonl``: the records, with every unread line put back
+    verbatim at the place it was read from (a rewrite loses nothing and keeps the order)."""
+    lines = [record_line(r) for r in bundle.reproducers or []]
+    for unread in sorted(bundle.unread_reproducers, key=lambda u: u.position):
+        lines.insert(min(unread.position, len(lines)), unread.line + "\n")
+    return lines
 
 
 def bundle_files(bundle: Bundle) -> dict[str, str]:
@@ -85,8 +91,8 @@ def bundle_files(bundle: Bundle) -> dict[str, str]:
         files[GPU] = "".join(gpu_line(g) for g in bundle.gpu)
     if bundle.logs is not None:
         files[LOGS] = bundle.logs
-    if bundle.reproducers is not None:
-        files[REPRODUCERS] = "".join(_record_line(r) for r in bundle.reproducers)
+    if bundle.reproducers is not None or bundle.unread_reproducers:
+        files[REPRODUCERS] = "".join(reproducer_lines(bundle))
     if bundle.slo:
         from kvdoctor.slo import SLO_FILE, slo_json
 
@@ -166,17 +172,19 @@ def write_bundle(bundle: Bundle, dest: Path) -> Path:
     return dest
 
 
-def append_reproducers(dest: Path, records: Iterable[BaseModel | Mapping[str, Any]]) -> Path:
-    """Append reproducer records to the bundle at ``dest`` (directory or .tar.gz), atomically."""
+def append_reproducers(dest: Path, records: Iterable[ReproducerRecord]) -> Path:
+    """Append reproducer records to the bundle at ``dest`` (directory or .tar.gz), atomically.
+
+    A directory's ``reproducers.jsonl`` only grows; an archive is rewritten whole, its unread
+    reproducer lines included (see :class:`~kvdoctor.bundle.model.UnreadRecord`).
+    """
     dest = Path(dest)
-    lines = "".join(_record_line(r) for r in records)
+    added = list(records)
+    lines = "".join(record_line(r) for r in added)
     if is_archive(dest):
         from kvdoctor.bundle.reader import read_bundle
 
-        bundle = read_bundle(dest).with_reproducers(
-            json.loads(line) for line in lines.splitlines() if line
-        )
-        return write_bundle(bundle, dest)
+        return write_bundle(read_bundle(dest).with_reproducers(added), dest)
     target = dest / REPRODUCERS
     if not (dest / MANIFEST).is_file():
         raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {dest}")
@@ -242,7 +250,7 @@ class BundleSink:
     def set_engine_args(self, args: EngineArgs) -> None:
         self._write(ENGINE_ARGS, json.dumps(args.model_dump(mode="json"), indent=2) + "\n")
 
-    def set_model_config(self, cfg: Mapping[str, Any]) -> None:
+    def set_model_config(self, cfg: Mapping[str, JsonValue]) -> None:
         self._write(MODEL_CONFIG, json.dumps(dict(cfg), indent=2) + "\n")
 
     def set_logs(self, text: str) -> None:

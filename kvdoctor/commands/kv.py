@@ -177,7 +177,7 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
             model.bytes_per_token_beyond_window(kv) if model.window_layers else None
         ),
         "scale_overhead_excluded": kv in kvmath.SCALED_KV_DTYPES,
-        "model": model.summary(),
+        "model": model.summary().model_dump(),
         "max_position_embeddings": req.max_positions,
         "contexts": contexts,
         "gpu": gpu,

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from kvdoctor.commands._capture_opts import parse_header
 from kvdoctor.errors import KvdoctorError
+
+if TYPE_CHECKING:
+    from kvdoctor.reproducers.model import ReproducerRecord
 
 
 @click.command()
@@ -135,7 +138,7 @@ def reproduce(
             endpoint,
             ctx.headers,
             insecure,
-            record.model_dump(mode="json", by_alias=True),
+            record,
         )
     data = record.model_dump(mode="json", by_alias=True)
     if fmt == "json":
@@ -151,7 +154,7 @@ def reproduce(
 
 
 def _save(
-    dest: Path, endpoint: str, headers: dict[str, str], insecure: bool, record: dict[str, Any]
+    dest: Path, endpoint: str, headers: dict[str, str], insecure: bool, record: ReproducerRecord
 ) -> None:
     from kvdoctor.bundle.writer import append_reproducers
 
@@ -174,7 +177,7 @@ def _save(
             started_at=t,
             ended_at=t,
             interval_s=0.0,
-            notes=f"kvdoctor reproduce {record['name']}",
+            notes=f"kvdoctor reproduce {record.name}",
         ),
         scrapes=[scrape],
         reproducers=[record],

@@ -46,22 +46,26 @@ from kvdoctor.kvmath.model import (
     GiB,
     KiB,
     KvModel,
+    KvModelSummary,
     Layout,
     MiB,
     TiB,
     model_dtype_bytes,
 )
-from kvdoctor.kvmath.section import kv_section
+from kvdoctor.kvmath.section import CrossCheck, KvSection, kv_section
 from kvdoctor.kvmath.sizes import format_bytes, parse_count, parse_size, short_bytes
 
 __all__ = [
     "KV_DTYPES",
     "MLA_ONLY_KV_DTYPES",
     "SCALED_KV_DTYPES",
+    "CrossCheck",
     "DecodeRead",
     "GiB",
     "KiB",
     "KvModel",
+    "KvModelSummary",
+    "KvSection",
     "Layout",
     "MiB",
     "Plan",

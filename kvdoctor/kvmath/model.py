@@ -69,6 +69,34 @@ _WINDOW_LAYER_TYPES = frozenset({"sliding_attention", "local_attention", "local"
 _CHUNKED_LAYER_TYPES = frozenset({"chunked_attention"})
 
 
+class KvModelSummary(BaseModel):
+    """A model's KV-relevant shape as the outputs show it: the report's ``kv.model`` and the
+    ``kv`` command's ``model`` (one type, so the two never drift apart). Field order is the
+    JSON key order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None
+    model_type: str | None
+    layout: Layout
+    layer_mix: str
+    layers: int
+    attention_layers: int
+    window_layers: int
+    sliding_window: int | None
+    attention_free_layers: int
+    kv_heads: int
+    head_dim: int
+    attention_heads: int
+    hidden_size: int | None
+    vocab_size: int | None
+    dtype: str
+    kv_lora_rank: int | None
+    qk_rope_head_dim: int | None
+    params: int | None
+    source: str | None
+
+
 def _fmt_int(n: int) -> str:
     return f"{n:,}"
 
@@ -418,29 +446,29 @@ class KvModel(BaseModel):
     def label(self) -> str:
         return self.name or self.model_type or "model"
 
-    def summary(self) -> dict[str, Any]:
-        """The shape as a JSON-ready dict (stable key order)."""
-        return {
-            "name": self.name,
-            "model_type": self.model_type,
-            "layout": self.layout,
-            "layer_mix": self.layer_mix,
-            "layers": self.layers,
-            "attention_layers": self.attention_layers,
-            "window_layers": self.window_layers,
-            "sliding_window": self.sliding_window,
-            "attention_free_layers": self.attention_free_layers,
-            "kv_heads": self.kv_heads,
-            "head_dim": self.head_dim,
-            "attention_heads": self.attention_heads,
-            "hidden_size": self.hidden_size,
-            "vocab_size": self.vocab_size,
-            "dtype": self.dtype,
-            "kv_lora_rank": self.kv_lora_rank,
-            "qk_rope_head_dim": self.qk_rope_head_dim,
-            "params": self.params,
-            "source": self.source,
-        }
+    def summary(self) -> KvModelSummary:
+        """The shape as the outputs show it."""
+        return KvModelSummary(
+            name=self.name,
+            model_type=self.model_type,
+            layout=self.layout,
+            layer_mix=self.layer_mix,
+            layers=self.layers,
+            attention_layers=self.attention_layers,
+            window_layers=self.window_layers,
+            sliding_window=self.sliding_window,
+            attention_free_layers=self.attention_free_layers,
+            kv_heads=self.kv_heads,
+            head_dim=self.head_dim,
+            attention_heads=self.attention_heads,
+            hidden_size=self.hidden_size,
+            vocab_size=self.vocab_size,
+            dtype=self.dtype,
+            kv_lora_rank=self.kv_lora_rank,
+            qk_rope_head_dim=self.qk_rope_head_dim,
+            params=self.params,
+            source=self.source,
+        )
 
 
 # ---------------------------------------------------------------------- config parsing helpers

@@ -4,15 +4,60 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
-from kvdoctor.kvmath.model import SCALED_KV_DTYPES, KvModel
+from kvdoctor.kvmath.model import SCALED_KV_DTYPES, KvModel, KvModelSummary
 
 # Relative disagreement tolerated between the reported pool and bytes/token × capacity: vLLM
 # rounds the pool down to whole blocks, so up to one block's worth (plus a little) is expected.
 _CROSS_CHECK_TOLERANCE = 0.02
+
+CrossCheckStatus = Literal["agree", "mismatch", "not_checked", "not_comparable"]
+
+
+class CrossCheck(BaseModel):
+    """Bytes per token × the pool vLLM reports in blocks, against the KV memory it reports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: CrossCheckStatus
+    expected_bytes: int | None = None
+    reported_bytes: int | None = None
+    # reported / expected, rounded to 6 places; None unless both are known.
+    ratio: float | None = None
+    detail: str
+
+
+class KvSection(BaseModel):
+    """The report's ``kv`` object (DESIGN.md §4). Field order is the JSON key order, and every
+    key is always written (null when unknown): the golden reports hold them all.
+
+    Every field has a default, so ``KvSection()`` is "nothing known" (a report built without
+    the locker math, e.g. in tests).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bytes_per_token: int | None = None
+    capacity_tokens: int | None = None
+    capacity_sequences: int | None = None
+    capacity_source: str | None = None
+    mean_sequence_tokens: float | None = None
+    kv_dtype: str | None = None
+    block_size: int | None = None
+    num_gpu_blocks: int | None = None
+    block_bytes: int | None = None
+    capacity_bytes: int | None = None
+    kv_cache_memory_bytes: int | None = None
+    demand_tokens: float | None = None
+    demand_ratio: float | None = None
+    cross_check: CrossCheck | None = None
+    model: KvModelSummary | None = None
+    notes: list[str] = Field(default_factory=list)
 
 
 def kv_section(
@@ -28,7 +73,7 @@ def kv_section(
     log_capacity_tokens: int | None = None,
     num_gpu_blocks_override: int | None = None,
     tensor_parallel_size: int | None = None,
-) -> dict[str, Any]:
+) -> KvSection:
     """The ``kv`` object of the JSON report (DESIGN.md §4). Pure; stable key order.
 
     Never raises on a bad model config: the reason goes into ``notes`` and the numbers that need
@@ -77,26 +122,26 @@ def kv_section(
     if capacity and demand_tokens is not None:
         demand_ratio = round(demand_tokens / capacity, 6)
 
-    return {
-        "bytes_per_token": bpt,
-        "capacity_tokens": capacity,
-        "capacity_sequences": capacity_sequences_,
-        "capacity_source": capacity_source,
-        "mean_sequence_tokens": mean_sequence_tokens,
-        "kv_dtype": kv_name,
-        "block_size": block_size,
-        "num_gpu_blocks": num_gpu_blocks,
-        "block_bytes": bpt * block_size if bpt and block_size else None,
-        "capacity_bytes": bpt * capacity if bpt and capacity else None,
-        "kv_cache_memory_bytes": kv_cache_memory_bytes,
-        "demand_tokens": demand_tokens,
-        "demand_ratio": demand_ratio,
-        "cross_check": cross_check(
+    return KvSection(
+        bytes_per_token=bpt,
+        capacity_tokens=capacity,
+        capacity_sequences=capacity_sequences_,
+        capacity_source=capacity_source,
+        mean_sequence_tokens=mean_sequence_tokens,
+        kv_dtype=kv_name,
+        block_size=block_size,
+        num_gpu_blocks=num_gpu_blocks,
+        block_bytes=bpt * block_size if bpt and block_size else None,
+        capacity_bytes=bpt * capacity if bpt and capacity else None,
+        kv_cache_memory_bytes=kv_cache_memory_bytes,
+        demand_tokens=demand_tokens,
+        demand_ratio=demand_ratio,
+        cross_check=cross_check(
             model, bpt, block_size, num_gpu_blocks, kv_cache_memory_bytes, num_gpu_blocks_override
         ),
-        "model": model.summary() if model else None,
-        "notes": notes,
-    }
+        model=model.summary() if model else None,
+        notes=notes,
+    )
 
 
 def cross_check(
@@ -106,17 +151,20 @@ def cross_check(
     num_gpu_blocks: int | None,
     reported: int | None,
     override: int | None,
-) -> dict[str, Any]:
+) -> CrossCheck:
     def result(
-        status: str, detail: str, expected: int | None = None, ratio: float | None = None
-    ) -> dict[str, Any]:
-        return {
-            "status": status,
-            "expected_bytes": expected,
-            "reported_bytes": reported,
-            "ratio": ratio,
-            "detail": detail,
-        }
+        status: CrossCheckStatus,
+        detail: str,
+        expected: int | None = None,
+        ratio: float | None = None,
+    ) -> CrossCheck:
+        return CrossCheck(
+            status=status,
+            expected_bytes=expected,
+            reported_bytes=reported,
+            ratio=ratio,
+            detail=detail,
+        )
 
     if not reported:
         return result("not_checked", "the server does not report kv_cache_memory_bytes")

@@ -14,25 +14,27 @@ import os
 import re
 import socket
 from collections.abc import Iterable, Mapping
-from typing import Any
 from urllib.parse import urlsplit
+
+from pydantic import JsonValue
 
 from kvdoctor.bundle.argv import (
     REDACTED,
+    FlagValue,
     coerce,
     is_secret_flag,
     norm_flag,
     parse_argv,
     scrub_argv,
 )
-from kvdoctor.bundle.model import EngineArgs, NotChecked
+from kvdoctor.bundle.model import EngineArgs, JsonObject, NotChecked
 
 
-def parse_user_flags(pairs: Iterable[str]) -> dict[str, Any]:
+def parse_user_flags(pairs: Iterable[str]) -> dict[str, FlagValue]:
     """``KEY=VALUE`` strings (``--engine-arg``) to flags; a bare KEY means ``true``."""
     from kvdoctor.errors import KvdoctorError
 
-    out: dict[str, Any] = {}
+    out: dict[str, FlagValue] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         key = norm_flag(key)
@@ -115,10 +117,12 @@ def find_server_process(endpoint: str) -> tuple[int, list[str]] | None:
     return pid, cmd
 
 
-def _int_or(value: Any, default: int) -> int:
+def _int_or(value: FlagValue | None, default: int) -> int:
+    if value is None:
+        return default
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (ValueError, OverflowError):  # "8000x", or 1e999 read as infinity
         return default
 
 
@@ -134,12 +138,12 @@ def process_tree(pid: int) -> set[int]:
 
 
 def probe_engine_args(
-    endpoint: str, user_flags: Mapping[str, Any]
+    endpoint: str, user_flags: Mapping[str, JsonValue]
 ) -> tuple[EngineArgs | None, list[NotChecked], set[int]]:
     """Engine flags (argv of a local server, then user flags on top) and the server's pids."""
     missing: list[NotChecked] = []
     argv: list[str] | None = None
-    args: dict[str, Any] = {}
+    args: JsonObject = {}
     pids: set[int] = set()
     try:
         found = find_server_process(endpoint)

@@ -14,6 +14,7 @@ from typing import Any
 from kvdoctor.bundle.model import GpuDevice, GpuProcess, GpuSample, NotChecked
 
 
+# Any: the pynvml module, which has no type information.
 def _load_nvml() -> Any:
     import pynvml
 
@@ -40,7 +41,7 @@ class GpuSampler:
     ) -> None:
         self.server_pids = set(server_pids or ())
         self.name_of = name_of
-        self.nvml: Any = None
+        self.nvml: Any = None  # the pynvml module (untyped), once loaded
         self.why_not: str | None = None
         try:
             nvml = nvml_loader()

@@ -13,24 +13,25 @@ word is kept only when it parses as a model config; otherwise the not-checked li
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from kvdoctor.bundle.model import EngineArgs, NotChecked, ServerInfo
+from kvdoctor.bundle.model import EngineArgs, JsonObject, NotChecked, ServerInfo
 from kvdoctor.errors import KvdoctorError
 
 
 def _served_candidates(server: ServerInfo | None, engine: EngineArgs | None) -> list[str]:
     out: list[str] = []
-    if engine is not None and isinstance(engine.args.get("model"), str):
-        out.append(engine.args["model"])
+    model = engine.args.get("model") if engine is not None else None
+    if isinstance(model, str):
+        out.append(model)
     models = server.models if server is not None else None
     data = models.get("data") if isinstance(models, dict) else None
     if isinstance(data, list):
         for entry in data[:1]:
             if isinstance(entry, dict):
                 for key in ("root", "id"):
-                    if isinstance(entry.get(key), str):
-                        out.append(entry[key])
+                    name = entry.get(key)
+                    if isinstance(name, str):
+                        out.append(name)
     seen: list[str] = []
     for c in out:
         if c not in seen:
@@ -51,7 +52,7 @@ def probe_model_config(
     engine: EngineArgs | None,
     server_local: bool = False,
     source: list[str] | None = None,
-) -> tuple[dict[str, Any] | None, NotChecked | None]:
+) -> tuple[JsonObject | None, NotChecked | None]:
     """``server_local``: the port probe found the server's process on this machine.
 
     ``source`` (when given) receives where a config found on the server's word was read, so

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
+from pydantic import JsonValue
 
 from kvdoctor.bundle.model import NotChecked, ServerInfo
 from kvdoctor.probes.http import fetch, join
@@ -16,14 +16,14 @@ _MAX_BYTES = 4 * 1024 * 1024
 
 def _json_body(
     client: httpx.Client, url: str, timeout: float, deadline: float | None
-) -> tuple[Any, str | None]:
+) -> tuple[JsonValue, str | None]:
     from kvdoctor.bundle.reader import MAX_JSON_DEPTH, json_depth
 
     got = fetch(client, url, timeout=timeout, max_bytes=_MAX_BYTES, deadline=deadline)
     if got.error is not None or got.text is None:
         return None, got.error or "empty answer"
     try:
-        value = json.loads(got.text)
+        value: JsonValue = json.loads(got.text)
     except RecursionError:
         return None, "answer is JSON nested too deeply"
     except ValueError:  # not JSON, or a number of thousands of digits

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.remediation.config import EngineConfig, engine_config
 from kvdoctor.remediation.planner import Change, FindingPlan, apply_plans, plan
 from kvdoctor.report.model import Finding
@@ -23,7 +23,7 @@ __all__ = [
 
 
 def remediate(
-    findings: Sequence[Finding], bundle: Bundle, signals: SignalSet, kv: dict[str, Any]
+    findings: Sequence[Finding], bundle: Bundle, signals: SignalSet, kv: KvSection
 ) -> list[Finding]:
     """``findings`` with each remediation list replaced by the planned changes (pure)."""
     cfg = engine_config(bundle, signals, kv)

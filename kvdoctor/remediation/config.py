@@ -15,6 +15,7 @@ from typing import Literal
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath.capacity import pool_capacity
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.signals.model import Scalar, SignalSet
 
 Platform = Literal["cpu", "gpu"]
@@ -160,7 +161,7 @@ def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: s
     return "gpu"
 
 
-def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> EngineConfig:
+def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineConfig:
     """The effective configuration: explicit flags, then reported values, then defaults."""
     raw: dict[str, object] = dict(bundle.engine_args.args) if bundle.engine_args else {}
     args = normalize_args(raw)
@@ -174,9 +175,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> 
     def arg_or(flag: str, signal: str) -> object:
         return args[flag] if flag in args else get(signal)
 
-    block_size = (
-        _int(get("block_size")) or _int(args.get("block-size")) or _int(kv.get("block_size"))
-    )
+    block_size = _int(get("block_size")) or _int(args.get("block-size")) or _int(kv.block_size)
     platform = _detect_platform(args, block_size, bundle.logs or "")
     if block_size is None and platform == "cpu":
         block_size = _int(args.get("block-size")) or CPU_DEFAULT_BLOCK_SIZE
@@ -219,14 +218,14 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: dict[str, object]) -> 
         enable_prefix_caching=True if prefix is None else prefix,
         kv_cache_dtype=cache_dtype,
         block_size=block_size,
-        num_gpu_blocks=_int(get("num_gpu_blocks")) or _int(kv.get("num_gpu_blocks")),
+        num_gpu_blocks=_int(get("num_gpu_blocks")) or _int(kv.num_gpu_blocks),
         num_gpu_blocks_override=blocks_override(bundle),
         gpu_memory_utilization=gmu if gmu is not None else DEFAULT_GPU_MEMORY_UTILIZATION,
         long_prefill_token_threshold=_int(args.get("long-prefill-token-threshold")) or 0,
         tensor_parallel_size=tp,
         max_position_embeddings=mpe,
         kv_cache_memory_bytes=_int(get("kv_cache_memory_bytes")),
-        bytes_per_token=_int(kv.get("bytes_per_token")),
+        bytes_per_token=_int(kv.bytes_per_token),
         gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
     )
 

@@ -8,10 +8,9 @@ bundle, so the Markdown stays a pure function of the bundle too.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.report.model import Evidence
 from kvdoctor.reproducers.model import ReproducerRecord
 
@@ -36,7 +35,7 @@ class RenderContext(BaseModel):
     interval_s: float | None = None
     notes: str = ""
     scrapes_total: int = 0
-    engine_args: dict[str, Any] = Field(default_factory=dict)
+    engine_args: JsonObject = Field(default_factory=dict)
     argv: list[str] | None = None
     # Series over the window as (t, value) in time order: "kv_usage", "running", "waiting",
     # "preemptions" (cumulative since the window start), as in SignalSet.series.

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.report.model import REPORT_SCHEMA, Report
 
 SCHEMA_ID = "https://kvdoctor.dev/schema/report.schema.json"
 
 
-def report_json_schema() -> dict[str, Any]:
+def report_json_schema() -> JsonObject:
     schema = Report.model_json_schema(by_alias=True, mode="serialization")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -6,12 +6,13 @@ outcomes attach to findings) and the renderers (pure functions of a :class:`Repo
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor import vocab
-from kvdoctor.bundle.model import NotChecked
+from kvdoctor.bundle.model import JsonObject, NotChecked
+from kvdoctor.kvmath.section import KvSection
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
@@ -45,7 +46,7 @@ class Evidence(_Strict):
 class ReproducerOutcome(_Strict):
     name: str
     verdict: ReproducerVerdict
-    measured: dict[str, Any] = Field(default_factory=dict)
+    measured: JsonObject = Field(default_factory=dict)
 
 
 class Finding(_Strict):
@@ -77,7 +78,7 @@ class Report(_Strict):
     # Same shape as a finding, severity info, never refuted; they never set the verdict.
     notes: list[Finding] = Field(default_factory=list)
     signals: dict[str, Scalar] = Field(default_factory=dict)
-    kv: dict[str, Any] = Field(default_factory=dict)
+    kv: KvSection = Field(default_factory=KvSection)
     not_checked: list[NotChecked] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -92,5 +93,5 @@ class Report(_Strict):
             return self.notes[0]
         return self.findings[0] if self.findings else None
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return self.model_dump(mode="json", by_alias=True)

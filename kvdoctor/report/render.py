@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+
+# Any here is the template view: values handed to jinja2 filters and templates, which are untyped.
 from typing import Any, Literal
 
 import jinja2
@@ -585,10 +587,10 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "preemptions": _stats(_increments_per_s(preempt_series), chart=_increments(preempt_series)),
     }
 
+    # The template reads `kv` as a mapping (nested ones for `cross_check` and `model`).
+    kv = report.kv.model_dump()
     # Keys of `kv` the template lays out by name; any other key still shows, as a generic row.
-    extra_kv = {
-        k: v for k, v in report.kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None
-    }
+    extra_kv = {k: v for k, v in kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None}
     findings_view = [_finding_view(f, i + 1, records, numbers) for i, f in enumerate(firing)]
     notes_view = [_finding_view(f, i + 1, records, numbers) for i, f in enumerate(notes)]
     # With no finding, the first note leads the report, labelled as a note (report/1.2): on a
@@ -634,7 +636,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         "free_blocks_at_peak": free_blocks_at_peak,
         "series": series_stats,
         "kv_extra": [r for r in _kv_rows(extra_kv) if r["value"] != fmt.MISSING],
-        "kv": report.kv,
+        "kv": kv,
         "engine_args": _engine_arg_rows(ctx.engine_args),
         "window_s": window_s,
         "healthy_evidence": [_evidence_row(ev, numbers) for ev in ctx.healthy_evidence],

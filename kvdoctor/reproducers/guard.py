@@ -12,10 +12,10 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.reproducers.metrics import Snapshot, scrape
 
 
@@ -206,7 +206,7 @@ class Guard:
                 stop.set()
                 return
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonObject:
         return {
             "limits": {
                 "max_kv_usage": self.limits.max_kv_usage,

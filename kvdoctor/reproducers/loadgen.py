@@ -21,6 +21,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.reproducers.guard import Guard
 from kvdoctor.reproducers.prompts import (
@@ -123,7 +124,7 @@ class LoadResult(BaseModel):
     # How prompt lengths were obtained: "tokenize", "usage" or "assumed"; and whether exact.
     calibration: str = ""
     prompt_lengths_exact: bool = False
-    guard: dict[str, Any] | None = None
+    guard: JsonObject | None = None
 
     def ok_requests(self) -> list[RequestResult]:
         return [r for r in self.requests if r.ok]
@@ -225,8 +226,8 @@ class _Client:
             raise KvdoctorError(str(exc)) from exc
         self.http = httpx.AsyncClient(timeout=timeout, limits=limits, verify=not insecure)
 
-    def payload(self, text: str, max_tokens: int, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {
+    def payload(self, text: str, max_tokens: int, stream: bool) -> JsonObject:
+        body: JsonObject = {
             "model": self.model,
             "max_tokens": max_tokens,
             "temperature": self.spec.temperature,
@@ -260,7 +261,7 @@ class _Client:
 
 
 async def _tokenize(c: _Client, text: str) -> tuple[int, list[int]] | None:
-    body: dict[str, Any] = {"model": c.model}
+    body: JsonObject = {"model": c.model}
     if c.spec.api == "chat":
         body["messages"] = [{"role": "user", "content": text}]
         body["add_generation_prompt"] = True
@@ -441,6 +442,7 @@ class _Req:
         )
 
 
+# Any: a streamed chunk as the server sent it, read defensively before any validation.
 def _is_token_event(data: dict[str, Any], api: Api) -> bool:
     choices = data.get("choices")
     if not choices:
@@ -598,7 +600,7 @@ async def _drive(
             await asyncio.wait(set(tasks))
 
     body = asyncio.create_task(dispatch())
-    stopper: asyncio.Task[Any] = asyncio.create_task(stop.wait())
+    stopper: asyncio.Task[bool] = asyncio.create_task(stop.wait())
     watcher: asyncio.Task[None] | None = (
         asyncio.create_task(guard.watch(c.http, c.base, c.user_headers, counts, stop))
         if guard is not None
@@ -624,8 +626,8 @@ async def _drive(
     finally:
         stop.set()
         pending = [t for t in (stopper, watcher) if t is not None]
-        for t in pending:
-            t.cancel()
+        for task in pending:
+            task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
     duration = time.perf_counter() - t0
     if guard is not None:

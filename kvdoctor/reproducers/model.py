@@ -1,39 +1,18 @@
-"""The record each reproducer run leaves in ``reproducers.jsonl`` (``kvdoctor.reproducer/1``).
+"""The record each reproducer run leaves in ``reproducers.jsonl`` (``kvdoctor.reproducer/1``),
+and which run of an experiment counts.
 
-A replay re-renders a report from these records without sending any traffic.
+The record type itself is part of the bundle contract and is defined in
+:mod:`kvdoctor.bundle.model` (the bundle reader yields typed records); it is re-exported here for
+the experiments, the rules and the report, which know it by this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from kvdoctor.bundle.model import REPRODUCER_SCHEMA, ReproducerRecord
 
-from kvdoctor.vocab import ReproducerVerdict
-
-REPRODUCER_SCHEMA: Final = "kvdoctor.reproducer/1"
-
-
-class ReproducerRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    schema_: Literal["kvdoctor.reproducer/1"] = Field(default=REPRODUCER_SCHEMA, alias="schema")
-    name: str
-    # Overall verdict on the hypothesis the experiment was run for.
-    verdict: ReproducerVerdict
-    # An experiment can tell several causes apart (prefix-probe: caching off vs block larger
-    # than prefix vs drift vs eviction): verdict per cause id, overriding ``verdict`` for it.
-    cause_verdicts: dict[str, ReproducerVerdict] = Field(default_factory=dict)
-    summary: str = ""
-    expected: dict[str, Any] = Field(default_factory=dict)
-    measured: dict[str, Any] = Field(default_factory=dict)
-    started_at: float
-    ended_at: float
-    requests_sent: int = 0
-    budget: dict[str, Any] = Field(default_factory=dict)
-    # Why the guard stopped the run early, or None when it ran to completion.
-    aborted: str | None = None
+__all__ = ["REPRODUCER_SCHEMA", "ReproducerRecord", "newest_records"]
 
 
 def newest_records(records: Sequence[ReproducerRecord]) -> dict[str, ReproducerRecord]:

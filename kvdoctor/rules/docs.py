@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.rules.formatting import human, placeholders_as_names, render_or
@@ -120,7 +119,8 @@ def rules_text(playbooks: list[Playbook], extra: Sequence[str] = ()) -> str:
 
 
 def rules_json(playbooks: list[Playbook]) -> str:
-    data: list[dict[str, Any]] = [
+    # Straight to json.dumps.
+    data: list[dict[str, object]] = [
         {
             "id": pb.id,
             "symptom": FLEET_GROUP if pb.scope == "fleet" else pb.symptom,

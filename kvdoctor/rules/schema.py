@@ -13,7 +13,7 @@ Cross-checks that need the registries (signal catalog, derived values, predicate
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -132,7 +132,7 @@ class Condition(_Strict):
         return self
 
 
-def _clause_kind(raw: Any) -> str:
+def _clause_kind(raw: object) -> str:
     if isinstance(raw, dict):
         return "group" if {"all", "any", "none"} & set(raw) else "condition"
     if isinstance(raw, Group):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+
+from pydantic import JsonValue
 
 from kvdoctor.bundle.model import Bundle, EngineArgs
 from kvdoctor.observations import Observations
@@ -19,7 +20,7 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 
-def to_int(v: Any) -> int | None:
+def to_int(v: object) -> int | None:
     if isinstance(v, bool) or v is None:
         return None
     if isinstance(v, int):
@@ -31,7 +32,7 @@ def to_int(v: Any) -> int | None:
     return int(f) if math.isfinite(f) and f.is_integer() else None
 
 
-def to_float(v: Any) -> float | None:
+def to_float(v: object) -> float | None:
     if isinstance(v, bool) or v is None:
         return None
     try:
@@ -41,7 +42,7 @@ def to_float(v: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-def to_bool(v: Any) -> bool | None:
+def to_bool(v: object) -> bool | None:
     if isinstance(v, bool):
         return v
     s = str(v).strip().lower()
@@ -52,7 +53,7 @@ def to_bool(v: Any) -> bool | None:
     return None
 
 
-def to_str(v: Any) -> str | None:
+def to_str(v: object) -> str | None:
     s = str(v).strip() if v is not None else ""
     return s if s and s != "None" else None
 
@@ -76,7 +77,7 @@ def cache_config_labels(obs: Observations) -> dict[str, str]:
 
 
 # name -> (cache_config_info label, engine flag(s), converter)
-_CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[Any], Scalar]]] = [
+_CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[object], Scalar]]] = [
     ("block_size", "block_size", ("block-size",), to_int),
     ("num_gpu_blocks", "num_gpu_blocks", ("num-gpu-blocks-override",), to_int),
     ("cache_dtype", "cache_dtype", ("kv-cache-dtype",), to_str),
@@ -89,7 +90,7 @@ _CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[Any], Scalar]]] 
 ]
 
 
-def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[Any, str] | None:
+def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[JsonValue, str] | None:
     """A flag's value from engine_args.json and whether it came from argv or the user."""
     if args is None:
         return None

@@ -70,14 +70,14 @@ def locker_math(out: Out, bundle: Bundle) -> None:
         reported if isinstance(reported, int) else None,
         blocks_override(bundle),
     )
-    if check["ratio"] is not None:
+    if check.ratio is not None:
         out.set(
             "kv_config_mismatch",
-            check["ratio"],
+            check.ratio,
             "kvmath cross-check: kv_cache_memory_bytes / (bytes per token × block_size × blocks)",
         )
     else:
-        out.set("kv_config_mismatch", None, reason=f"{check['status']}: {check['detail']}")
+        out.set("kv_config_mismatch", None, reason=f"{check.status}: {check.detail}")
 
 
 def blocks_override(bundle: Bundle) -> int | None:

@@ -12,6 +12,7 @@ matched against NVML's device name, longest pattern first, case-insensitively.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 # (pattern in the NVML name, bytes/s, source)
@@ -52,7 +53,8 @@ def bandwidth_of(name: str) -> tuple[float, str] | None:
     return None
 
 
-def dense_weight_bytes(cfg: dict[str, Any]) -> tuple[int | None, str]:
+# Any: int() of raw config.json values of any JSON type, each guarded by the except below.
+def dense_weight_bytes(cfg: Mapping[str, Any]) -> tuple[int | None, str]:
     """Weight bytes of a dense decoder from its HF config, or (None, why).
 
     Embeddings + (attention + gated MLP + norms) per layer + the LM head unless tied. A

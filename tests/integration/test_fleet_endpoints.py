@@ -235,7 +235,7 @@ def test_reproducers_run_per_replica_and_land_in_its_bundle(
     named = dict(read_endpoints_bundle(saved))
     for url in (idle, busy):
         records = named[_name(url)].reproducers or []
-        assert len(records) == targets.count(url) and records[0]["verdict"] == "confirmed"
+        assert len(records) == targets.count(url) and records[0].verdict == "confirmed"
 
 
 # --------------------------------------------------------------------------- bad input

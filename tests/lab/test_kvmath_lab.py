@@ -49,12 +49,12 @@ def test_kv_section_agrees_with_the_real_server(kv_dtype: str, bytes_per_token: 
         int(labels["kv_cache_memory_bytes"]),
         None,
     )
-    assert kv["bytes_per_token"] == bytes_per_token
+    assert kv.bytes_per_token == bytes_per_token
     assert int(labels["kv_cache_memory_bytes"]) == GiB  # VLLM_CPU_KVCACHE_SPACE=1
-    assert kv["cross_check"]["status"] == "agree", kv["cross_check"]
+    assert kv.cross_check.status == "agree", kv.cross_check
     # 1 GiB at 1,024 B/token is 1,048,576 tokens (2,097,152 with fp8); the server's own
     # start-up line says the same.
-    assert kv["capacity_tokens"] == GiB // bytes_per_token
+    assert kv.capacity_tokens == GiB // bytes_per_token
     m = re.search(r"KV cache size: ([\d,]+) tokens", log)
     assert m is not None, "start-up log has the KV cache size line"
     assert int(m.group(1).replace(",", "")) == GiB // bytes_per_token

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvdoctor.bundle.model import Bundle, EngineArgs, Manifest, NotChecked, Scrape, ServerInfo
+from kvdoctor.bundle.model import (
+    Bundle,
+    EngineArgs,
+    Manifest,
+    NotChecked,
+    ReproducerRecord,
+    Scrape,
+    ServerInfo,
+)
 
 T0 = 1_700_000_000.0
 LABELS = 'engine="0",model_name="tiny-llama"'
@@ -103,7 +111,7 @@ def bundle(
     *,
     n: int = 20,
     source: str = "live",
-    reproducers: list[dict[str, Any]] | None = None,
+    reproducers: list[ReproducerRecord] | None = None,
     not_checked: list[NotChecked] | None = None,
     **engine: Any,
 ) -> Bundle:

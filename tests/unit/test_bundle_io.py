@@ -20,6 +20,7 @@ from kvdoctor.bundle.model import (
     NotChecked,
     Scrape,
     ServerInfo,
+    UnreadRecord,
 )
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.bundle.writer import BundleSink, append_reproducers, write_bundle
@@ -68,7 +69,18 @@ def _bundle(full: bool = True) -> Bundle:
             )
         ],
         logs="INFO start\n",
-        reproducers=[{"schema": "kvdoctor.reproducer/1", "name": "x"}],
+        reproducers=[ReproducerRecord(name="x", verdict="refuted", started_at=1.0, ended_at=1.5)],
+        # A line no valid record (it lacks verdict and times): written back as it was.
+        unread_reproducers=[
+            UnreadRecord(
+                position=0,
+                line='{"schema":"kvdoctor.reproducer/1","name":"raw"}',
+                problem=NotChecked(
+                    what="reproducer record raw",
+                    why="unreadable (verdict: Field required); not used",
+                ),
+            )
+        ],
     )
 
 
@@ -177,13 +189,52 @@ def test_refuses_to_write_into_a_non_empty_directory(tmp_path: Path) -> None:
 
 def test_append_reproducers_dir_and_archive(tmp_path: Path) -> None:
     rec = ReproducerRecord(name="admission", verdict="confirmed", started_at=1.0, ended_at=2.0)
+    again = rec.model_copy(update={"name": "again"})
     for name in ("d", "d.tar.gz"):
         dest = write_bundle(_bundle(), tmp_path / name)
-        append_reproducers(dest, [rec, {"schema": "kvdoctor.reproducer/1", "name": "raw"}])
-        got = read_bundle(dest).reproducers
-        assert got is not None
-        assert [r["name"] for r in got] == ["x", "admission", "raw"]
-        assert got[1]["schema"] == "kvdoctor.reproducer/1"
+        append_reproducers(dest, [rec])
+        append_reproducers(dest, [again])
+        back = read_bundle(dest)
+        assert back.reproducers is not None
+        assert [r.name for r in back.reproducers] == ["x", "admission", "again"]
+        assert back.reproducers[1] == rec
+        # The unread line survives the rewrite of an archive, verbatim and in its place.
+        [unread] = back.unread_reproducers
+        assert (unread.position, unread.problem.what) == (0, "reproducer record raw")
+        files = reader_mod.read_tar_members(dest, lambda p: p[-1]) if name != "d" else None
+        text = (
+            files["reproducers.jsonl"].decode()
+            if files is not None
+            else (dest / "reproducers.jsonl").read_text()
+        )
+        assert text.splitlines()[0] == '{"schema":"kvdoctor.reproducer/1","name":"raw"}'
+
+
+def test_bad_reproducer_lines_are_kept_aside_not_fatal(tmp_path: Path) -> None:
+    dest = write_bundle(_bundle(full=False), tmp_path / "b")
+    good = ReproducerRecord(name="ok", verdict="confirmed", started_at=1.0, ended_at=2.0)
+    lines = [
+        '{"name": "quant-canary", "verdict": "maybe", "started_at": 0, "ended_at": 0}',
+        "",
+        json.dumps(good.model_dump(mode="json", by_alias=True)),
+        '"just a string"',
+    ]
+    (dest / "reproducers.jsonl").write_text("\n".join(lines) + "\n")
+    back = read_bundle(dest)
+    assert back.reproducers == [good]
+    got = [(u.position, u.line, u.problem.what) for u in back.unread_reproducers]
+    assert got == [
+        (0, lines[0], "reproducer record quant-canary"),
+        (2, lines[3], "reproducer record #3"),
+    ]
+    assert "verdict" in back.unread_reproducers[0].problem.why
+    # Written again, the file holds the same records in the same order.
+    again = write_bundle(back, tmp_path / "again")
+    assert (again / "reproducers.jsonl").read_text().splitlines() == [
+        lines[0],
+        json.dumps(good.model_dump(mode="json", by_alias=True), separators=(",", ":")),
+        lines[3],
+    ]
 
 
 # ----------------------------------------------------------------------- hostile archives

@@ -98,10 +98,10 @@ def test_report_table_and_rules_agree(
     bundle = make_bundle("healthy", n=2).model_copy(update={"model_config_raw": None})
     kv = kv_for(bundle, signals)
     view = SignalView(signals)
-    assert kv["capacity_tokens"] == view.value("capacity_tokens")
-    assert kv["capacity_sequences"] == view.value("seqs_that_fit")
+    assert kv.capacity_tokens == view.value("capacity_tokens")
+    assert kv.capacity_sequences == view.value("seqs_that_fit")
     # The remediation planner's "holds N sequences" too.
-    assert window_of(signals).fit(kv["capacity_tokens"]) == kv["capacity_sequences"]
+    assert window_of(signals).fit(kv.capacity_tokens) == kv.capacity_sequences
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
@@ -110,7 +110,7 @@ def test_every_fixture_report_and_rules_agree(fixture: Path) -> None:
     signals = compute_signals(bundle)
     kv = kv_for(bundle, signals)
     view = SignalView(signals)
-    assert kv["capacity_tokens"] == view.value("capacity_tokens")
-    assert kv["capacity_sequences"] == view.value("seqs_that_fit")
+    assert kv.capacity_tokens == view.value("capacity_tokens")
+    assert kv.capacity_sequences == view.value("seqs_that_fit")
     # The remediation planner's "holds N sequences" too.
-    assert window_of(signals).fit(kv["capacity_tokens"]) == kv["capacity_sequences"]
+    assert window_of(signals).fit(kv.capacity_tokens) == kv.capacity_sequences

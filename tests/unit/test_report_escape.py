@@ -14,6 +14,16 @@ MD = MarkdownIt("commonmark").enable("table")
 TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=80
 )
+# The same, less the bidirectional controls: the escaper shows those as their code point on
+# purpose (test_hardening_render checks it), so they cannot render back to themselves.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+ROUND_TRIP_TEXT = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters=BIDI_CONTROLS
+    ),
+    min_size=1,
+    max_size=80,
+)
 
 
 def _cell_tokens(cell_markdown: str) -> list[object]:
@@ -25,7 +35,7 @@ def _cell_tokens(cell_markdown: str) -> list[object]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(TEXT)
+@given(ROUND_TRIP_TEXT)
 def test_escaped_text_renders_back_to_itself_inside_one_table_cell(text: str) -> None:
     children = _cell_tokens(escape_md(text))
     assert all(c.type == "text" for c in children), [c.type for c in children]

@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load
@@ -87,7 +88,8 @@ class Judgement:
 
     causes: dict[CauseRef, ReproducerVerdict]
     summary: str
-    expected: dict[str, Any] = field(default_factory=dict)
+    # A Mapping (covariant): each experiment builds it with its own narrower value types.
+    expected: Mapping[str, JsonValue] = field(default_factory=dict)
     # The experiment's headline verdict; None: confirmed if any cause is, refuted if all are.
     overall: ReproducerVerdict | None = None
 
@@ -165,6 +167,7 @@ class ReproContext:
         )
 
     @classmethod
+    # Any: overrides of any field, passed on to the constructor like ``dataclasses.replace``.
     def from_signals(cls, signals: SignalSet, endpoint: str, **kw: Any) -> ReproContext:
         """A context with every number the signals know (keyword arguments win)."""
 
@@ -178,7 +181,7 @@ class ReproContext:
 
         pc = signals.get("prefix_caching")
         served = signals.get("served_model")
-        base: dict[str, Any] = {
+        base: dict[str, Any] = {  # field name -> value, for the constructor (mixed types)
             "model": served if isinstance(served, str) else None,
             "block_size": whole("block_size"),
             "max_model_len": whole("max_model_len"),
@@ -299,7 +302,12 @@ class Experiment(ABC, Generic[M]):
         return j
 
 
-async def execute(exp: Experiment[Any], ctx: ReproContext) -> ReproducerRecord:
+# Any experiment, whatever its measured model: the registry holds all six side by side, and an
+# Experiment[Measured] would not accept them (``verdict`` takes its own model, so M is invariant).
+AnyExperiment = Experiment[Any]
+
+
+async def execute(exp: AnyExperiment, ctx: ReproContext) -> ReproducerRecord:
     """Run ``exp`` within its plan's deadline and make its record."""
     started = time.time()
     plan = exp.plan(ctx)
@@ -327,7 +335,7 @@ async def execute(exp: Experiment[Any], ctx: ReproContext) -> ReproducerRecord:
         verdict=j.overall or overall(j.causes),
         cause_verdicts={ref.cause: v for ref, v in j.causes.items()},
         summary=j.summary,
-        expected=j.expected,
+        expected=dict(j.expected),
         measured=measured.model_dump(mode="json"),
         started_at=started,
         ended_at=time.time(),

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from kvdoctor import expfmt
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import ExpositionError
 from kvdoctor.probes.metrics import MetricsClient
-from kvdoctor.reproducers.experiments.base import Experiment, ReproContext, base_url, execute
+from kvdoctor.reproducers.experiments.base import AnyExperiment, ReproContext, base_url, execute
 from kvdoctor.reproducers.experiments.capacity_ramp import CapacityRamp
 from kvdoctor.reproducers.experiments.itl_context import ItlContext
 from kvdoctor.reproducers.experiments.memory_headroom import MemoryHeadroom
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from kvdoctor.report.model import Finding
     from kvdoctor.rules.schema import Playbook
 
-_ALL: tuple[Experiment[Any], ...] = (
+_ALL: tuple[AnyExperiment, ...] = (
     PrefixProbe(),
     TtftSplit(),
     ItlContext(),
@@ -40,20 +41,20 @@ _ALL: tuple[Experiment[Any], ...] = (
     MemoryHeadroom(),
     QuantCanary(),
 )
-EXPERIMENTS: dict[str, Experiment[Any]] = {e.name: e for e in _ALL}
+EXPERIMENTS: dict[str, AnyExperiment] = {e.name: e for e in _ALL}
 NAMES: tuple[str, ...] = tuple(EXPERIMENTS)
 # Run when nothing is suspected: light, and able to show a healthy server healthy.
 DEFAULT_SET: tuple[str, ...] = ("ttft-split", "prefix-probe")
 
 
-def get_experiment(name: str) -> Experiment[Any]:
+def get_experiment(name: str) -> AnyExperiment:
     exp = EXPERIMENTS.get(name)
     if exp is None:
         raise KvdoctorError(f"unknown reproducer {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
     return exp
 
 
-def check_allowed(exp: Experiment[Any], ctx: ReproContext) -> None:
+def check_allowed(exp: AnyExperiment, ctx: ReproContext) -> None:
     if exp.needs_load and not ctx.allow_load:
         raise KvdoctorError(f"{exp.name} adds real load to the server: pass --allow-load to run it")
     if exp.needs_reference and not ctx.reference_endpoint:
@@ -94,7 +95,7 @@ async def enrich(ctx: ReproContext) -> ReproContext:
     ``kvdoctor reproduce`` runs without a capture, so the block size, pool size and prefix
     caching flag come from ``vllm:cache_config_info`` and max_model_len from ``/v1/models``.
     """
-    updates: dict[str, Any] = {}
+    updates: dict[str, Any] = {}  # field name -> value, for dataclasses.replace (mixed types)
     if ctx.model is None or ctx.max_model_len is None:
         model, max_len = await discover_model(ctx, ctx.endpoint, ctx.headers)
         if ctx.model is None:
@@ -140,7 +141,7 @@ def run_experiment(name: str, ctx: ReproContext) -> ReproducerRecord:
     return asyncio.run(run_experiment_async(name, ctx))
 
 
-def describe(name: str, ctx: ReproContext) -> dict[str, Any]:
+def describe(name: str, ctx: ReproContext) -> JsonObject:
     """What ``name`` would send (the --dry-run plan): nothing is sent."""
     exp = get_experiment(name)
     return {
