@@ -134,24 +134,27 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
                 "batch": req.batch,
                 "batch_bytes": per_seq * req.batch,
                 "capacity_sequences": pool // per_seq if pool is not None and per_seq else None,
-                "decode_step": decode.to_dict(),
+                "decode_step": decode.to_model().model_dump(),
             }
         )
 
     budget = None
     plan = None
     if gpu is not None and weights is not None and req.gpu_bytes is not None:
-        budget = kvmath.budget_table(
-            model,
-            gpu_bytes=req.gpu_bytes,
-            weights_bytes=weights,
-            overhead_bytes=req.overhead_bytes,
-            context=req.contexts[0],
-            batch=req.users if req.users is not None else req.batch,
-            gpu_memory_utilization=req.gpu_memory_utilization,
-            kv_dtype=kv,
-            activation_bytes=activation,
-        )
+        budget = [
+            row.model_dump()
+            for row in kvmath.budget_table(
+                model,
+                gpu_bytes=req.gpu_bytes,
+                weights_bytes=weights,
+                overhead_bytes=req.overhead_bytes,
+                context=req.contexts[0],
+                batch=req.users if req.users is not None else req.batch,
+                gpu_memory_utilization=req.gpu_memory_utilization,
+                kv_dtype=kv,
+                activation_bytes=activation,
+            )
+        ]
         for row in budget:
             if row["item"] == "workspace_overhead":
                 # Nobody knows this number before vLLM profiles the card: say it is a guess.
@@ -161,7 +164,7 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
                     else "not counted: estimate it with --overhead (vLLM profiles it at start-up)"
                 )
         if req.users is not None and pool is not None:
-            plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_dict()
+            plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_model().model_dump()
     elif req.users is not None:
         raise KvdoctorError(
             "--users needs --gpu-mem (and --weights unless the model is in the catalog)"

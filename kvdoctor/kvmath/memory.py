@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.model import SCALED_KV_DTYPES, KvModel, check_count
@@ -83,6 +85,22 @@ def logits_bytes(tokens: int, vocab_size: int, dtype_bytes: int = 2) -> int:
     return tokens * vocab_size * dtype_bytes
 
 
+class _Out(BaseModel):
+    """What the ``kv`` command writes (``kvdoctor.kv/1``): field order is the JSON key order,
+    every key is always written (null when unknown)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DecodeStep(_Out):
+    """A :class:`DecodeRead` as the ``kv`` command writes it (``contexts[].decode_step``)."""
+
+    kv_bytes: int
+    weights_bytes: int | None
+    kv_to_weights_ratio: float | None
+    crossover_batch_x_context: int | None
+
+
 @dataclass(frozen=True)
 class DecodeRead:
     """KV bytes one decode step reads for a batch, against the weight bytes it reads too."""
@@ -92,13 +110,13 @@ class DecodeRead:
     ratio: float | None  # kv / weights
     crossover_tokens: int | None  # batch × context at which KV reads equal weight reads
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kv_bytes": self.kv_bytes,
-            "weights_bytes": self.weights_bytes,
-            "kv_to_weights_ratio": self.ratio,
-            "crossover_batch_x_context": self.crossover_tokens,
-        }
+    def to_model(self) -> DecodeStep:
+        return DecodeStep(
+            kv_bytes=self.kv_bytes,
+            weights_bytes=self.weights_bytes,
+            kv_to_weights_ratio=self.ratio,
+            crossover_batch_x_context=self.crossover_tokens,
+        )
 
 
 def decode_read(
@@ -120,6 +138,46 @@ def decode_read(
     return DecodeRead(kv, weights_bytes, ratio, crossover)
 
 
+class QuantizedKvOption(_Out):
+    """A :class:`QuantOption` as written (``plan.quantized_kv[]``)."""
+
+    kv_dtype: str
+    bytes_per_token: int
+    need_bytes: int
+    fits: bool
+    max_users: int
+    scale_overhead_excluded: bool
+
+
+class FewerUsers(_Out):
+    """Way out 1: the most users that fit at the plan's context."""
+
+    context: int
+    max_users: int
+
+
+class ShorterContext(_Out):
+    """Way out 2: the longest context that fits for the plan's users (null: not KV-bound)."""
+
+    users: int
+    max_context: int | None
+
+
+class PlanAnswer(_Out):
+    """A :class:`Plan` as the ``kv`` command writes it (``plan``)."""
+
+    users: int
+    context: int
+    kv_dtype: str
+    need_bytes: int
+    pool_bytes: int
+    fits: bool
+    headroom_bytes: int
+    fewer_users: FewerUsers
+    shorter_context: ShorterContext
+    quantized_kv: list[QuantizedKvOption]
+
+
 @dataclass(frozen=True)
 class QuantOption:
     kv_dtype: str
@@ -128,15 +186,15 @@ class QuantOption:
     fits: bool
     max_users: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kv_dtype": self.kv_dtype,
-            "bytes_per_token": self.bytes_per_token,
-            "need_bytes": self.need_bytes,
-            "fits": self.fits,
-            "max_users": self.max_users,
-            "scale_overhead_excluded": self.kv_dtype in SCALED_KV_DTYPES,
-        }
+    def to_model(self) -> QuantizedKvOption:
+        return QuantizedKvOption(
+            kv_dtype=self.kv_dtype,
+            bytes_per_token=self.bytes_per_token,
+            need_bytes=self.need_bytes,
+            fits=self.fits,
+            max_users=self.max_users,
+            scale_overhead_excluded=self.kv_dtype in SCALED_KV_DTYPES,
+        )
 
 
 @dataclass(frozen=True)
@@ -153,19 +211,19 @@ class Plan:
     max_context: int | None  # way out 2: shorter context for these users (None: not KV-bound)
     quantized: tuple[QuantOption, ...]  # way out 3: a smaller KV dtype
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "users": self.users,
-            "context": self.context,
-            "kv_dtype": self.kv_dtype,
-            "need_bytes": self.need_bytes,
-            "pool_bytes": self.pool_bytes,
-            "fits": self.fits,
-            "headroom_bytes": self.pool_bytes - self.need_bytes,
-            "fewer_users": {"context": self.context, "max_users": self.max_users},
-            "shorter_context": {"users": self.users, "max_context": self.max_context},
-            "quantized_kv": [q.to_dict() for q in self.quantized],
-        }
+    def to_model(self) -> PlanAnswer:
+        return PlanAnswer(
+            users=self.users,
+            context=self.context,
+            kv_dtype=self.kv_dtype,
+            need_bytes=self.need_bytes,
+            pool_bytes=self.pool_bytes,
+            fits=self.fits,
+            headroom_bytes=self.pool_bytes - self.need_bytes,
+            fewer_users=FewerUsers(context=self.context, max_users=self.max_users),
+            shorter_context=ShorterContext(users=self.users, max_context=self.max_context),
+            quantized_kv=[q.to_model() for q in self.quantized],
+        )
 
 
 # Dtypes offered as the third way out, smallest last; only those smaller than the current one.
@@ -232,6 +290,25 @@ def plan(
     )
 
 
+BudgetItem = Literal[
+    "weights",
+    "kv_cache",
+    "activations_logits",
+    "workspace_overhead",
+    "total",
+    "usable",
+    "headroom",
+]
+
+
+class BudgetRow(_Out):
+    """One row of the memory budget (``budget[]``), in the order :func:`budget_table` gives."""
+
+    item: BudgetItem
+    bytes: int
+    note: str
+
+
 def budget_table(
     model: KvModel,
     *,
@@ -243,12 +320,12 @@ def budget_table(
     gpu_memory_utilization: float | Fraction = 1,
     kv_dtype: str = "auto",
     activation_bytes: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[BudgetRow]:
     """Weights + KV for the batch + activations/logits + workspace, against the usable memory."""
     kv = kv_bytes(model, context, kv_dtype, batch)
     usable = usable_bytes(gpu_bytes, gpu_memory_utilization)
     total = weights_bytes + kv + activation_bytes + overhead_bytes
-    rows = [
+    rows: list[tuple[BudgetItem, int, str]] = [
         ("weights", weights_bytes, "model weights"),
         ("kv_cache", kv, f"{batch} × {context:,} tokens, unshared"),
         (
@@ -261,4 +338,4 @@ def budget_table(
         ("usable", usable, f"GPU × gpu_memory_utilization {_fraction(gpu_memory_utilization)}"),
         ("headroom", usable - total, "usable − total (negative: does not fit)"),
     ]
-    return [{"item": item, "bytes": value, "note": note} for item, value, note in rows]
+    return [BudgetRow(item=item, bytes=value, note=note) for item, value, note in rows]
