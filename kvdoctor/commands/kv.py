@@ -1,8 +1,8 @@
 """``kvdoctor kv``: the locker math for one model, as a table, JSON or Markdown.
 
 The numbers all come from :mod:`kvdoctor.kvmath`; this module only gathers the flags, builds
-one JSON-ready result (:func:`kv_report`) and renders it. ``bytes_per_token`` is always at the
-top level of the JSON object.
+one typed result (:func:`kv_report`, a :class:`~kvdoctor.kvmath.result.KvResult`) and renders
+it. ``bytes_per_token`` is always at the top level of the JSON object.
 """
 
 from __future__ import annotations
@@ -10,15 +10,27 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import click
 
 from kvdoctor import kvmath
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.kvmath import KvModel, format_bytes, short_bytes
+from kvdoctor.kvmath import (
+    KV_SCHEMA,
+    BudgetRow,
+    ContextRow,
+    GpuCapacity,
+    KvModel,
+    KvResult,
+    LogitsSizes,
+    PlanAnswer,
+    format_bytes,
+    short_bytes,
+)
 
-KV_SCHEMA = "kvdoctor.kv/1"
+# KV_SCHEMA and KvResult live in kvdoctor.kvmath.result; re-exported where they used to be.
+__all__ = ["KV_SCHEMA", "KvRequest", "KvResult", "kv", "kv_report", "render_markdown"]
+
 DEFAULT_CONTEXT = 8192
 # vLLM's default --gpu-memory-utilization (EngineArgs/CacheConfig), unchanged from the V0
 # engine through the 0.1x releases and the lab's 0.32.
@@ -46,8 +58,8 @@ class KvRequest:
     max_positions: int | None = None
 
 
-def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
-    """The ``kv`` command's result as a JSON-ready dict (pure, stable key order)."""
+def kv_report(model: KvModel, req: KvRequest) -> KvResult:
+    """The ``kv`` command's result (pure; its JSON has a stable key order)."""
     model = model.per_gpu(req.tensor_parallel)
     kv = model.kv_dtype_name(req.kv_dtype)
     bpt = model.bytes_per_token(kv)
@@ -58,7 +70,7 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
         notes.append("float32 checkpoint: vLLM's auto dtype serves it (and its KV) in bfloat16")
 
     weights = req.weights_bytes
-    weights_source: str | None = "given" if weights is not None else None
+    weights_source = "given"
     if weights is not None and req.tensor_parallel > 1:
         # --weights is the whole model's; each rank holds its share.
         weights = -(-weights // req.tensor_parallel)
@@ -67,7 +79,7 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
         weights = model.weight_bytes()
         weights_source = "catalog parameter count × bytes per weight"
 
-    logits: dict[str, Any] | None = None
+    logits: LogitsSizes | None = None
     activation = 0
     if model.vocab_size:
         chunk = req.prefill_chunk if req.prefill_chunk is not None else req.contexts[0]
@@ -75,21 +87,21 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
         # Two figures, labelled: vLLM computes logits only at the positions it samples (one
         # per sequence of the batch; every prompt position only when prompt_logprobs is asked
         # for), while a naive full prefill (Hugging Face generate) materialises all of them.
-        logits = {
-            "tokens": chunk,
-            "vocab_size": model.vocab_size,
-            "dtype_bytes": elem,
-            "bytes": kvmath.logits_bytes(chunk, model.vocab_size, elem),
-            "kv_bytes_same_tokens": model.sequence_bytes(chunk, kv),
-            "counted_in_budget": req.prefill_chunk is not None,
-            "vllm_positions": req.batch,
-            "vllm_dtype_bytes": SAMPLER_LOGITS_BYTES,
-            "vllm_bytes": kvmath.logits_bytes(req.batch, model.vocab_size, SAMPLER_LOGITS_BYTES),
-        }
+        logits = LogitsSizes(
+            tokens=chunk,
+            vocab_size=model.vocab_size,
+            dtype_bytes=elem,
+            bytes=kvmath.logits_bytes(chunk, model.vocab_size, elem),
+            kv_bytes_same_tokens=model.sequence_bytes(chunk, kv),
+            counted_in_budget=req.prefill_chunk is not None,
+            vllm_positions=req.batch,
+            vllm_dtype_bytes=SAMPLER_LOGITS_BYTES,
+            vllm_bytes=kvmath.logits_bytes(req.batch, model.vocab_size, SAMPLER_LOGITS_BYTES),
+        )
         if req.prefill_chunk is not None:
-            activation = logits["bytes"]
+            activation = logits.bytes
 
-    gpu: dict[str, Any] | None = None
+    gpu: GpuCapacity | None = None
     pool: int | None = None
     if req.gpu_bytes is not None:
         if weights is None:
@@ -103,17 +115,17 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
             req.overhead_bytes + activation,
             req.gpu_memory_utilization,
         )
-        gpu = {
-            "gpu_bytes": req.gpu_bytes,
-            "gpu_memory_utilization": float(req.gpu_memory_utilization),
-            "usable_bytes": usable,
-            "weights_bytes": weights,
-            "weights_source": weights_source,
-            "overhead_bytes": req.overhead_bytes,
-            "activation_bytes": activation,
-            "kv_pool_bytes": pool,
-            "capacity_tokens": kvmath.capacity_tokens(model, pool, kv),
-        }
+        gpu = GpuCapacity(
+            gpu_bytes=req.gpu_bytes,
+            gpu_memory_utilization=float(req.gpu_memory_utilization),
+            usable_bytes=usable,
+            weights_bytes=weights,
+            weights_source=weights_source,
+            overhead_bytes=req.overhead_bytes,
+            activation_bytes=activation,
+            kv_pool_bytes=pool,
+            capacity_tokens=kvmath.capacity_tokens(model, pool, kv),
+        )
 
     contexts = []
     for context in req.contexts:
@@ -127,26 +139,26 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
         per_seq = model.sequence_bytes(context, kv)
         decode = kvmath.decode_read(model, context, req.batch, weights, kv)
         contexts.append(
-            {
-                "context": context,
-                "above_max_position_embeddings": too_long,
-                "sequence_bytes": per_seq,
-                "batch": req.batch,
-                "batch_bytes": per_seq * req.batch,
-                "capacity_sequences": pool // per_seq if pool is not None and per_seq else None,
-                "decode_step": decode.to_model().model_dump(),
-            }
+            ContextRow(
+                context=context,
+                above_max_position_embeddings=too_long,
+                sequence_bytes=per_seq,
+                batch=req.batch,
+                batch_bytes=per_seq * req.batch,
+                capacity_sequences=pool // per_seq if pool is not None and per_seq else None,
+                decode_step=decode.to_model(),
+            )
         )
 
-    budget = None
-    plan = None
-    if gpu is not None and weights is not None and req.gpu_bytes is not None:
+    budget: list[BudgetRow] | None = None
+    plan: PlanAnswer | None = None
+    if gpu is not None and req.gpu_bytes is not None:
         budget = [
-            row.model_dump()
+            _overhead_note(row, req.overhead_bytes)
             for row in kvmath.budget_table(
                 model,
                 gpu_bytes=req.gpu_bytes,
-                weights_bytes=weights,
+                weights_bytes=gpu.weights_bytes,
                 overhead_bytes=req.overhead_bytes,
                 context=req.contexts[0],
                 batch=req.users if req.users is not None else req.batch,
@@ -155,40 +167,43 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
                 activation_bytes=activation,
             )
         ]
-        for row in budget:
-            if row["item"] == "workspace_overhead":
-                # Nobody knows this number before vLLM profiles the card: say it is a guess.
-                row["note"] = (
-                    "estimate given with --overhead (CUDA graphs, runtime, workspace)"
-                    if req.overhead_bytes
-                    else "not counted: estimate it with --overhead (vLLM profiles it at start-up)"
-                )
         if req.users is not None and pool is not None:
-            plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_model().model_dump()
+            plan = kvmath.plan(model, req.users, req.contexts[0], pool, kv).to_model()
     elif req.users is not None:
         raise KvdoctorError(
             "--users needs --gpu-mem (and --weights unless the model is in the catalog)"
         )
 
-    return {
-        "schema": KV_SCHEMA,
-        "bytes_per_token": bpt,
-        "kv_dtype": kv,
-        "tensor_parallel": req.tensor_parallel,
-        "bytes_per_token_unshared": model.bytes_per_token_unshared(kv),
-        "bytes_per_token_beyond_window": (
+    return KvResult(
+        bytes_per_token=bpt,
+        kv_dtype=kv,
+        tensor_parallel=req.tensor_parallel,
+        bytes_per_token_unshared=model.bytes_per_token_unshared(kv),
+        bytes_per_token_beyond_window=(
             model.bytes_per_token_beyond_window(kv) if model.window_layers else None
         ),
-        "scale_overhead_excluded": kv in kvmath.SCALED_KV_DTYPES,
-        "model": model.summary().model_dump(),
-        "max_position_embeddings": req.max_positions,
-        "contexts": contexts,
-        "gpu": gpu,
-        "logits": logits,
-        "budget": budget,
-        "plan": plan,
-        "notes": notes,
-    }
+        scale_overhead_excluded=kv in kvmath.SCALED_KV_DTYPES,
+        model=model.summary(),
+        max_position_embeddings=req.max_positions,
+        contexts=contexts,
+        gpu=gpu,
+        logits=logits,
+        budget=budget,
+        plan=plan,
+        notes=notes,
+    )
+
+
+def _overhead_note(row: BudgetRow, overhead_bytes: int) -> BudgetRow:
+    """Nobody knows the workspace before vLLM profiles the card: say the number is a guess."""
+    if row.item != "workspace_overhead":
+        return row
+    note = (
+        "estimate given with --overhead (CUDA graphs, runtime, workspace)"
+        if overhead_bytes
+        else "not counted: estimate it with --overhead (vLLM profiles it at start-up)"
+    )
+    return BudgetRow(item=row.item, bytes=row.bytes, note=note)
 
 
 # ---------------------------------------------------------------------- rendering
@@ -196,47 +211,44 @@ def kv_report(model: KvModel, req: KvRequest) -> dict[str, Any]:
 Section = tuple[str, list[str], list[list[str]]]
 
 
-def _sections(r: dict[str, Any]) -> list[Section]:
-    m = r["model"]
+def _sections(r: KvResult) -> list[Section]:
+    m = r.model
     shape = (
-        f"MLA latent {m['kv_lora_rank']} + RoPE {m['qk_rope_head_dim']}"
-        if m["layout"] == "mla"
-        else f"{m['kv_heads']} KV heads × head_dim {m['head_dim']}"
+        f"MLA latent {m.kv_lora_rank} + RoPE {m.qk_rope_head_dim}"
+        if m.layout == "mla"
+        else f"{m.kv_heads} KV heads × head_dim {m.head_dim}"
     )
     per_token = [
-        ["model", f"{m['name'] or m['model_type'] or 'model'} ({m['layout']}, {m['layer_mix']})"],
-        ["shape", f"{m['attention_layers']} attention layers × {shape}"],
-        ["KV dtype", r["kv_dtype"]],
-        ["bytes per token", format_bytes(r["bytes_per_token"])],
+        ["model", f"{m.name or m.model_type or 'model'} ({m.layout}, {m.layer_mix})"],
+        ["shape", f"{m.attention_layers} attention layers × {shape}"],
+        ["KV dtype", r.kv_dtype],
+        ["bytes per token", format_bytes(r.bytes_per_token)],
     ]
-    if r["bytes_per_token_unshared"] is not None:
-        per_token.append(["without KV-head sharing", format_bytes(r["bytes_per_token_unshared"])])
-    if r["bytes_per_token_beyond_window"] is not None:
+    if r.bytes_per_token_unshared is not None:
+        per_token.append(["without KV-head sharing", format_bytes(r.bytes_per_token_unshared)])
+    if r.bytes_per_token_beyond_window is not None:
         per_token.append(
             [
-                f"per token past the {m['sliding_window']:,}-token window",
-                format_bytes(r["bytes_per_token_beyond_window"]),
+                f"per token past the {m.sliding_window:,}-token window",
+                format_bytes(r.bytes_per_token_beyond_window),
             ]
         )
     sections: list[Section] = [("Per token", ["", "value"], per_token)]
 
     rows = []
-    for c in r["contexts"]:
-        d = c["decode_step"]
-        ratio = d["kv_to_weights_ratio"]
+    for c in r.contexts:
+        ratio = c.decode_step.kv_to_weights_ratio
         rows.append(
             [
-                f"{c['context']:,}"
-                + (
-                    " (above max_position_embeddings)" if c["above_max_position_embeddings"] else ""
-                ),
-                short_bytes(c["sequence_bytes"]),
-                short_bytes(c["batch_bytes"]),
-                "-" if c["capacity_sequences"] is None else f"{c['capacity_sequences']:,}",
+                f"{c.context:,}"
+                + (" (above max_position_embeddings)" if c.above_max_position_embeddings else ""),
+                short_bytes(c.sequence_bytes),
+                short_bytes(c.batch_bytes),
+                "-" if c.capacity_sequences is None else f"{c.capacity_sequences:,}",
                 "-" if ratio is None else f"{ratio:.2f}× weights",
             ]
         )
-    batch = r["contexts"][0]["batch"]
+    batch = r.contexts[0].batch
     sections.append(
         (
             "Per sequence and batch",
@@ -244,74 +256,74 @@ def _sections(r: dict[str, Any]) -> list[Section]:
             rows,
         )
     )
-    first = r["contexts"][0]["decode_step"]
-    if first["crossover_batch_x_context"] is not None:
+    first = r.contexts[0].decode_step
+    if first.crossover_batch_x_context is not None:
         sections.append(
             (
                 "Decode traffic (each step reads all live KV and all weights)",
                 ["", "value"],
                 [
-                    ["weights read per step", short_bytes(first["weights_bytes"])],
+                    ["weights read per step", short_bytes(first.weights_bytes)],
                     [
                         "KV reads = weight reads at batch × context",
-                        f"{first['crossover_batch_x_context']:,} tokens",
+                        f"{first.crossover_batch_x_context:,} tokens",
                     ],
                 ],
             )
         )
-    if r["logits"] is not None:
-        lg = r["logits"]
+    if r.logits is not None:
+        lg = r.logits
         sections.append(
             (
                 "Logits",
                 ["", "value"],
                 [
                     [
-                        f"vLLM: sampled positions only, {lg['vllm_positions']:,} "
-                        f"(one per sequence) × {lg['vocab_size']:,} vocab "
-                        f"× {lg['vllm_dtype_bytes']} B (all prompt positions only with "
+                        f"vLLM: sampled positions only, {lg.vllm_positions:,} "
+                        f"(one per sequence) × {lg.vocab_size:,} vocab "
+                        f"× {lg.vllm_dtype_bytes} B (all prompt positions only with "
                         "prompt_logprobs)",
-                        format_bytes(lg["vllm_bytes"]),
+                        format_bytes(lg.vllm_bytes),
                     ],
                     [
-                        f"naive full prefill (Hugging Face generate): {lg['tokens']:,} tokens "
-                        f"× {lg['vocab_size']:,} vocab × {lg['dtype_bytes']} B",
-                        format_bytes(lg["bytes"]),
+                        f"naive full prefill (Hugging Face generate): {lg.tokens:,} tokens "
+                        f"× {lg.vocab_size:,} vocab × {lg.dtype_bytes} B",
+                        format_bytes(lg.bytes),
                     ],
-                    ["KV of the same tokens", format_bytes(lg["kv_bytes_same_tokens"])],
+                    ["KV of the same tokens", format_bytes(lg.kv_bytes_same_tokens)],
                 ],
             )
         )
-    if r["budget"] is not None:
+    if r.budget is not None:
         sections.append(
             (
                 "Memory budget",
                 ["item", "size", "note"],
-                [[b["item"], short_bytes(b["bytes"]), b["note"]] for b in r["budget"]],
+                [[b.item, short_bytes(b.bytes), b.note] for b in r.budget],
             )
         )
-    if r["plan"] is not None:
-        sections.append(("Plan", ["question", "answer"], _plan_rows(r["plan"])))
-    if r["notes"]:
-        sections.append(("Notes", ["note"], [[n] for n in r["notes"]]))
+    if r.plan is not None:
+        sections.append(("Plan", ["question", "answer"], _plan_rows(r.plan)))
+    if r.notes:
+        sections.append(("Notes", ["note"], [[n] for n in r.notes]))
     return sections
 
 
-def _plan_rows(p: dict[str, Any]) -> list[list[str]]:
-    users, context = p["users"], p["context"]
-    verdict = "fits" if p["fits"] else "does NOT fit"
+def _plan_rows(p: PlanAnswer) -> list[list[str]]:
+    users, context = p.users, p.context
+    verdict = "fits" if p.fits else "does NOT fit"
     # When it fits these are the limits (room left); when it does not, the three ways out.
-    prefix = "limit" if p["fits"] else "way out"
-    max_context = p["shorter_context"]["max_context"]
+    prefix = "limit" if p.fits else "way out"
+    max_context = p.shorter_context.max_context
     rows = [
         [
             f"{users:,} users × {context:,} tokens",
-            f"{verdict}: needs {short_bytes(p['need_bytes'])} of a "
-            f"{short_bytes(p['pool_bytes'])} KV pool",
+            f"{verdict}: needs {short_bytes(p.need_bytes)} of a "
+            f"{short_bytes(p.pool_bytes)} KV pool",
         ],
         [
             f"{prefix}: fewer users",
-            f"at most {p['fewer_users']['max_users']:,} users at {context:,} tokens",
+            f"at most {p.fewer_users.max_users:,} users at {context:,} tokens",
         ],
         [
             f"{prefix}: shorter context",
@@ -320,19 +332,19 @@ def _plan_rows(p: dict[str, Any]) -> list[list[str]]:
             else f"at most {max_context:,} tokens each for {users:,} users",
         ],
     ]
-    for q in p["quantized_kv"]:
-        scales = " (scales not counted)" if q["scale_overhead_excluded"] else ""
+    for q in p.quantized_kv:
+        scales = " (scales not counted)" if q.scale_overhead_excluded else ""
         rows.append(
             [
-                f"{prefix}: --kv-cache-dtype {q['kv_dtype']}",
-                f"{'fits' if q['fits'] else 'still does not fit'}: "
-                f"{short_bytes(q['need_bytes'])}, up to {q['max_users']:,} users{scales}",
+                f"{prefix}: --kv-cache-dtype {q.kv_dtype}",
+                f"{'fits' if q.fits else 'still does not fit'}: "
+                f"{short_bytes(q.need_bytes)}, up to {q.max_users:,} users{scales}",
             ]
         )
     return rows
 
 
-def render_markdown(r: dict[str, Any]) -> str:
+def render_markdown(r: KvResult) -> str:
     """The result as Markdown tables; every cell escaped (a model config is untrusted text: a
     ``model_type`` of ``<img onerror=…>`` must not render in a ticket)."""
     from kvdoctor.report.escape import escape_md
@@ -348,7 +360,7 @@ def render_markdown(r: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _print_rich(r: dict[str, Any]) -> None:
+def _print_rich(r: KvResult) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -368,7 +380,7 @@ def _print_rich(r: dict[str, Any]) -> None:
 def _max_positions(model_config: str | None, model_name: str | None) -> int | None:
     """max_position_embeddings of the config or catalog entry asked for (None when unknown)."""
     if model_config:
-        cfg: Any = kvmath.load_model_config(model_config)
+        cfg: object = kvmath.load_model_config(model_config)
     elif model_name:
         cfg = kvmath.catalog_entry(model_name).get("config")
     else:
@@ -555,7 +567,7 @@ def kv(
     )
     result = kv_report(model, req)
     if fmt == "json":
-        click.echo(json.dumps(result, indent=2))
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
     elif fmt == "md":
         click.echo(render_markdown(result))
     else:

@@ -12,7 +12,8 @@ from a path / cached model id / catalog name (:func:`resolve_model`), or from ex
 
 Modules: ``model`` (the shape and config parsing), ``catalog`` (catalog and config lookup),
 ``sizes`` (parsing and printing sizes), ``memory`` (sequences, capacity, decode traffic,
-logits, budget, plans) and ``section`` (the report's ``kv`` object).
+logits, budget, plans, and the models of the ``kv`` command's parts), ``result`` (the ``kv``
+command's result, ``kvdoctor.kv/1``) and ``section`` (the report's ``kv`` object).
 """
 
 from __future__ import annotations
@@ -59,25 +60,31 @@ from kvdoctor.kvmath.model import (
     TiB,
     model_dtype_bytes,
 )
+from kvdoctor.kvmath.result import KV_SCHEMA, ContextRow, GpuCapacity, KvResult, LogitsSizes
 from kvdoctor.kvmath.section import CrossCheck, KvSection, kv_section
 from kvdoctor.kvmath.sizes import format_bytes, parse_count, parse_size, short_bytes
 
 __all__ = [
     "KV_DTYPES",
+    "KV_SCHEMA",
     "MLA_ONLY_KV_DTYPES",
     "SCALED_KV_DTYPES",
     "BudgetItem",
     "BudgetRow",
+    "ContextRow",
     "CrossCheck",
     "DecodeRead",
     "DecodeStep",
     "FewerUsers",
     "GiB",
+    "GpuCapacity",
     "KiB",
     "KvModel",
     "KvModelSummary",
+    "KvResult",
     "KvSection",
     "Layout",
+    "LogitsSizes",
     "MiB",
     "Plan",
     "PlanAnswer",
