@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from kvdoctor.cli import main
+from kvdoctor.kvmath import KvResult
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -298,3 +300,41 @@ def test_defaults_follow_vllm_and_flag_what_vllm_would_refuse(
     assert lg["bytes"] == 20000 * 128256 * 2  # every prompt position × vocab × bf16
     overhead = next(b for b in r["budget"] if b["item"] == "workspace_overhead")
     assert "estimate" in overhead["note"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        "kv --model llama-3-8b",
+        # MLA and a plan that does not fit.
+        "kv --model deepseek-v2-lite --gpu-mem 80GiB --users 64",
+        # Windowed layers (a plan not bound by KV, bytes past the window), fp8.
+        "kv --model mistral-7b-v0.1 --context 65536 --gpu-mem 24GiB --users 4 --kv-dtype fp8",
+        # Logits in the budget, tensor parallel, a context above max_position_embeddings.
+        "kv --model llama-3-70b --tp 4 --gpu-mem 80GiB --weights 140GB --prefill-chunk 2048 "
+        "--context 10000 --users 8",
+        # No vocabulary, no weights: logits, gpu, budget and plan all null.
+        "kv --layers 2 --kv-heads 2 --head-dim 64",
+    ],
+)
+def test_json_validates_against_the_model_and_round_trips(
+    argv: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run([*argv.split(), "--format", "json"], capsys)
+    assert code == 0, err
+    result = KvResult.model_validate_json(out)
+    assert KvResult.model_validate(json.loads(out)) == result
+    # Written again, the model gives the same bytes: key order and nulls included.
+    assert json.dumps(result.to_json_dict(), indent=2) + "\n" == out
+    assert list(json.loads(out))[:2] == ["schema", "bytes_per_token"]
+
+
+def test_kv_result_model_forbids_unknown_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(["kv", "--model", "llama-3-8b", "--gpu-mem", "80GiB", "--users", "10"], capsys)
+    KvResult.model_validate(data)
+    with pytest.raises(ValidationError):
+        KvResult.model_validate({**data, "surprise": 1})
+    with pytest.raises(ValidationError):
+        KvResult.model_validate({**data, "plan": {**data["plan"], "surprise": 1}})
+    with pytest.raises(ValidationError):
+        KvResult.model_validate({**data, "schema": "kvdoctor.kv/2"})
