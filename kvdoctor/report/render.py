@@ -27,6 +27,7 @@ from pydantic import JsonValue
 from kvdoctor.bundle.model import JsonObject
 from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
 from kvdoctor.report.bounds import Bound, percentile_bounds
 from kvdoctor.report.checker import stated_comparison
@@ -358,6 +359,17 @@ class ReproducerView:
     aborted: str | None
 
 
+# How a finding's status reads: what the status and its reproducer say together.
+StatusCase = Literal[
+    "confirmed-by-reproducer",
+    "confirmed",
+    "inconclusive-reproducer",
+    "refuted-by-reproducer",
+    "refuted",
+    "suspected",
+]
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class FindingView:
     rank: int
@@ -372,6 +384,7 @@ class FindingView:
     evidence_shown: tuple[EvidenceRow, ...]
     evidence_more: tuple[EvidenceRow, ...]
     reproducer: ReproducerView | None
+    status_case: StatusCase
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -424,6 +437,10 @@ class EngineArgRow:
 
 
 CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction", "symptom"]
+# Which verdict sentence the report opens with (the template holds one sentence per case).
+VerdictCase = Literal[
+    "unknown", "healthy", "card-full", "kv-full", "lead-kv-not-full", "lead", "too-thin"
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -444,14 +461,19 @@ class ReportView:
     findings: tuple[FindingView, ...]
     notes: tuple[FindingView, ...]
     ruled_out: tuple[FindingView, ...]
-    kv_full: bool
-    card_full: bool
+    verdict_case: VerdictCase
     card_full_reason: CardFullReason | None
     gpu_fraction: float | None
     free_blocks_at_peak: int | None
     series: SeriesView
     kv_extra: tuple[KvRow, ...]
-    kv: Mapping[str, object]
+    kv: KvSection
+    # The bytes per token also as an exact count, where the IEC figure rounds (≥ 1 KiB).
+    kv_exact_bytes_per_token: bool
+    # "on" / "off" / "unknown": whether the server caches prefixes.
+    prefix_caching: Literal["on", "off", "unknown"]
+    # Counters dropped during the window (the report says the server restarted).
+    server_restarted: bool
     engine_args: tuple[EngineArgRow, ...]
     window_s: float | None
     healthy_evidence: tuple[EvidenceRow, ...]
@@ -623,6 +645,7 @@ def _finding_view(
     decided = tuple([row for row in evidence if row.met] + [r for r in evidence if not r.met])
     return FindingView(
         rank=rank,
+        status_case=_status_case(finding, reproducer),
         f=finding,
         title=_prose(finding.title),
         remediation=tuple(_prose(step) for step in finding.remediation),
@@ -634,6 +657,32 @@ def _finding_view(
         evidence_more=decided[EVIDENCE_ROWS_SHOWN:],
         reproducer=reproducer,
     )
+
+
+def _status_case(finding: Finding, reproducer: ReproducerView | None) -> StatusCase:
+    if finding.status == "confirmed":
+        return "confirmed-by-reproducer" if reproducer else "confirmed"
+    if reproducer and reproducer.verdict == "inconclusive":
+        return "inconclusive-reproducer"
+    if finding.status == "refuted":
+        return "refuted-by-reproducer" if reproducer else "refuted"
+    return "suspected"
+
+
+def _verdict_case(
+    verdict: Verdict, card_full: bool, kv_full: bool, lead: FindingView | None, kv_max: Scalar
+) -> VerdictCase:
+    if verdict == "unknown":
+        return "unknown"
+    if verdict == "healthy":
+        return "healthy"
+    if card_full:
+        return "card-full"
+    if kv_full:
+        return "kv-full"
+    if lead is not None:
+        return "lead" if kv_max is None else "lead-kv-not-full"
+    return "too-thin"
 
 
 def _kv_label(key: str) -> str:
@@ -748,7 +797,6 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         preemptions=_stats(_increments_per_s(preempt_series), chart=_increments(preempt_series)),
     )
 
-    # The template reads `kv` as a mapping (nested ones for `cross_check` and `model`).
     kv = report.kv.model_dump()
     # Keys of `kv` the template lays out by name; any other key still shows, as a generic row.
     extra_kv = {k: v for k, v in kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None}
@@ -790,14 +838,26 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         # The notes not already leading the report.
         notes=tuple(notes_view if findings_view else notes_view[1:]),
         ruled_out=tuple(ruled_out_view),
-        kv_full=kv_full,
-        card_full=card_full,
+        verdict_case=_verdict_case(
+            report.verdict, card_full, kv_full, lead, sig.get("kv_usage_max")
+        ),
         card_full_reason=card_full_reason,
         gpu_fraction=gpu_fraction,
         free_blocks_at_peak=free_blocks_at_peak,
         series=series_stats,
         kv_extra=tuple(r for r in _kv_rows(extra_kv) if r.value != fmt.MISSING),
-        kv=kv,
+        kv=report.kv,
+        kv_exact_bytes_per_token=(
+            report.kv.bytes_per_token is not None and report.kv.bytes_per_token >= 1024
+        ),
+        prefix_caching=(
+            "on"
+            if sig.get("prefix_caching") is True
+            else "off"
+            if sig.get("prefix_caching") is False
+            else "unknown"
+        ),
+        server_restarted=bool(sig.get("counter_resets")),
         engine_args=_engine_arg_rows(ctx.engine_args),
         window_s=window_s,
         healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),
