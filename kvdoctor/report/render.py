@@ -1,7 +1,9 @@
 """Renderers: pure functions from a :class:`Report` (plus its :class:`RenderContext`) to bytes.
 
-All prose and layout live in ``templates/*.j2``; this module only prepares numbers (window
-percentiles, sparklines, evidence formatting) so the templates stay readable. Jinja runs with
+All prose and layout live in ``templates/*.j2``; this module only prepares the typed view the
+template reads (:class:`ReportView`, built by :func:`build_view`: window percentiles,
+sparklines, evidence formatting, and which sentence each case takes) so the templates stay
+readable and make no decision from raw signals. Jinja runs with
 ``StrictUndefined`` and a ``finalize`` hook that escapes every value not explicitly marked safe,
 so text from the server can never break a table or inject HTML into a ticket.
 """
@@ -317,7 +319,7 @@ def render_markdown(
 #
 # The template's inputs, typed: prepared values (Markup where a cell is formatted or escaped
 # here, numbers and plain text where a filter or ``finalize`` formats them) and the cases the
-# template words, never raw signals to judge. Frozen, so a template cannot change them.
+# template words, never raw signals to judge. Built once per report and only read.
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
