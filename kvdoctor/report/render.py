@@ -1,7 +1,9 @@
 """Renderers: pure functions from a :class:`Report` (plus its :class:`RenderContext`) to bytes.
 
-All prose and layout live in ``templates/*.j2``; this module only prepares numbers (window
-percentiles, sparklines, evidence formatting) so the templates stay readable. Jinja runs with
+All prose and layout live in ``templates/*.j2``; this module only prepares the typed view the
+template reads (:class:`ReportView`, built by :func:`build_view`: window percentiles,
+sparklines, evidence formatting, and which sentence each case takes) so the templates stay
+readable and make no decision from raw signals. Jinja runs with
 ``StrictUndefined`` and a ``finalize`` hook that escapes every value not explicitly marked safe,
 so text from the server can never break a table or inject HTML into a ticket.
 """
@@ -9,6 +11,7 @@ so text from the server can never break a table or inject HTML into a ticket.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
 import math
@@ -16,22 +19,23 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-
-# Any here is the template view: values handed to jinja2 filters and templates, which are untyped.
-from typing import Any, Literal
+from typing import Literal
 
 import jinja2
 import jinja2.bccache
 from markupsafe import Markup
+from pydantic import JsonValue
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
 from kvdoctor.report.bounds import Bound, percentile_bounds
 from kvdoctor.report.checker import stated_comparison
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
-from kvdoctor.report.model import Evidence, Finding, Report
+from kvdoctor.report.model import Evidence, Finding, Report, ReproducerVerdict, Scalar, Verdict
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.resources import data_dir
@@ -95,13 +99,13 @@ def render_json(report: Report) -> str:
 def _safe(fn: Callable[..., str]) -> Callable[..., Markup]:
     """Wrap a formatter whose output is safe by construction (digits, units) as Markup."""
 
-    def wrapped(*args: Any) -> Markup:
+    def wrapped(*args: object) -> Markup:
         return Markup(fn(*args))
 
     return wrapped
 
 
-def _finalize(value: Any) -> Any:
+def _finalize(value: object) -> Markup:
     # Every `{{ }}` passes through here: untrusted by default, so a template author who forgets
     # a filter still produces a safe report.
     if isinstance(value, Markup):
@@ -115,7 +119,7 @@ def _finalize(value: Any) -> Any:
     return escape_md(value)
 
 
-def _scalar_text(value: Any) -> str:
+def _scalar_text(value: object) -> str:
     if value is None:
         return fmt.MISSING
     if isinstance(value, bool | int | float):
@@ -123,7 +127,7 @@ def _scalar_text(value: Any) -> str:
     return str(value)
 
 
-def _any_value(value: Any) -> Markup:
+def _any_value(value: object) -> Markup:
     """A value of unknown kind (reproducer measurements, kv extras) formatted safely.
 
     Never raw JSON in a cell (an on-call reader cannot scan ``[{"concurrency": 1, ...``): a
@@ -146,7 +150,7 @@ def _any_value(value: Any) -> Markup:
     return escape_md(str(value), max_len=120)
 
 
-def _measure(key: str, value: Any) -> Markup:
+def _measure(key: str, value: object) -> Markup:
     """An experiment's number in the report's units, chosen by its name: usage and hit rates as
     percent, ``*_s`` as a duration, ``*_bytes`` in IEC units."""
     number = _num_or_none(value)
@@ -162,28 +166,35 @@ def _measure(key: str, value: Any) -> Markup:
     return _any_value(value)
 
 
-def _record_tables(values: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _records(value: JsonValue) -> list[JsonObject] | None:
+    """``value`` as a list of records (JSON objects), or None when it is anything else."""
+    if not isinstance(value, list) or not value:
+        return None
+    rows = [v for v in value if isinstance(v, dict)]
+    return rows if len(rows) == len(value) else None
+
+
+def _record_tables(values: Mapping[str, JsonValue]) -> tuple[RecordTable, ...]:
     """Lists of records among measured/expected values, as tables (columns: union of keys)."""
-    tables: list[dict[str, Any]] = []
+    tables: list[RecordTable] = []
     for name, value in values.items():
-        if not (
-            isinstance(value, list | tuple) and value and all(isinstance(v, Mapping) for v in value)
-        ):
+        records = _records(value)
+        if records is None:
             continue
         columns: list[str] = []
-        for row in value:
+        for row in records:
             columns.extend(str(k) for k in row if str(k) not in columns)
         tables.append(
-            {
-                "name": name,
-                "columns": [escape_md(c) for c in columns],
-                "rows": [[_measure(c, row.get(c)) for c in columns] for row in value],
-            }
+            RecordTable(
+                name=name,
+                columns=tuple(escape_md(c) for c in columns),
+                rows=tuple(tuple(_measure(c, row.get(c)) for c in columns) for row in records),
+            )
         )
-    return tables
+    return tuple(tables)
 
 
-def _signal_value(name: str, value: Any) -> Markup:
+def _signal_value(name: str, value: object) -> Markup:
     formatted = fmt.signal_value(name, value)
     if formatted is None:
         return escape_md(value)
@@ -262,7 +273,7 @@ def summary_sentence(
     """The verdict sentence of the Markdown report as plain text (the JSON ``summary``)."""
     ctx = context or RenderContext()
     view = build_view(report, ctx)
-    module = _template(template_dir).make_module(view)
+    module = _template(template_dir).make_module(view.as_template_vars())
     text = str(module.verdict_sentence())  # type: ignore[attr-defined]
     return _MD_ESCAPE.sub(r"\1", text.replace("**", "")).strip()
 
@@ -291,7 +302,7 @@ def render_markdown(
     if detail not in DETAILS:
         raise KvdoctorError(f"unknown detail level {detail!r} (use one of {', '.join(DETAILS)})")
     ctx = context or RenderContext()
-    text = _template(template_dir).render(**build_view(report, ctx, detail))
+    text = _template(template_dir).render(build_view(report, ctx, detail).as_template_vars())
     # Collapse runs of blank lines left by optional blocks, and end with exactly one newline.
     lines: list[str] = []
     for line in text.splitlines():
@@ -305,9 +316,177 @@ def render_markdown(
 
 
 # --------------------------------------------------------------------------- view model
+#
+# The template's inputs, typed: prepared values (Markup where a cell is formatted or escaped
+# here, numbers and plain text where a filter or ``finalize`` formats them) and the cases the
+# template words, never raw signals to judge. Built once per report and only read.
 
 
-def _num_or_none(value: Any) -> float | None:
+@dataclasses.dataclass(frozen=True, slots=True)
+class EvidenceRow:
+    signal: str
+    value: Markup
+    # Already says "not met: " where the value does not meet the stated condition.
+    expected: Markup
+    met: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MeasureRow:
+    """One expected-vs-observed line of a reproducer."""
+
+    name: str
+    expected: Markup
+    observed: Markup
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RecordTable:
+    """A list of records among a reproducer's numbers, laid out as a table."""
+
+    name: str
+    columns: tuple[Markup, ...]
+    rows: tuple[tuple[Markup, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReproducerView:
+    name: str
+    verdict: ReproducerVerdict
+    # The record's summary without its final period (the template ends the sentence itself).
+    summary: str
+    rows: tuple[MeasureRow, ...]
+    tables: tuple[RecordTable, ...]
+    requests_sent: int | None
+    aborted: str | None
+
+
+# How a finding's status reads: what the status and its reproducer say together.
+StatusCase = Literal[
+    "confirmed-by-reproducer",
+    "confirmed",
+    "inconclusive-reproducer",
+    "refuted-by-reproducer",
+    "refuted",
+    "suspected",
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FindingView:
+    rank: int
+    f: Finding
+    title: Markup
+    remediation: tuple[Markup, ...]
+    why_not: tuple[Markup, ...]
+    basis: Markup | None
+    ref: str
+    # The rows that decided the finding first, then the conditions the window did not meet.
+    evidence: tuple[EvidenceRow, ...]
+    evidence_shown: tuple[EvidenceRow, ...]
+    evidence_more: tuple[EvidenceRow, ...]
+    reproducer: ReproducerView | None
+    status_case: StatusCase
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeriesStats:
+    """Percentiles of one series over the window's scrapes, and its sparkline."""
+
+    p50: float | None
+    p95: float | None
+    p99: float | None
+    chart: Markup | None
+    n: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeriesView:
+    kv_usage: SeriesStats
+    running: SeriesStats
+    waiting: SeriesStats
+    preemptions: SeriesStats
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LatencyRow:
+    """A latency histogram's percentiles as the report states them (bucket bounds)."""
+
+    p50: Markup
+    p95: Markup
+    p99: Markup
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LatencyView:
+    queue_time: LatencyRow
+    ttft: LatencyRow
+    prefill_time: LatencyRow
+    itl: LatencyRow
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KvRow:
+    key: str
+    label: str
+    value: Markup
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EngineArgRow:
+    flag: Markup
+    value: Markup
+
+
+CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction", "symptom"]
+# Which verdict sentence the report opens with (the template holds one sentence per case).
+VerdictCase = Literal[
+    "unknown", "healthy", "card-full", "kv-full", "lead-kv-not-full", "lead", "too-thin"
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReportView:
+    """Everything ``report.md.j2`` reads, computed once by :func:`build_view`."""
+
+    report: Report
+    full: bool
+    longest_prompt: Markup
+    latency: LatencyView
+    sig: Mapping[str, Scalar]
+    ctx: RenderContext
+    verdict: Verdict
+    primary: FindingView | None
+    primary_label: str
+    change_label: str
+    lead_is_note: bool
+    findings: tuple[FindingView, ...]
+    notes: tuple[FindingView, ...]
+    ruled_out: tuple[FindingView, ...]
+    verdict_case: VerdictCase
+    card_full_reason: CardFullReason | None
+    gpu_fraction: float | None
+    free_blocks_at_peak: int | None
+    series: SeriesView
+    kv_extra: tuple[KvRow, ...]
+    kv: KvSection
+    # The bytes per token also as an exact count, where the IEC figure rounds (≥ 1 KiB).
+    kv_exact_bytes_per_token: bool
+    # "on" / "off" / "unknown": whether the server caches prefixes.
+    prefix_caching: Literal["on", "off", "unknown"]
+    # Counters dropped during the window (the report says the server restarted).
+    server_restarted: bool
+    engine_args: tuple[EngineArgRow, ...]
+    window_s: float | None
+    healthy_evidence: tuple[EvidenceRow, ...]
+
+    def as_template_vars(self) -> dict[str, object]:
+        """The fields as the template's globals, shallow: ``dataclasses.asdict`` would turn the
+        nested views into dicts and deep-copy every value, Markup included."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+
+def _num_or_none(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     f = float(value)
@@ -334,15 +513,15 @@ def _increments(samples: Sequence[tuple[float, float]]) -> list[float]:
 
 def _stats(
     values: Sequence[float], chart: Sequence[float] | None = None, *, hi: float | None = None
-) -> dict[str, Any]:
+) -> SeriesStats:
     drawn = list(values if chart is None else chart)
-    return {
-        "p50": percentile(values, 0.50),
-        "p95": percentile(values, 0.95),
-        "p99": percentile(values, 0.99),
-        "chart": code_span(sparkline(drawn, hi=hi)) if drawn else None,
-        "n": len(values),
-    }
+    return SeriesStats(
+        p50=percentile(values, 0.50),
+        p95=percentile(values, 0.95),
+        p99=percentile(values, 0.99),
+        chart=code_span(sparkline(drawn, hi=hi)) if drawn else None,
+        n=len(values),
+    )
 
 
 def _record_for(finding: Finding, records: Sequence[ReproducerRecord]) -> ReproducerRecord | None:
@@ -352,18 +531,20 @@ def _record_for(finding: Finding, records: Sequence[ReproducerRecord]) -> Reprod
     return newest_records(records).get(finding.reproducer.name)
 
 
-def _comparison_rows(expected: Mapping[str, Any], measured: Mapping[str, Any]) -> list[Any]:
+def _comparison_rows(
+    expected: Mapping[str, JsonValue], measured: Mapping[str, JsonValue]
+) -> tuple[MeasureRow, ...]:
     # A measure with neither an expected nor an observed value says nothing: no row of dashes.
     keys = [k for k in expected if expected[k] is not None or measured.get(k) is not None]
     keys += [k for k in measured if k not in expected and measured[k] is not None]
-    return [
-        {
-            "name": key,
-            "expected": _measure(key, expected[key]) if key in expected else Markup(fmt.MISSING),
-            "observed": _measure(key, measured[key]) if key in measured else Markup(fmt.MISSING),
-        }
+    return tuple(
+        MeasureRow(
+            name=key,
+            expected=_measure(key, expected[key]) if key in expected else Markup(fmt.MISSING),
+            observed=_measure(key, measured[key]) if key in measured else Markup(fmt.MISSING),
+        )
         for key in keys
-    ]
+    )
 
 
 _LATENCY_PERCENTILE = re.compile(r"^(?P<h>[a-z_]+)_(?P<q>p50|p95|p99)$")
@@ -423,14 +604,14 @@ class _Numbers:
             return None
         return self.bounds.get(m.group("h"), {}).get(m.group("q"))
 
-    def value(self, name: str, value: Any) -> Markup:
+    def value(self, name: str, value: object) -> Markup:
         bound = self.bound(name)
         if bound is not None and _num_or_none(value) is not None:
             return Markup(bound.text())
         return _signal_value(name, value)
 
 
-def _evidence_row(ev: Evidence, numbers: _Numbers) -> dict[str, Any]:
+def _evidence_row(ev: Evidence, numbers: _Numbers) -> EvidenceRow:
     value = numbers.value(ev.signal, ev.value)
     expected = _expected_text(ev.signal, ev.expected)
     judged = stated_comparison(str(value), str(expected))
@@ -439,52 +620,78 @@ def _evidence_row(ev: Evidence, numbers: _Numbers) -> dict[str, Any]:
         # A row that states a condition the value does not meet would read as a false sentence
         # ("2 | above the 2 sequences the pool holds"): say that it was not met.
         expected = Markup("not met: ") + expected
-    return {"signal": ev.signal, "value": value, "expected": expected, "met": met}
+    return EvidenceRow(signal=ev.signal, value=value, expected=expected, met=met)
 
 
 def _finding_view(
     finding: Finding, rank: int, records: Sequence[ReproducerRecord], numbers: _Numbers
-) -> Any:
+) -> FindingView:
     record = _record_for(finding, records)
-    reproducer: dict[str, Any] | None = None
+    reproducer: ReproducerView | None = None
     if finding.reproducer is not None:
         outcome = finding.reproducer
-        expected = record.expected if record else {}
+        expected: JsonObject = record.expected if record else {}
         measured = record.measured if record and record.measured else outcome.measured
-        reproducer = {
-            "name": outcome.name,
-            "verdict": outcome.verdict,
-            # The template ends the sentence itself.
-            "summary": normalize_durations(record.summary).rstrip(" .") if record else "",
-            "rows": _comparison_rows(expected, measured),
-            "tables": _record_tables({**dict(expected), **dict(measured)}),
-            "requests_sent": record.requests_sent if record else None,
-            "aborted": record.aborted if record else None,
-        }
+        reproducer = ReproducerView(
+            name=outcome.name,
+            verdict=outcome.verdict,
+            summary=normalize_durations(record.summary).rstrip(" .") if record else "",
+            rows=_comparison_rows(expected, measured),
+            tables=_record_tables({**expected, **measured}),
+            requests_sent=record.requests_sent if record else None,
+            aborted=record.aborted if record else None,
+        )
     evidence = [_evidence_row(ev, numbers) for ev in finding.evidence]
     # The rows that decided the finding come first (the first screen shows six); a condition
     # the window did not meet is still listed, below them, and says so.
-    decided = [row for row in evidence if row["met"]] + [r for r in evidence if not r["met"]]
-    return {
-        "rank": rank,
-        "f": finding,
-        "title": _prose(finding.title),
-        "remediation": [_prose(step) for step in finding.remediation],
-        "why_not": [_prose(line) for line in finding.why_not],
-        "basis": _prose(finding.basis) if finding.basis else None,
-        "ref": f"{finding.symptom}/{finding.cause}",
-        "evidence": decided,
-        "evidence_shown": decided[:EVIDENCE_ROWS_SHOWN],
-        "evidence_more": decided[EVIDENCE_ROWS_SHOWN:],
-        "reproducer": reproducer,
-    }
+    decided = tuple([row for row in evidence if row.met] + [r for r in evidence if not r.met])
+    return FindingView(
+        rank=rank,
+        status_case=_status_case(finding, reproducer),
+        f=finding,
+        title=_prose(finding.title),
+        remediation=tuple(_prose(step) for step in finding.remediation),
+        why_not=tuple(_prose(line) for line in finding.why_not),
+        basis=_prose(finding.basis) if finding.basis else None,
+        ref=f"{finding.symptom}/{finding.cause}",
+        evidence=decided,
+        evidence_shown=decided[:EVIDENCE_ROWS_SHOWN],
+        evidence_more=decided[EVIDENCE_ROWS_SHOWN:],
+        reproducer=reproducer,
+    )
+
+
+def _status_case(finding: Finding, reproducer: ReproducerView | None) -> StatusCase:
+    if finding.status == "confirmed":
+        return "confirmed-by-reproducer" if reproducer else "confirmed"
+    if reproducer and reproducer.verdict == "inconclusive":
+        return "inconclusive-reproducer"
+    if finding.status == "refuted":
+        return "refuted-by-reproducer" if reproducer else "refuted"
+    return "suspected"
+
+
+def _verdict_case(
+    verdict: Verdict, card_full: bool, kv_full: bool, lead: FindingView | None, kv_max: Scalar
+) -> VerdictCase:
+    if verdict == "unknown":
+        return "unknown"
+    if verdict == "healthy":
+        return "healthy"
+    if card_full:
+        return "card-full"
+    if kv_full:
+        return "kv-full"
+    if lead is not None:
+        return "lead" if kv_max is None else "lead-kv-not-full"
+    return "too-thin"
 
 
 def _kv_label(key: str) -> str:
     return key.replace("_", " ")
 
 
-def _kv_value(key: str, value: Any) -> Markup:
+def _kv_value(key: str, value: object) -> Markup:
     number = _num_or_none(value)
     if number is not None and not isinstance(value, bool):
         lowered = key.lower()
@@ -499,28 +706,28 @@ def _kv_value(key: str, value: Any) -> Markup:
     return _any_value(value)
 
 
-def _kv_rows(kv: Mapping[str, Any], prefix: str = "") -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _kv_rows(kv: Mapping[str, object], prefix: str = "") -> list[KvRow]:
+    rows: list[KvRow] = []
     for key, value in kv.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and not prefix:
             # One level of nesting reads fine as "section.key"; deeper stays a JSON cell.
-            rows.extend(_kv_rows(value, prefix=f"{name}."))
+            rows.extend(_kv_rows({str(k): v for k, v in value.items()}, prefix=f"{name}."))
         else:
-            rows.append({"key": name, "label": _kv_label(name), "value": _kv_value(key, value)})
+            rows.append(KvRow(key=name, label=_kv_label(name), value=_kv_value(key, value)))
     return rows
 
 
-def _engine_arg_rows(args: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _engine_arg_rows(args: Mapping[str, JsonValue]) -> tuple[EngineArgRow, ...]:
     rows = []
     for key in sorted(args):
         value = args[key]
         text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-        rows.append({"flag": code_span(f"--{key}"), "value": code_span(text, max_len=200)})
-    return rows
+        rows.append(EngineArgRow(flag=code_span(f"--{key}"), value=code_span(text, max_len=200)))
+    return tuple(rows)
 
 
-def _longest_prompt(sig: Mapping[str, Any], ctx: RenderContext) -> Markup:
+def _longest_prompt(sig: Mapping[str, Scalar], ctx: RenderContext) -> Markup:
     """The prompt histogram bounds the longest prompt from above, unless it fell into the +Inf
     bucket: then the largest finite bound is only a lower bound ("> 80")."""
     value = sig.get("max_prompt_len_seen")
@@ -531,18 +738,23 @@ def _longest_prompt(sig: Mapping[str, Any], ctx: RenderContext) -> Markup:
     return Markup(f"{'>' if lower else '≤'} {fmt.num(value)}")
 
 
-def _latency_view(
-    sig: Mapping[str, Any], ctx: RenderContext, numbers: _Numbers
-) -> dict[str, dict[str, Markup]]:
-    out: dict[str, dict[str, Markup]] = {}
-    for name in ("queue_time", "ttft", "prefill_time", "itl"):
-        out[name] = {
-            q: numbers.value(f"{name}_{q}", sig.get(f"{name}_{q}")) for q in ("p50", "p95", "p99")
-        }
-    return out
+def _latency_row(name: str, sig: Mapping[str, Scalar], numbers: _Numbers) -> LatencyRow:
+    def at(q: str) -> Markup:
+        return numbers.value(f"{name}_{q}", sig.get(f"{name}_{q}"))
+
+    return LatencyRow(p50=at("p50"), p95=at("p95"), p99=at("p99"))
 
 
-def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -> dict[str, Any]:
+def _latency_view(sig: Mapping[str, Scalar], numbers: _Numbers) -> LatencyView:
+    return LatencyView(
+        queue_time=_latency_row("queue_time", sig, numbers),
+        ttft=_latency_row("ttft", sig, numbers),
+        prefill_time=_latency_row("prefill_time", sig, numbers),
+        itl=_latency_row("itl", sig, numbers),
+    )
+
+
+def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -> ReportView:
     """Everything the template needs, computed once (numbers stay numbers until a filter)."""
     sig = dict(report.signals)
     means = {name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets}
@@ -563,7 +775,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     )
     kv_full = kv_max is not None and kv_max >= KV_FULL_FRACTION
     # What proves the card full, strongest first: the template holds one sentence per reason.
-    card_full_reason: str | None = None
+    card_full_reason: CardFullReason | None = None
     if card_full:
         if sig.get("log_no_cache_memory") is True:
             card_full_reason = "no-cache-memory"
@@ -580,14 +792,13 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     free_blocks_at_peak = (
         round(blocks * (1.0 - kv_max)) if blocks is not None and kv_max is not None else None
     )
-    series_stats = {
-        "kv_usage": _stats([v for _, v in kv_series], hi=1.0),
-        "running": _stats(_series_values(ctx, "running")),
-        "waiting": _stats(_series_values(ctx, "waiting")),
-        "preemptions": _stats(_increments_per_s(preempt_series), chart=_increments(preempt_series)),
-    }
+    series_stats = SeriesView(
+        kv_usage=_stats([v for _, v in kv_series], hi=1.0),
+        running=_stats(_series_values(ctx, "running")),
+        waiting=_stats(_series_values(ctx, "waiting")),
+        preemptions=_stats(_increments_per_s(preempt_series), chart=_increments(preempt_series)),
+    )
 
-    # The template reads `kv` as a mapping (nested ones for `cross_check` and `model`).
     kv = report.kv.model_dump()
     # Keys of `kv` the template lays out by name; any other key still shows, as a generic row.
     extra_kv = {k: v for k, v in kv.items() if k not in KV_KEYS_IN_TEMPLATE and v is not None}
@@ -596,11 +807,11 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     # With no finding, the first note leads the report, labelled as a note (report/1.2): on a
     # healthy server it is what a reader asks about next (e.g. why 0 % prefix hits).
     lead = findings_view[0] if findings_view else (notes_view[0] if notes_view else None)
-    lead_is_note = lead is not None and lead["f"].severity == "info"
+    lead_is_note = lead is not None and lead.f.severity == "info"
     # One row per ruled-out cause: two playbooks refuting the same cause read as one line.
-    ruled_out_view: list[Any] = []
+    ruled_out_view: list[FindingView] = []
     for f in ruled_out:
-        if all(v["ref"] != f"{f.symptom}/{f.cause}" for v in ruled_out_view):
+        if all(v.ref != f"{f.symptom}/{f.cause}" for v in ruled_out_view):
             ruled_out_view.append(_finding_view(f, 0, records, numbers))
     window_s = (
         ctx.ended_at - ctx.started_at
@@ -609,35 +820,47 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     )
     if window_s is not None and not (math.isfinite(window_s) and window_s >= 0):
         window_s = None  # an impossible manifest window (the not-checked list says so)
-    return {
-        "report": report,
-        "full": detail == "full",
-        "longest_prompt": _longest_prompt(sig, ctx),
-        "latency": _latency_view(sig, ctx, numbers),
-        "sig": sig,
-        "ctx": ctx,
-        "verdict": report.verdict,
-        "primary": lead,
+    return ReportView(
+        report=report,
+        full=detail == "full",
+        longest_prompt=_longest_prompt(sig, ctx),
+        latency=_latency_view(sig, numbers),
+        sig=sig,
+        ctx=ctx,
+        verdict=report.verdict,
+        primary=lead,
         # Info never sets the verdict (DESIGN.md §4): at the top of a report it is a note on
         # expected behaviour, and "Primary finding" / "Change first" would read as a fault.
-        "primary_label": (
+        primary_label=(
             "Note (expected behaviour, not a fault)" if lead_is_note else "Primary finding"
         ),
-        "change_label": "If it matters" if lead_is_note else "Change first",
-        "lead_is_note": lead_is_note,
-        "findings": findings_view,
+        change_label="If it matters" if lead_is_note else "Change first",
+        lead_is_note=lead_is_note,
+        findings=tuple(findings_view),
         # The notes not already leading the report.
-        "notes": notes_view if findings_view else notes_view[1:],
-        "ruled_out": ruled_out_view,
-        "kv_full": kv_full,
-        "card_full": card_full,
-        "card_full_reason": card_full_reason,
-        "gpu_fraction": gpu_fraction,
-        "free_blocks_at_peak": free_blocks_at_peak,
-        "series": series_stats,
-        "kv_extra": [r for r in _kv_rows(extra_kv) if r["value"] != fmt.MISSING],
-        "kv": kv,
-        "engine_args": _engine_arg_rows(ctx.engine_args),
-        "window_s": window_s,
-        "healthy_evidence": [_evidence_row(ev, numbers) for ev in ctx.healthy_evidence],
-    }
+        notes=tuple(notes_view if findings_view else notes_view[1:]),
+        ruled_out=tuple(ruled_out_view),
+        verdict_case=_verdict_case(
+            report.verdict, card_full, kv_full, lead, sig.get("kv_usage_max")
+        ),
+        card_full_reason=card_full_reason,
+        gpu_fraction=gpu_fraction,
+        free_blocks_at_peak=free_blocks_at_peak,
+        series=series_stats,
+        kv_extra=tuple(r for r in _kv_rows(extra_kv) if r.value != fmt.MISSING),
+        kv=report.kv,
+        kv_exact_bytes_per_token=(
+            report.kv.bytes_per_token is not None and report.kv.bytes_per_token >= 1024
+        ),
+        prefix_caching=(
+            "on"
+            if sig.get("prefix_caching") is True
+            else "off"
+            if sig.get("prefix_caching") is False
+            else "unknown"
+        ),
+        server_restarted=bool(sig.get("counter_resets")),
+        engine_args=_engine_arg_rows(ctx.engine_args),
+        window_s=window_s,
+        healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),
+    )
