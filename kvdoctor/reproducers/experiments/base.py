@@ -167,9 +167,19 @@ class ReproContext:
         )
 
     @classmethod
-    # Any: overrides of any field, passed on to the constructor like ``dataclasses.replace``.
-    def from_signals(cls, signals: SignalSet, endpoint: str, **kw: Any) -> ReproContext:
-        """A context with every number the signals know (keyword arguments win)."""
+    def from_signals(
+        cls,
+        signals: SignalSet,
+        endpoint: str,
+        *,
+        headers: dict[str, str] | None = None,
+        allow_load: bool = False,
+        reference_endpoint: str | None = None,
+        reference_headers: dict[str, str] | None = None,
+        insecure: bool = False,
+    ) -> ReproContext:
+        """A context with every number the signals know, plus what the operator asked for
+        (other fields: ``dataclasses.replace`` on the result)."""
 
         def num(name: str) -> float | None:
             v = signals.get(name)
@@ -181,29 +191,33 @@ class ReproContext:
 
         pc = signals.get("prefix_caching")
         served = signals.get("served_model")
-        base: dict[str, Any] = {  # field name -> value, for the constructor (mixed types)
-            "model": served if isinstance(served, str) else None,
-            "block_size": whole("block_size"),
-            "max_model_len": whole("max_model_len"),
-            "kv_capacity_tokens": whole("kv_capacity_tokens"),
-            "num_gpu_blocks": whole("num_gpu_blocks"),
-            "kv_bytes_per_token": whole("kv_bytes_per_token"),
-            "prefix_caching": pc if isinstance(pc, bool) else None,
-            "prefix_hit_rate": num("prefix_hit_rate_window"),
-            "mean_prompt_len": num("mean_prompt_len"),
-            "prompt_len_p90": num("prompt_len_p90"),
-            "mean_generation_len": num("mean_generation_len"),
-            "running_mean": num("running_mean"),
-            "itl_window_s": num("itl_p50"),
-            "max_num_seqs": whole("max_num_seqs"),
-            "gpu_memory_total_bytes": num("gpu_memory_total_bytes"),
-            "gpu_memory_used_bytes": num("gpu_memory_used_bytes"),
-            "gpu_memory_utilization": num("gpu_memory_utilization"),
-            "kv_cache_memory_bytes": num("kv_cache_memory_bytes"),
-            "background_preemptions_per_s": num("preemptions_per_s"),
-        }
-        base.update(kw)
-        return cls(endpoint=endpoint, **base)
+        return cls(
+            endpoint=endpoint,
+            headers=dict(headers or {}),
+            allow_load=allow_load,
+            reference_endpoint=reference_endpoint,
+            reference_headers=dict(reference_headers or {}),
+            insecure=insecure,
+            model=served if isinstance(served, str) else None,
+            block_size=whole("block_size"),
+            max_model_len=whole("max_model_len"),
+            kv_capacity_tokens=whole("kv_capacity_tokens"),
+            num_gpu_blocks=whole("num_gpu_blocks"),
+            kv_bytes_per_token=whole("kv_bytes_per_token"),
+            prefix_caching=pc if isinstance(pc, bool) else None,
+            prefix_hit_rate=num("prefix_hit_rate_window"),
+            mean_prompt_len=num("mean_prompt_len"),
+            prompt_len_p90=num("prompt_len_p90"),
+            mean_generation_len=num("mean_generation_len"),
+            running_mean=num("running_mean"),
+            itl_window_s=num("itl_p50"),
+            max_num_seqs=whole("max_num_seqs"),
+            gpu_memory_total_bytes=num("gpu_memory_total_bytes"),
+            gpu_memory_used_bytes=num("gpu_memory_used_bytes"),
+            gpu_memory_utilization=num("gpu_memory_utilization"),
+            kv_cache_memory_bytes=num("kv_cache_memory_bytes"),
+            background_preemptions_per_s=num("preemptions_per_s"),
+        )
 
 
 class Session:
