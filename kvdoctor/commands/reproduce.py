@@ -20,7 +20,32 @@ if TYPE_CHECKING:
     from kvdoctor.reproducers.model import ReproducerRecord
 
 
-@click.command()
+class _ReproduceCommand(click.Command):
+    """``reproduce``: its --help lists the experiments the registry holds, each with what it
+    needs. The registry is imported only when help is shown: it pulls in httpx and asyncio,
+    which the other commands' start-up does without."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
+
+        rows = []
+        for name, exp in EXPERIMENTS.items():
+            needs = [
+                flag
+                for flag, needed in (
+                    ("--allow-load", exp.needs_load),
+                    ("--reference-endpoint", exp.needs_reference),
+                )
+                if needed
+            ]
+            suffix = f" Needs {' and '.join(needs)}." if needs else ""
+            rows.append((name, " ".join(exp.description.split()) + suffix))
+        with formatter.section("Experiments (NAME)"):
+            formatter.write_dl(rows)
+
+
+@click.command(cls=_ReproduceCommand)
 @click.argument("name")
 @click.option("--endpoint", metavar="URL", help="vLLM server root, e.g. http://host:8000.")
 @click.option("--allow-load", is_flag=True, help="Allow experiments that add real load.")
@@ -69,8 +94,8 @@ def reproduce(
     fmt: str,
     save_bundle: Path | None,
 ) -> int:
-    """Run one reproducer experiment (prefix-probe, ttft-split, itl-context, capacity-ramp,
-    memory-headroom, quant-canary). Exit 1 when it confirms its hypothesis, else 0."""
+    """Run one reproducer experiment NAME (listed below). Exit 1 when it confirms its
+    hypothesis, else 0."""
     from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import (
         ReproContext,

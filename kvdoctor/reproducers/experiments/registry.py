@@ -2,7 +2,7 @@
 
 Names are class data of the experiments listed here; the playbook schema, the CLI and the rule
 engine's load-time checks all read them from :data:`EXPERIMENTS`. Adding an experiment is one
-module and one line in :data:`_ALL`.
+module and one line in :data:`_ALL` (`reproduce --help` lists it from here).
 """
 
 from __future__ import annotations
