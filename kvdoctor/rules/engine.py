@@ -11,10 +11,10 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
+from kvdoctor.bundle.model import JsonObject
 from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import (
@@ -394,7 +394,8 @@ View = SignalView | FleetSignals
 @dataclass
 class _Context:
     view: View
-    measured: dict[str, Any] = field(default_factory=dict)
+    # The newest record's numbers (``measured:`` conditions read them).
+    measured: JsonObject = field(default_factory=dict)
 
 
 def _is_num(v: object) -> bool:
@@ -921,7 +922,7 @@ def _evaluate(
             b = _build(pb, pi, ci, cause, view, rec, verdict)
             if b.finding.status == "refuted":
                 ruled_out[(pb.id, cause.id)] = f"{cause.reproducer} refuted it"
-            update: dict[str, Any] = {}
+            update: dict[str, object] = {}
             if state.present is True:
                 update["basis"] = state.says
             elif state.basis == "slo" and state.present is False and b.finding.status != "refuted":
