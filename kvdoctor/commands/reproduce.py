@@ -31,14 +31,7 @@ class _ReproduceCommand(click.Command):
 
         rows = []
         for name, exp in EXPERIMENTS.items():
-            needs = [
-                flag
-                for flag, needed in (
-                    ("--allow-load", exp.needs_load),
-                    ("--reference-endpoint", exp.needs_reference),
-                )
-                if needed
-            ]
+            needs = exp.needs_flags()
             suffix = f" Needs {' and '.join(needs)}." if needs else ""
             rows.append((name, " ".join(exp.description.split()) + suffix))
         with formatter.section("Experiments (NAME)"):

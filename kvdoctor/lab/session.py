@@ -45,7 +45,8 @@ class ScenarioRun:
 
     @property
     def primary(self) -> dict[str, Any] | None:
-        """The report's lead, as :meth:`kvdoctor.report.model.Report.lead` picks it."""
+        """The report's lead, as :meth:`kvdoctor.report.model.Report.lead` picks it, read from
+        the JSON without validating it (a failed or partial run's report is still inspected)."""
         report = self.report or {}
         findings = report.get("findings") or []
         live = [f for f in findings if f.get("status") != "refuted"]

@@ -24,14 +24,8 @@ def test_reproduce_help_says_what_each_experiment_needs() -> None:
     text = _help()
     for exp in EXPERIMENTS.values():
         described = " ".join(exp.description.split())
-        needs = [
-            flag
-            for flag, needed in (
-                ("--allow-load", exp.needs_load),
-                ("--reference-endpoint", exp.needs_reference),
-            )
-            if needed
-        ]
+        needs = exp.needs_flags()
         entry = f"{exp.name} {described}" + (f" Needs {' and '.join(needs)}." if needs else "")
         assert entry in text, entry
     assert "capacity-ramp" in text and "Needs --allow-load." in text
+    assert "quant-canary" in text and "Needs --reference-endpoint." in text

@@ -291,6 +291,18 @@ class Experiment(ABC, Generic[M]):
     needs_reference: ClassVar[bool] = False
 
     @classmethod
+    def needs_flags(cls) -> tuple[str, ...]:
+        """The options a run needs beyond --endpoint, as the CLI spells them."""
+        return tuple(
+            flag
+            for flag, needed in (
+                ("--allow-load", cls.needs_load),
+                ("--reference-endpoint", cls.needs_reference),
+            )
+            if needed
+        )
+
+    @classmethod
     def symptoms(cls) -> tuple[str, ...]:
         return tuple(dict.fromkeys(ref.playbook for ref in cls.causes))
 
