@@ -1,0 +1,500 @@
+"""What the application's own prompts share: the evidence that decides a prefix miss.
+
+The troubleshooting table's row for unexpected prefix misses says to inspect token IDs, prior
+context and adapter/cache identity. Metrics alone cannot: 0 % hits over prompts of several
+blocks is prompts that drift (a timestamp first), a shared prefix shorter than one block, a
+LoRA adapter or cache salt per tenant, eviction, or traffic that shares nothing. A sample of
+the prompts decides it.
+
+Two sources feed the same analysis:
+
+* ``--prompts FILE``: a JSONL sample the operator hands over (``prompt``, ``messages`` or
+  ``prompt_token_ids``; optional ``lora``/``adapter`` and ``cache_salt``), tokenised through
+  the server's ``/tokenize`` when live, else approximated (stated as such);
+* vLLM's request log lines in ``--logs`` (``--enable-log-requests``): the adapter of every
+  request at INFO, the prompt and its token ids at ``--log-level DEBUG``, the JSON body (with
+  ``cache_salt``) at DEBUG.
+
+What is kept (DESIGN.md §8): per prompt only its length, the tokens it shares with the most
+similar earlier prompt, where the first difference sits, what kind of text differs there (a
+word such as "timestamp", never the text), and an opaque identity hash for its adapter/salt.
+No prompt text and no token id reaches a bundle or a report.
+
+Pure functions; no I/O except the caller-supplied tokenizer.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import median
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kvdoctor.errors import KvdoctorError
+
+PROMPT_SAMPLE_FILE: Final = "prompt_sample.json"
+PROMPT_SAMPLE_SCHEMA: Final = "kvdoctor.prompts/1"
+
+# Caps: a sample is a sample. More prompts add nothing to the decision and cost O(n²) pairs.
+MAX_PROMPTS: Final = 256
+MAX_PROMPT_TOKENS: Final = 65_536
+MAX_FILE_BYTES: Final = 64 * 1024 * 1024
+# A shared run shorter than this is coincidence (a chat template's first tokens), not a prefix.
+MIN_SHARED_TOKENS: Final = 16
+# Tokens per k-gram when looking for content shared after the first difference.
+_KGRAM: Final = 8
+
+Tokenizer = Literal["given", "server", "local", "approximate"]
+Source = Literal["prompts-file", "request-log"]
+Pattern = Literal["shared", "identity-split", "drift", "sub-block", "unshared"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PromptStat(_Strict):
+    """One prompt of the sample, as lengths only."""
+
+    tokens: int = Field(ge=0)
+    # Tokens it shares from the start with the most similar earlier prompt (any identity).
+    shared_prefix: int = Field(ge=0)
+    # The same, counting only earlier prompts with the same adapter and cache salt: what the
+    # cache can actually reuse.
+    shared_prefix_same_identity: int | None = Field(default=None, ge=0)
+    # Tokens after the first difference that the most similar earlier prompt also holds
+    # (content a prefix would share if what differs came later).
+    shared_after_difference: int = Field(default=0, ge=0)
+    # What the text differs in at the first difference: "timestamp", "date", "uuid",
+    # "hex id", "number", "text" or None (no text, or no difference).
+    difference: str | None = None
+    # An opaque hash of (adapter, cache salt), equal for requests the cache may share between.
+    identity: str = ""
+
+
+class PromptSample(_Strict):
+    """``prompt_sample.json`` in a bundle: what a prompt sample shows, without its text."""
+
+    schema_: Literal["kvdoctor.prompts/1"] = Field(default=PROMPT_SAMPLE_SCHEMA, alias="schema")
+    source: Source
+    tokenizer: Tokenizer
+    prompts: list[PromptStat] = Field(default_factory=list)
+    adapters: int = Field(default=0, ge=0)
+    salts: int = Field(default=0, ge=0)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, sort_keys=True) + "\n"
+
+
+@dataclass(frozen=True)
+class RawPrompt:
+    """One request as the operator or the log gave it (held in memory only)."""
+
+    text: str | None
+    token_ids: list[int] | None
+    adapter: str | None = None
+    salt: str | None = None
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def read_prompts_file(data: bytes, where: str = "--prompts") -> list[RawPrompt]:
+    """Parse a JSONL prompt sample; a bad file is a one-line :class:`KvdoctorError`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise KvdoctorError(f"{where}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KvdoctorError(f"{where}: not UTF-8 text") from None
+    out: list[RawPrompt] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(out) >= MAX_PROMPTS:
+            break
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            raise KvdoctorError(f"{where}: line {n} is not JSON") from None
+        if not isinstance(obj, dict):
+            raise KvdoctorError(f"{where}: line {n} is not a JSON object")
+        out.append(_raw_from_object(obj, f"{where}: line {n}"))
+    if not out:
+        raise KvdoctorError(f"{where}: no prompt in the file")
+    return out
+
+
+def _raw_from_object(obj: dict[str, object], where: str) -> RawPrompt:
+    adapter = obj.get("lora", obj.get("adapter"))
+    salt = obj.get("cache_salt")
+    ids = obj.get("prompt_token_ids")
+    token_ids: list[int] | None = None
+    if ids is not None:
+        if not isinstance(ids, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in ids
+        ):
+            raise KvdoctorError(f"{where}: prompt_token_ids must be a list of integers")
+        token_ids = [int(i) for i in ids[:MAX_PROMPT_TOKENS]]
+    text = obj.get("prompt")
+    if text is None and "messages" in obj:
+        text = _messages_text(obj["messages"], where)
+    if text is not None and not isinstance(text, str):
+        raise KvdoctorError(f"{where}: prompt must be a string")
+    if text is None and token_ids is None:
+        raise KvdoctorError(f"{where}: needs prompt, messages or prompt_token_ids")
+    return RawPrompt(
+        text=text,
+        token_ids=token_ids,
+        adapter=str(adapter) if adapter not in (None, "") else None,
+        salt=str(salt) if salt not in (None, "") else None,
+    )
+
+
+def _messages_text(messages: object, where: str) -> str:
+    # A plain rendering in order (role, then content): the chat template adds the same tokens
+    # around every message, so what is shared and where it first differs are kept.
+    if not isinstance(messages, list):
+        raise KvdoctorError(f"{where}: messages must be a list")
+    parts: list[str] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            raise KvdoctorError(f"{where}: each message must be an object")
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(
+                str(p.get("text", "")) for p in content if isinstance(p, dict)
+            )
+        parts.append(f"<|{m.get('role', 'user')}|>\n{content if content is not None else ''}\n")
+    return "".join(parts)
+
+
+# vLLM's request log lines (entrypoints/logger.py, later serve/utils/request_logger.py):
+#   <=0.10 INFO:  Received request ID: prompt: '...', params: ..., prompt_token_ids: [...],
+#                 [prompt_embeds shape: ..., ]lora_request: None.
+#   >=0.11 INFO:  Received request ID: params: ..., lora_request: LoRARequest(lora_name='x', ...).
+#          DEBUG: Request ID details: prompt: '...', prompt_token_ids: [...], prompt_embeds ...
+#          DEBUG: Request ID JSON body: {...}   (cache_salt, model, messages)
+_RECEIVED = re.compile(r"Received request (\S+?): (.*)$")
+_DETAILS = re.compile(r"Request (\S+?) details: (.*)$")
+_BODY = re.compile(r"Request (\S+?) JSON body: (\{.*)$")
+_IDS = re.compile(r"prompt_token_ids: \[([0-9,\s]*)\]")
+_LORA = re.compile(r"lora_request: (None|\w*\(.*?lora_name='([^']*)')")
+_PROMPT = re.compile(r"prompt: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|None)")
+_LOG_SCAN_BYTES: Final = 64 * 1024 * 1024
+
+
+def _norm_id(request_id: str) -> str:
+    # vLLM appends "-0"/"-<hex>" suffixes in some places; the log lines of one request share
+    # the id as printed, so only a trailing period or comma is removed.
+    return request_id.rstrip(".,:")
+
+
+def requests_from_log(text: str) -> tuple[list[RawPrompt], int]:
+    """The requests vLLM logged (prompt text and ids where the log level kept them) and how many
+    request lines there were (including those that logged no prompt)."""
+    per: dict[str, dict[str, object]] = {}
+    order: list[str] = []
+    for line in text[:_LOG_SCAN_BYTES].splitlines():
+        if "equest " not in line:
+            continue
+        m = _RECEIVED.search(line) or _DETAILS.search(line)
+        body = None
+        if m is None:
+            body = _BODY.search(line)
+            if body is None:
+                continue
+            rid = _norm_id(body.group(1))
+        else:
+            rid = _norm_id(m.group(1))
+        if rid not in per:
+            if len(order) >= MAX_PROMPTS:
+                continue
+            per[rid] = {}
+            order.append(rid)
+        rec = per[rid]
+        if body is not None:
+            _merge_body(rec, body.group(2))
+            continue
+        assert m is not None
+        rest = m.group(2)
+        ids = _IDS.search(rest)
+        if ids is not None and "ids" not in rec:
+            nums = [int(x) for x in ids.group(1).replace(" ", "").split(",") if x]
+            rec["ids"] = nums[:MAX_PROMPT_TOKENS]
+        lora = _LORA.search(rest)
+        if lora is not None:
+            rec["adapter"] = lora.group(2) if lora.group(1) != "None" else None
+            rec["seen_info"] = True
+        prompt = _PROMPT.search(rest)
+        if prompt is not None and "text" not in rec and prompt.group(1) != "None":
+            try:
+                value = ast.literal_eval(prompt.group(1))
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = None
+            if isinstance(value, str):
+                rec["text"] = value
+    out: list[RawPrompt] = []
+    for rid in order:
+        rec = per[rid]
+        ids_v = rec.get("ids")
+        text_v = rec.get("text")
+        if not isinstance(ids_v, list) and not isinstance(text_v, str):
+            continue
+        adapter_v = rec.get("adapter")
+        salt_v = rec.get("salt")
+        out.append(
+            RawPrompt(
+                text=text_v if isinstance(text_v, str) else None,
+                token_ids=ids_v if isinstance(ids_v, list) else None,
+                adapter=adapter_v if isinstance(adapter_v, str) else None,
+                salt=salt_v if isinstance(salt_v, str) else None,
+            )
+        )
+    return out, len(order)
+
+
+def adapters_in_log(text: str) -> tuple[int, int]:
+    """(requests logged at INFO with their adapter field, distinct adapters among them)."""
+    seen = 0
+    names: set[str | None] = set()
+    for line in text[:_LOG_SCAN_BYTES].splitlines():
+        if "Received request" not in line:
+            continue
+        lora = _LORA.search(line)
+        if lora is None:
+            continue
+        seen += 1
+        names.add(lora.group(2) if lora.group(1) != "None" else None)
+    return seen, len(names)
+
+
+def _merge_body(rec: dict[str, object], raw: str) -> None:
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        return  # a body cut by --max-log-len is not JSON: its prompt line still counts
+    if not isinstance(body, dict):
+        return
+    salt = body.get("cache_salt")
+    if isinstance(salt, str) and salt:
+        rec["salt"] = salt
+    if "text" not in rec:
+        if isinstance(body.get("prompt"), str):
+            rec["text"] = body["prompt"]
+        elif isinstance(body.get("messages"), list):
+            try:
+                rec["text"] = _messages_text(body["messages"], "log")
+            except KvdoctorError:
+                pass
+
+
+# --------------------------------------------------------------------------- tokenising
+
+_APPROX = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+def approximate_tokens(text: str) -> tuple[list[int], list[int]]:
+    """Word-and-punctuation pieces as stand-in token ids, and each piece's start offset.
+
+    No tokenizer: counts are approximate (real BPE tokens are somewhat more numerous), but
+    where prompts first differ and how much they share after it are kept.
+    """
+    ids: list[int] = []
+    starts: list[int] = []
+    for m in _APPROX.finditer(text[: MAX_PROMPT_TOKENS * 8]):
+        piece = m.group(0)
+        ids.append(int.from_bytes(hashlib.blake2b(piece.encode(), digest_size=6).digest(), "big"))
+        starts.append(m.start())
+        if len(ids) >= MAX_PROMPT_TOKENS:
+            break
+    return ids, starts
+
+
+# ------------------------------------------------------------------------------ analysis
+
+
+def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _shared_after(a: Sequence[int], b: Sequence[int], start: int) -> int:
+    """Tokens of ``a`` after ``start`` inside k-grams that ``b`` also holds after ``start``."""
+    if len(a) - start < _KGRAM or len(b) - start < _KGRAM:
+        return 0
+    grams = {tuple(b[i : i + _KGRAM]) for i in range(start, len(b) - _KGRAM + 1)}
+    covered = 0
+    last_end = start
+    for i in range(start, len(a) - _KGRAM + 1):
+        if tuple(a[i : i + _KGRAM]) in grams:
+            lo = max(i, last_end)
+            covered += i + _KGRAM - lo
+            last_end = i + _KGRAM
+    return covered
+
+
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("timestamp", re.compile(r"\d{1,2}:\d{2}(:\d{2})?|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}")),
+    ("uuid", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}")),
+    ("date", re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\b(19|20)\d{2}\b")),
+    ("hex id", re.compile(r"\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b")),
+    ("number", re.compile(r"\d{2,}")),
+)
+
+
+def _difference_kind(a: str, b: str) -> str:
+    """What kind of text differs where two prompts first differ (a word, never the text)."""
+    i = _lcp([ord(c) for c in a[:20000]], [ord(c) for c in b[:20000]])
+    # The differing stretch with a little context before it (a timestamp's first digits
+    # may be shared).
+    lo = max(0, i - 12)
+    window = a[lo : i + 40] + " " + b[lo : i + 40]
+    for kind, pattern in _KINDS:
+        if pattern.search(window):
+            return kind
+    return "text"
+
+
+def _identity(adapter: str | None, salt: str | None) -> str:
+    raw = f"{adapter or ''}\x00{salt or ''}".encode()
+    return hashlib.sha256(raw).hexdigest()[:12]
+
+
+def analyse(
+    prompts: Sequence[RawPrompt],
+    source: Source,
+    tokenize: Callable[[str], list[int] | None] | None = None,
+) -> PromptSample:
+    """The sample's sharing, as lengths only (see :class:`PromptStat`).
+
+    ``tokenize``: the server's or the model's tokenizer for text prompts (None, or a call that
+    returns None: approximate pieces, and the sample says so).
+    """
+    tokens: list[list[int]] = []
+    kinds: set[Tokenizer] = set()
+    for p in prompts[:MAX_PROMPTS]:
+        if p.token_ids is not None:
+            tokens.append(list(p.token_ids[:MAX_PROMPT_TOKENS]))
+            kinds.add("given")
+            continue
+        ids = tokenize(p.text or "") if tokenize is not None else None
+        if ids is not None:
+            tokens.append(list(ids[:MAX_PROMPT_TOKENS]))
+            kinds.add("server")
+        else:
+            tokens.append(approximate_tokens(p.text or "")[0])
+            kinds.add("approximate")
+    tokenizer: Tokenizer = (
+        "approximate" if "approximate" in kinds else "server" if "server" in kinds else "given"
+    )
+    idents = [_identity(p.adapter, p.salt) for p in prompts[:MAX_PROMPTS]]
+    stats: list[PromptStat] = []
+    for i, toks in enumerate(tokens):
+        best_any, best_j = 0, -1
+        best_same: int | None = None
+        for j in range(i):
+            n = _lcp(toks, tokens[j])
+            if n > best_any or best_j < 0:
+                best_any, best_j = n, j
+            if idents[j] == idents[i]:
+                best_same = n if best_same is None else max(best_same, n)
+        after = 0
+        kind: str | None = None
+        if best_j >= 0:
+            # The earlier prompt sharing most content after the first difference (drift hides
+            # the sharing that the prefix alone does not show).
+            for j in range(i):
+                start = _lcp(toks, tokens[j])
+                after = max(after, _shared_after(toks, tokens[j], start))
+            a, b = prompts[i].text, prompts[best_j].text
+            if best_any < len(toks) and a is not None and b is not None:
+                kind = _difference_kind(a, b)
+        stats.append(
+            PromptStat(
+                tokens=len(toks),
+                shared_prefix=best_any,
+                shared_prefix_same_identity=best_same,
+                shared_after_difference=after,
+                difference=kind,
+                identity=idents[i],
+            )
+        )
+    return PromptSample(
+        source=source,
+        tokenizer=tokenizer,
+        prompts=stats,
+        adapters=len({p.adapter for p in prompts[:MAX_PROMPTS]}),
+        salts=len({p.salt for p in prompts[:MAX_PROMPTS]}),
+    )
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """The sample's verdict on sharing, for one block size (the signals read this)."""
+
+    pattern: Pattern
+    prompts: int
+    mean_tokens: float
+    shared_prefix_tokens: float  # median over prompts with an earlier one
+    shared_prefix_same_identity_tokens: float
+    shared_after_difference_tokens: float
+    first_difference_in_block: int | None  # token offset of the first difference in its block
+    difference: str | None  # the most common kind of text at the first difference
+    identities: int
+    blocks_shared: int  # whole blocks the cache could reuse per prompt (same identity)
+
+
+def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
+    """Which of the prefix-miss mechanisms the sample shows, at ``block_size`` tokens per block.
+
+    ``shared``: prompts of the same adapter and salt share whole blocks (a miss is then the
+    cache's: off or evicting); ``identity-split``: the text shares whole blocks but adapters or
+    salts differ; ``drift``: prompts differ early and share at least a block of content after
+    that; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
+    shorter than one block; ``unshared``: nothing worth caching is shared.
+    """
+    later = sample.prompts[1:]
+    if not later or block_size <= 0:
+        return None
+    any_ = median(p.shared_prefix for p in later)
+    # A prompt with no earlier one of its adapter and salt shares nothing the cache can reuse.
+    same = median(p.shared_prefix_same_identity or 0 for p in later)
+    after = median(p.shared_after_difference for p in later)
+    identities = len({p.identity for p in sample.prompts})
+    if same >= block_size:
+        pattern: Pattern = "shared"
+    elif any_ >= block_size and identities > 1:
+        pattern = "identity-split"
+    elif any_ < block_size and after >= block_size:
+        pattern = "drift"
+    elif any_ >= MIN_SHARED_TOKENS:
+        pattern = "sub-block"
+    else:
+        pattern = "unshared"
+    kinds = [p.difference for p in later if p.difference is not None]
+    kind = max(sorted(set(kinds)), key=kinds.count) if kinds else None
+    first_diff = int(any_) % block_size if pattern in ("drift", "sub-block") else None
+    return Sharing(
+        pattern=pattern,
+        prompts=len(sample.prompts),
+        mean_tokens=sum(p.tokens for p in sample.prompts) / len(sample.prompts),
+        shared_prefix_tokens=float(any_),
+        shared_prefix_same_identity_tokens=float(same),
+        shared_after_difference_tokens=float(after),
+        first_difference_in_block=first_diff,
+        difference=kind,
+        identities=identities,
+        blocks_shared=int(same // block_size),
+    )
