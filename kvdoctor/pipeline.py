@@ -340,7 +340,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
 
     planned = remediate([*triage.findings, *triage.notes], bundle, signals, kv)
     findings, notes = planned[: len(triage.findings)], planned[len(triage.findings) :]
-    verdict = rules.overall_verdict(findings, signals)
+    verdict = rules.overall_verdict(findings, signals, triage.undecided)
     healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
         bundle,
@@ -354,6 +354,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         verdict=verdict,
         findings=findings,
         notes=notes,
+        undecided=triage.undecided,
         signals={name: _finite(value) for name, value in signals.flat().items()},
         kv=kv,
         not_checked=not_checked,

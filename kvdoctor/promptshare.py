@@ -26,6 +26,7 @@ Pure functions; no I/O except the caller-supplied tokenizer.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import re
@@ -91,7 +92,8 @@ class PromptSample(_Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, sort_keys=True) + "\n"
+        body = self.model_dump(mode="json", by_alias=True)
+        return json.dumps(body, indent=2, sort_keys=True) + "\n"
 
 
 @dataclass(frozen=True)
@@ -291,10 +293,8 @@ def _merge_body(rec: dict[str, object], raw: str) -> None:
         if isinstance(body.get("prompt"), str):
             rec["text"] = body["prompt"]
         elif isinstance(body.get("messages"), list):
-            try:
+            with contextlib.suppress(KvdoctorError):
                 rec["text"] = _messages_text(body["messages"], "log")
-            except KvdoctorError:
-                pass
 
 
 # --------------------------------------------------------------------------- tokenising

@@ -20,7 +20,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 Status = Literal["confirmed", "suspected", "refuted"]
 Severity = Literal["critical", "warning", "info"]
-Verdict = Literal["healthy", "degraded", "critical", "unknown"]
+Verdict = Literal["healthy", "degraded", "critical", "inconclusive", "unknown"]
 
 # What an experiment concluded about one cause (or overall).
 ReproducerVerdict = Literal["confirmed", "refuted", "inconclusive"]

@@ -16,6 +16,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from kvdoctor.expfmt import Labels
+from kvdoctor.promptshare import PromptSample
 from kvdoctor.vocab import ReproducerVerdict
 
 # A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
@@ -169,6 +170,9 @@ class Bundle(BaseModel):
     unread_reproducers: list[UnreadRecord] = Field(default_factory=list)
     # The user's service-level objectives (slo.json, seconds), when the run was given any.
     slo: dict[str, float] | None = None
+    # What the operator's prompt sample (--prompts) showed about sharing: lengths only, never
+    # text or token ids (prompt_sample.json; kvdoctor.promptshare).
+    prompt_sample: PromptSample | None = None
     # Where the bundle was read from (a path or "live"); never part of the rendered diagnosis
     # except the appendix, so a replay of a copy still renders the same bytes elsewhere.
     source: str = "live"

@@ -41,6 +41,7 @@ from kvdoctor.bundle.model import (
     UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
+from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
 # exposition text at most; anything beyond these is refused rather than loaded.
@@ -50,7 +51,18 @@ MAX_MEMBERS = 256
 
 T = TypeVar("T")
 
-_KNOWN = (MANIFEST, METRICS, SERVER, ENGINE_ARGS, MODEL_CONFIG, GPU, LOGS, REPRODUCERS, "slo.json")
+_KNOWN = (
+    MANIFEST,
+    METRICS,
+    SERVER,
+    ENGINE_ARGS,
+    MODEL_CONFIG,
+    GPU,
+    LOGS,
+    REPRODUCERS,
+    "slo.json",
+    PROMPT_SAMPLE_FILE,
+)
 # Bounded digits: int() of a 5,000-digit major raises (Python's int max str digits).
 _SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d{1,9})(?:\.\d{1,9})*")
 MAX_JSON_DEPTH = 200
@@ -382,6 +394,10 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
             slo = slo_from_bundle_file(files["slo.json"]) or None
         except KvdoctorError as exc:
             raise BundleError(str(exc)) from None
+    prompt_sample = None
+    if PROMPT_SAMPLE_FILE in files:
+        raw_sample = _json(files, PROMPT_SAMPLE_FILE)
+        prompt_sample = _model(PromptSample.model_validate, raw_sample, PROMPT_SAMPLE_FILE)
     start, end = manifest.started_at, manifest.ended_at
     if not (math.isfinite(start) and math.isfinite(end)) or end < start:
         # Impossible times are invalid data: the report shows no window rather than a negative
@@ -405,5 +421,6 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
         reproducers=repro,
         unread_reproducers=unread,
         slo=slo,
+        prompt_sample=prompt_sample,
         source=source,
     )

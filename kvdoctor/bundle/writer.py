@@ -38,6 +38,7 @@ from kvdoctor.bundle.model import (
     ServerInfo,
 )
 from kvdoctor.errors import BundleError
+from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 
@@ -97,6 +98,8 @@ def bundle_files(bundle: Bundle) -> dict[str, str]:
         from kvdoctor.slo import SLO_FILE, slo_json
 
         files[SLO_FILE] = slo_json(bundle.slo)
+    if bundle.prompt_sample is not None:
+        files[PROMPT_SAMPLE_FILE] = bundle.prompt_sample.to_json()
     return files
 
 
@@ -260,6 +263,9 @@ class BundleSink:
         from kvdoctor.slo import SLO_FILE, slo_json
 
         self._write(SLO_FILE, slo_json(slo))
+
+    def set_prompt_sample(self, sample: PromptSample) -> None:
+        self._write(PROMPT_SAMPLE_FILE, sample.to_json())
 
     def _close_streams(self) -> None:
         for fh in self._streams.values():

@@ -133,7 +133,7 @@ def fleet_findings(
 
 _STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
-_VERDICT_RANK = {"critical": 0, "degraded": 1, "healthy": 2, "unknown": 3}
+_VERDICT_RANK = {"critical": 0, "degraded": 1, "inconclusive": 2, "healthy": 3, "unknown": 4}
 
 
 def merge_replica_findings(

@@ -57,6 +57,9 @@ def exit_code_for(report: Report, fail_on: str | None = None) -> int:
     rank = {"info": 0, "warning": 1, "critical": 2}
     floor = max(1, rank[fail_on]) if fail_on is not None else 1
     firing = [f for f in report.findings if f.status in _FIRING and rank[f.severity] >= floor]
+    # An undecided symptom is not "nothing firing": someone has to collect what decides it.
+    if report.verdict == "inconclusive" and fail_on is None:
+        return 1
     return 1 if firing else 0
 
 

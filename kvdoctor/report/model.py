@@ -19,7 +19,9 @@ REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # 1.1: summary, change_first; per finding basis and why_not.
 # 1.2: notes (info causes whose symptom the window does not show: expected behaviour, no harm
 # measured), apart from findings so that a healthy server has no finding.
-REPORT_MINOR: Final = 2
+# 1.3: verdict "inconclusive" and ``undecided``: symptoms the evidence cannot decide (what was
+# seen, the differential, the one command or input that decides it), never "healthy".
+REPORT_MINOR: Final = 3
 
 # The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
 # imports working.
@@ -67,6 +69,27 @@ class Finding(_Strict):
     why_not: list[str] = Field(default_factory=list)
 
 
+class DifferentialEntry(_Strict):
+    """One candidate explanation of an undecided symptom and what would confirm it."""
+
+    # A cause id of the symptom's playbook, or "no-fault" (e.g. traffic that shares nothing).
+    cause: str
+    confirm: str
+
+
+class OpenQuestion(_Strict):
+    """A symptom the operator would care about that the evidence cannot decide (report/1.3)."""
+
+    symptom: Symptom
+    title: str
+    # What was seen, in one sentence with its numbers.
+    seen: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    differential: list[DifferentialEntry] = Field(default_factory=list)
+    # The one command or input that decides it.
+    decide_with: str
+
+
 class Report(_Strict):
     schema_: Literal["kvdoctor.report/1"] = Field(default=REPORT_SCHEMA, alias="schema")
     schema_minor: int = REPORT_MINOR
@@ -77,6 +100,9 @@ class Report(_Strict):
     findings: list[Finding] = Field(default_factory=list)
     # Same shape as a finding, severity info, never refuted; they never set the verdict.
     notes: list[Finding] = Field(default_factory=list)
+    # Symptoms the evidence cannot decide; when there is one and no finding fires, the verdict
+    # is "inconclusive" (exit 1) and the report leads with it.
+    undecided: list[OpenQuestion] = Field(default_factory=list)
     signals: dict[str, Scalar] = Field(default_factory=dict)
     kv: KvSection = Field(default_factory=KvSection)
     not_checked: list[NotChecked] = Field(default_factory=list)

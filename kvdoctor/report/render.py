@@ -35,7 +35,15 @@ from kvdoctor.report.bounds import Bound, percentile_bounds
 from kvdoctor.report.checker import stated_comparison
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
-from kvdoctor.report.model import Evidence, Finding, Report, ReproducerVerdict, Scalar, Verdict
+from kvdoctor.report.model import (
+    Evidence,
+    Finding,
+    OpenQuestion,
+    Report,
+    ReproducerVerdict,
+    Scalar,
+    Verdict,
+)
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.resources import data_dir
@@ -441,7 +449,14 @@ class EngineArgRow:
 CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction", "symptom"]
 # Which verdict sentence the report opens with (the template holds one sentence per case).
 VerdictCase = Literal[
-    "unknown", "healthy", "card-full", "kv-full", "lead-kv-not-full", "lead", "too-thin"
+    "unknown",
+    "healthy",
+    "inconclusive",
+    "card-full",
+    "kv-full",
+    "lead-kv-not-full",
+    "lead",
+    "too-thin",
 ]
 
 
@@ -479,6 +494,8 @@ class ReportView:
     engine_args: tuple[EngineArgRow, ...]
     window_s: float | None
     healthy_evidence: tuple[EvidenceRow, ...]
+    # Symptoms the evidence cannot decide (report/1.3), as the report states them.
+    undecided: tuple[OpenQuestion, ...]
 
     def as_template_vars(self) -> dict[str, object]:
         """The fields as the template's globals, shallow: ``dataclasses.asdict`` would turn the
@@ -678,6 +695,8 @@ def _verdict_case(
         return "unknown"
     if verdict == "healthy":
         return "healthy"
+    if verdict == "inconclusive":
+        return "inconclusive"
     if card_full:
         return "card-full"
     if kv_full:
@@ -863,4 +882,5 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         engine_args=_engine_arg_rows(ctx.engine_args),
         window_s=window_s,
         healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),
+        undecided=tuple(report.undecided),
     )

@@ -19,8 +19,10 @@ from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import (
     SYMPTOMS,
+    DifferentialEntry,
     Evidence,
     Finding,
+    OpenQuestion,
     ReproducerOutcome,
     Severity,
     Symptom,
@@ -339,6 +341,17 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems += _clause_problems(
                 pb.detect.critical_when, "detect.critical_when", allow_measured=False
             )
+        causes = {c.id for c in pb.causes}
+        for ui, open_q in enumerate(pb.detect.undecided):
+            at = f"detect.undecided.{ui}"
+            problems += _clause_problems(open_q.when, f"{at}.when", allow_measured=False)
+            problems += _template_problems(open_q.seen, f"{at}.seen")
+            problems += _template_problems(open_q.title, f"{at}.title")
+            for di, cand in enumerate(open_q.differential):
+                # A candidate is a cause of this playbook, or "no fault" (traffic that simply
+                # does not share is a possibility, not a cause to fire).
+                if cand.cause not in causes and cand.cause != "no-fault":
+                    problems.append(f"{at}.differential.{di}: unknown cause {cand.cause!r}")
     symptoms = {pb.symptom, *pb.other_symptoms}
     for ci, cause in enumerate(pb.causes):
         at = f"causes.{ci}"
@@ -346,6 +359,8 @@ def check_playbook(pb: Playbook) -> list[str]:
         problems += _clause_problems(cause.when, f"{at}.when", False, known)
         if cause.critical_when is not None:
             problems += _clause_problems(cause.critical_when, f"{at}.critical_when", True, known)
+        if cause.warning_when is not None:
+            problems += _clause_problems(cause.warning_when, f"{at}.warning_when", True, known)
         for bi, boost in enumerate(cause.confidence.boosts):
             problems += _clause_problems(
                 boost.when, f"{at}.confidence.boosts.{bi}.when", True, known
@@ -610,6 +625,12 @@ def _build(
         confidence = min(confidence, REFUTED_CEILING)
     confidence = round(confidence, 2)
     severity = cause.severity
+    if (
+        severity == "info"
+        and cause.warning_when is not None
+        and eval_clause(cause.warning_when, ctx) is True
+    ):
+        severity = "warning"
     if cause.critical_when is not None and eval_clause(cause.critical_when, ctx) is True:
         severity = "critical"
     evidence: list[Evidence] = []
@@ -691,7 +712,7 @@ class SymptomState:
     """What a playbook's detector concluded about its symptom, before any cause."""
 
     present: bool | None
-    basis: str | None  # "slo" | "baseline" | "default"
+    basis: str | None  # "slo" | "baseline" | "default" | "evidence"
     says: str | None  # the rendered basis sentence
     severity: Severity = "warning"
 
@@ -851,6 +872,9 @@ class Triage:
 
     findings: list[Finding]
     notes: list[Finding]
+    # Symptoms the evidence cannot decide (report/1.3): the verdict is inconclusive unless a
+    # finding fires.
+    undecided: list[OpenQuestion] = field(default_factory=list)
 
 
 def triage(
@@ -859,11 +883,60 @@ def triage(
     playbooks: list[Playbook] | None = None,
 ) -> Triage:
     """:func:`evaluate`'s ranked list, split into findings and notes (order kept)."""
-    built = _evaluate(signals, reproducers, playbooks)
+    pbs = load_playbooks() if playbooks is None else playbooks
+    built = _evaluate(signals, reproducers, pbs)
+    findings = [b.finding for b in built if not b.note]
     return Triage(
-        findings=[b.finding for b in built if not b.note],
+        findings=findings,
         notes=[b.finding for b in built if b.note],
+        undecided=open_questions(signals, pbs, findings),
     )
+
+
+def open_questions(
+    signals: SignalSet, playbooks: list[Playbook], findings: Sequence[Finding]
+) -> list[OpenQuestion]:
+    """The symptoms the evidence cannot decide, one per playbook (its first ``undecided`` that
+    holds), for symptoms not detected and not explained by a live finding of their own."""
+    view = SignalView(signals)
+    for pb in playbooks:
+        view.symptoms[pb.symptom] = detect_symptom(pb, view).present
+    out: list[OpenQuestion] = []
+    for pb in playbooks:
+        if pb.detect is None or not pb.detect.undecided:
+            continue
+        if view.symptoms.get(pb.symptom) is True:
+            continue
+        if any(f.id == pb.id and f.status != "refuted" for f in findings):
+            continue
+        ctx = _Context(view)
+        refuted = {(f.id, f.cause) for f in findings if f.status == "refuted"}
+        for q in pb.detect.undecided:
+            if eval_clause(q.when, ctx) is not True:
+                continue
+            out.append(
+                OpenQuestion(
+                    symptom=pb.symptom,
+                    title=render_or(q.title, [], view.value),
+                    seen=render_or(q.seen, [], view.value),
+                    evidence=[
+                        Evidence(signal=name, value=_evidence_value(view.value(name)), expected="")
+                        for name in pb.inspect_first
+                        if view.value(name) is not None
+                    ],
+                    # A candidate an experiment ruled out is no longer in the running.
+                    differential=[
+                        DifferentialEntry(
+                            cause=c.cause, confirm=render_or(c.confirm, [], view.value)
+                        )
+                        for c in q.differential
+                        if (pb.id, c.cause) not in refuted
+                    ],
+                    decide_with=render_or(q.decide_with, [], view.value),
+                )
+            )
+            break
+    return out
 
 
 def evaluate(
@@ -1059,13 +1132,18 @@ def healthy_evidence(signals: SignalSet) -> list[Evidence]:
     return out
 
 
-def overall_verdict(findings: list[Finding], signals: SignalSet) -> Verdict:
-    """critical / degraded from active findings; healthy only when the health numbers are known."""
+def overall_verdict(
+    findings: list[Finding], signals: SignalSet, undecided: Sequence[OpenQuestion] = ()
+) -> Verdict:
+    """critical / degraded from active findings; inconclusive when a symptom the operator would
+    care about cannot be decided; healthy only when the health numbers are known."""
     active = [f for f in findings if f.status != "refuted"]
     if any(f.severity == "critical" for f in active):
         return "critical"
     if any(f.severity == "warning" for f in active):
         return "degraded"
+    if undecided:
+        return "inconclusive"
     view = SignalView(signals)
     scrapes = view.num("scrapes_ok")
     if scrapes is None or scrapes <= 0:

@@ -276,6 +276,9 @@ class Cause(_Strict):
     severity: Severity
     # Escalates the severity to critical when it holds (e.g. a stall, not just slowness).
     critical_when: Clause | None = None
+    # Escalates an info cause to warning when it holds (e.g. prompts that share a prefix the
+    # block size keeps from being cached: a loss, not the expected behaviour of a short prompt).
+    warning_when: Clause | None = None
     when: Group
     confidence: Confidence
     evidence: list[EvidenceSpec] = Field(min_length=1)
@@ -307,7 +310,7 @@ class Cause(_Strict):
         return self
 
 
-Basis = Literal["slo", "baseline", "default"]
+Basis = Literal["slo", "baseline", "default", "evidence"]
 
 
 class DetectBasis(_Strict):
@@ -332,6 +335,29 @@ class Unidentified(_Strict):
     collect_next: list[str] = Field(min_length=1)
 
 
+class Candidate(_Strict):
+    """One cause of an undecided symptom, with what would confirm it."""
+
+    cause: str
+    confirm: str = Field(min_length=1)
+
+
+class Undecided(_Strict):
+    """A symptom the operator would care about that the evidence cannot decide.
+
+    When ``when`` holds and the symptom is not detected (no harm measured, yet not ruled out),
+    the report's verdict is ``inconclusive`` (report/1.3) unless a finding fires: it leads with
+    what was seen (``seen``), the differential (each candidate with what would confirm it) and
+    the one command or input that decides it (``decide_with``). Never "healthy".
+    """
+
+    when: Clause
+    title: str = Field(min_length=1)
+    seen: str = Field(min_length=1)
+    differential: list[Candidate] = Field(min_length=2)
+    decide_with: str = Field(min_length=1)
+
+
 class Detector(_Strict):
     """A symptom detected from user-visible harm, before and apart from any cause.
 
@@ -346,6 +372,9 @@ class Detector(_Strict):
     severity: Severity = "warning"
     critical_when: Clause | None = None
     unidentified: Unidentified
+    # Checked in order when the symptom is not present: the first that holds is the open
+    # question the report leads with.
+    undecided: list[Undecided] = Field(default_factory=list)
 
 
 class Runbook(_Strict):

@@ -201,6 +201,35 @@ _DEFS += [
      "takes from the KV pool (vLLM 0.21+ start-up line)."),
     ("log_cudagraph_suggested_utilization", "fraction", "--gpu-memory-utilization that start-up "
      "line suggests to keep the pre-0.21 KV pool size."),
+    # --- the evidence that decides a prefix miss (kvdoctor.signals.prompts)
+    ("prompt_sample_prompts", "count", "Prompts analysed from --prompts or the request log."),
+    ("prompt_sample_source", "name", "Where the prompt sample came from: prompts-file "
+     "(--prompts) or request-log (vLLM --enable-log-requests lines)."),
+    ("prompt_sample_tokenizer", "name", "How the sample was tokenised: given (token ids), "
+     "server (/tokenize) or approximate (word pieces; counts are approximate)."),
+    ("prompt_share_pattern", "name", "What the prompts share: shared (whole blocks, same "
+     "adapter and salt), identity-split (the text shares blocks, adapters or salts differ), "
+     "drift (they differ early and share at least a block after that), sub-block (a shared "
+     "prefix shorter than one block), unshared (nothing worth caching)."),
+    ("prompt_shared_prefix_tokens", "tokens", "Median tokens a prompt shares from the start "
+     "with the most similar earlier prompt of the sample."),
+    ("prompt_shared_prefix_blocks", "blocks", "Median whole blocks a prompt shares with an "
+     "earlier prompt of the same adapter and cache salt: what the cache can reuse."),
+    ("prompt_shared_after_difference_tokens", "tokens", "Median tokens shared after the first "
+     "difference: what a prefix would share if what differs came later."),
+    ("prompt_first_difference_in_block", "tokens", "Where the prompts first differ, as a token "
+     "offset inside its block (0 = on a boundary)."),
+    ("prompt_difference_kind", "name", "What the text differs in where prompts first differ: "
+     "timestamp, date, uuid, hex id, number or text."),
+    ("prompt_shareable_fraction", "fraction", "Share of the sample's prompt tokens the cache "
+     "could serve: whole shared blocks (same adapter and salt), or for identity-split, drift "
+     "and sub-block traffic what it would serve once that is fixed; 0 for unshared traffic."),
+    ("prompt_identities", "count", "Distinct (LoRA adapter, cache salt) pairs in the sample."),
+    ("request_log_adapters", "count", "Distinct lora_request values over vLLM's 'Received "
+     "request' log lines (None counts as one: the base model)."),
+    ("kv_retention_horizon_s", "s", "How long a freed KV block survives before eviction: "
+     "measured (kv_block_idle_before_evict median) or estimated from the pool's free tokens "
+     "over the tokens claimed per second. A prefix recurring less often than this misses."),
 ]
 
 SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}

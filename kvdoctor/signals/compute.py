@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.observations import Observations, observe
-from kvdoctor.signals import config, gpu, locker, logs, metrics, v1_extra
+from kvdoctor.signals import config, gpu, locker, logs, metrics, prompts, v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.common import Out
 from kvdoctor.signals.model import SignalSet
@@ -46,6 +46,8 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     metrics.per_engine(out, obs)
+    prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity
+    prompts.retention_horizon(out)  # after the residency histograms and the turnover
     # Anything still unset is reported, never silently missing.
     for name in SIGNALS:
         if name not in out.ss.values:

@@ -1,0 +1,177 @@
+"""Signals from the evidence that decides a prefix miss: the prompts and the pool's memory.
+
+* The operator's prompt sample (``prompt_sample.json``, from ``--prompts``) or, without one,
+  vLLM's request log lines in ``logs.txt`` (``--enable-log-requests``): what the prompts share,
+  where they first differ relative to the block boundary, what differs (a timestamp, an id, an
+  adapter, a salt), analysed by :mod:`kvdoctor.promptshare`.
+* The retention horizon: how long a freed block survives before it is reused for something
+  else. Measured from vLLM's residency histograms (``--kv-cache-metrics``) when exposed, else
+  estimated from the window: the pool's free tokens over the rate new tokens claim blocks. A
+  prefix that recurs less often than that misses whatever the prompts share.
+"""
+
+from __future__ import annotations
+
+from kvdoctor.bundle.model import Bundle
+from kvdoctor.promptshare import (
+    PromptSample,
+    Sharing,
+    adapters_in_log,
+    analyse,
+    requests_from_log,
+    sharing,
+)
+from kvdoctor.signals.common import Out
+
+_PROMPT_SIGNALS = (
+    "prompt_sample_prompts",
+    "prompt_sample_source",
+    "prompt_sample_tokenizer",
+    "prompt_share_pattern",
+    "prompt_shared_prefix_tokens",
+    "prompt_shared_prefix_blocks",
+    "prompt_shared_after_difference_tokens",
+    "prompt_first_difference_in_block",
+    "prompt_difference_kind",
+    "prompt_shareable_fraction",
+    "prompt_identities",
+)
+
+
+def _sample(bundle: Bundle) -> tuple[PromptSample | None, str]:
+    """The operator's sample first; else the request log's prompts; else why there is none."""
+    if bundle.prompt_sample is not None:
+        return bundle.prompt_sample, ""
+    if not bundle.logs:
+        return None, "no prompt sample (--prompts FILE) and no server log with request lines"
+    raw, logged = requests_from_log(bundle.logs)
+    if len(raw) >= 2:
+        return analyse(raw, "request-log"), ""
+    if logged:
+        return None, (
+            f"the log has {logged} request line(s) but no prompt text or token ids: start vLLM "
+            "with --enable-log-requests --log-level DEBUG, or pass --prompts FILE"
+        )
+    return None, (
+        "no prompt sample: pass --prompts FILE (a JSONL sample of the application's requests) "
+        "or a server log written with --enable-log-requests --log-level DEBUG"
+    )
+
+
+def prompt_evidence(out: Out, bundle: Bundle) -> None:
+    sample, why = _sample(bundle)
+    if bundle.logs:
+        seen, adapters = adapters_in_log(bundle.logs)
+        if seen:
+            out.set(
+                "request_log_adapters",
+                adapters,
+                f"logs: distinct lora_request values over {seen} 'Received request' lines",
+            )
+        else:
+            out.set("request_log_adapters", None, reason="no 'Received request' line in the log")
+    else:
+        out.set("request_log_adapters", None, reason="no server log")
+    granularity = out.ss.get("prefix_hit_granularity_tokens")
+    block = out.ss.get("block_size")
+    unit = granularity if isinstance(granularity, int) and granularity > 0 else block
+    if sample is None:
+        for name in _PROMPT_SIGNALS:
+            out.set(name, None, reason=why)
+        return
+    where = "prompt sample (--prompts)" if sample.source == "prompts-file" else "request log"
+    out.set("prompt_sample_prompts", len(sample.prompts), f"{where}: prompts analysed")
+    out.set("prompt_sample_source", sample.source, where)
+    out.set("prompt_sample_tokenizer", sample.tokenizer, f"{where}: how prompts were tokenised")
+    out.set(
+        "prompt_identities",
+        len({p.identity for p in sample.prompts}),
+        f"{where}: distinct (LoRA adapter, cache salt) pairs",
+    )
+    if not isinstance(unit, int) or unit <= 0:
+        reason = "block size unknown: the sample cannot be placed against block boundaries"
+        for name in _PROMPT_SIGNALS[3:10]:
+            out.set(name, None, reason=reason)
+        return
+    share = sharing(sample, unit)
+    if share is None:
+        reason = "a prompt sample needs at least two prompts"
+        for name in _PROMPT_SIGNALS[3:10]:
+            out.set(name, None, reason=reason)
+        return
+    prov = f"{where}: {share.prompts} prompts at {unit}-token blocks (median over prompts)"
+    out.set("prompt_share_pattern", share.pattern, prov)
+    out.set("prompt_shared_prefix_tokens", share.shared_prefix_tokens, prov)
+    out.set("prompt_shared_prefix_blocks", share.blocks_shared, prov)
+    out.set("prompt_shared_after_difference_tokens", share.shared_after_difference_tokens, prov)
+    if share.first_difference_in_block is None:
+        out.set(
+            "prompt_first_difference_in_block",
+            None,
+            reason="the prompts share whole blocks or nothing: no boundary to place",
+        )
+    else:
+        out.set("prompt_first_difference_in_block", share.first_difference_in_block, prov)
+    out.set("prompt_shareable_fraction", round(_shareable(share, unit), 4), prov)
+    if share.difference is None:
+        out.set("prompt_difference_kind", None, reason="no prompt text to say what differs")
+    else:
+        out.set("prompt_difference_kind", share.difference, prov)
+
+
+def _shareable(share: Sharing, unit: int) -> float:
+    """What share of the prompts' tokens the cache serves (or would, once the fault is fixed)."""
+    if share.mean_tokens <= 0:
+        return 0.0
+    whole = {
+        "shared": share.blocks_shared * unit,
+        "identity-split": (share.shared_prefix_tokens // unit) * unit,
+        "drift": (share.shared_after_difference_tokens // unit) * unit,
+        "sub-block": share.shared_prefix_tokens,
+        "unshared": 0.0,
+    }[share.pattern]
+    return min(1.0, whole / share.mean_tokens)
+
+
+def retention_horizon(out: Out) -> None:
+    """How long a freed block survives before eviction, in seconds (measured, else estimated)."""
+    measured = out.ss.get("kv_block_idle_before_evict_p50")
+    if isinstance(measured, int | float) and not isinstance(measured, bool):
+        out.set(
+            "kv_retention_horizon_s",
+            float(measured),
+            "metrics: vllm:kv_block_idle_before_evict_seconds median (sampled blocks)",
+        )
+        return
+    cap = out.ss.get("kv_capacity_tokens")
+    usage = out.ss.get("kv_usage_mean")
+    turnover = out.ss.get("prompt_turnover")
+    window = out.ss.get("window_s")
+    gen_rate = out.ss.get("generation_tokens_per_s")
+    nums = (cap, usage, turnover, window)
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in nums):
+        out.set(
+            "kv_retention_horizon_s",
+            None,
+            reason="pool size, usage or prompt-token rate unknown (and no --kv-cache-metrics)",
+        )
+        return
+    assert isinstance(cap, int | float) and isinstance(usage, int | float)
+    assert isinstance(turnover, int | float) and isinstance(window, int | float)
+    rate = turnover * cap / window if window > 0 else 0.0
+    if isinstance(gen_rate, int | float) and not isinstance(gen_rate, bool):
+        rate += float(gen_rate)
+    if rate <= 0:
+        out.set(
+            "kv_retention_horizon_s",
+            None,
+            reason="no new token claimed a block in the window: nothing was evicted",
+        )
+        return
+    free = max(0.0, float(cap) * (1.0 - float(usage)))
+    out.set(
+        "kv_retention_horizon_s",
+        free / rate,
+        "estimated: free pool tokens (capacity × (1 − mean usage)) / tokens claimed per second "
+        "(computed prompt + generated); --kv-cache-metrics measures it",
+    )
