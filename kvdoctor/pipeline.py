@@ -26,6 +26,7 @@ from kvdoctor.bundle.model import (
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
+from kvdoctor.promptshare import PromptSample, RawPrompt
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
 from kvdoctor.reproducers.model import ReproducerRecord
@@ -450,6 +451,24 @@ def run_reproducers(
     return records
 
 
+def prompt_sample_live(bundle: Bundle, opts: Any, prompts: Sequence[RawPrompt]) -> PromptSample:
+    """The operator's prompts analysed with the server's own tokenizer (``/tokenize``), so the
+    first difference is placed in the tokens the prefix cache hashes; approximate when the
+    server has no ``/tokenize``."""
+    from kvdoctor.probes.http import make_client
+    from kvdoctor.probes.tokenize import server_tokenizer
+    from kvdoctor.promptshare import analyse
+
+    model = None
+    if bundle.server is not None and isinstance(bundle.server.models, dict):
+        data = bundle.server.models.get("data")
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            first = data[0].get("id")
+            model = first if isinstance(first, str) else None
+    with make_client(opts.headers, insecure=opts.insecure) as client:
+        return analyse(prompts, "prompts-file", server_tokenizer(client, opts.endpoint, model))
+
+
 def run_live(
     opts: Any,
     *,
@@ -460,6 +479,7 @@ def run_live(
     save_bundle: Path | None = None,
     progress: bool = False,
     echo: Callable[[str], None] = lambda _line: None,
+    prompts: Sequence[RawPrompt] | None = None,
 ) -> Diagnosis:
     """Capture → reproducers → records into the bundle → :func:`diagnose` (``opts``:
     :class:`kvdoctor.capture.CaptureOptions`).
@@ -474,6 +494,13 @@ def run_live(
     from kvdoctor.capture import capture
 
     bundle = capture(opts, progress=progress, sink=save_bundle)
+    if prompts:
+        sample = prompt_sample_live(bundle, opts, prompts)
+        bundle = bundle.model_copy(update={"prompt_sample": sample})
+        if save_bundle is not None:
+            from kvdoctor.bundle.writer import add_prompt_sample
+
+            add_prompt_sample(save_bundle, sample)
     records: list[ReproducerRecord] = []
     if reproduce:
         records = run_reproducers(

@@ -206,6 +206,28 @@ def append_reproducers(dest: Path, records: Iterable[ReproducerRecord]) -> Path:
     return dest
 
 
+def add_prompt_sample(dest: Path, sample: PromptSample) -> Path:
+    """Store what the operator's prompt sample showed (lengths only) in the bundle at ``dest``,
+    atomically; an archive is rewritten whole."""
+    dest = Path(dest)
+    if is_archive(dest):
+        from kvdoctor.bundle.reader import read_bundle
+
+        return write_bundle(read_bundle(dest).model_copy(update={"prompt_sample": sample}), dest)
+    if not (dest / MANIFEST).is_file():
+        raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {dest}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{PROMPT_SAMPLE_FILE}.", dir=dest)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(sample.to_json())
+        os.replace(tmp, dest / PROMPT_SAMPLE_FILE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return dest
+
+
 class BundleSink:
     """Incremental, crash-tolerant bundle writer used during a capture.
 

@@ -90,6 +90,16 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     help="HTTP header for the reference endpoint only (repeatable); --header never goes there.",
 )
 @click.option(
+    "--prompts",
+    "prompts_path",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="A JSONL sample of the application's requests (prompt, messages or prompt_token_ids; "
+    "optional lora and cache_salt) that decides a prefix miss: what the prompts share, where "
+    "they first differ against the block boundary, and what differs. Tokenised through the "
+    "server's /tokenize when live. Only lengths and counts are kept, never the text.",
+)
+@click.option(
     "--save-bundle",
     metavar="DIR|FILE.tar.gz",
     type=click.Path(path_type=Path),
@@ -134,6 +144,7 @@ def diagnose(
     allow_load: bool,
     reference_endpoint: str | None,
     reference_headers: tuple[str, ...],
+    prompts_path: Path | None,
     save_bundle: Path | None,
     output: Path | None,
     fmt: str,
@@ -170,7 +181,8 @@ def diagnose(
         from kvdoctor.report.output import check_output
 
         # Before any capture: a bad -o found after the window would lose the window.
-        check_output(output, inputs=[bundle_path, save_bundle])
+        check_output(output, inputs=[bundle_path, save_bundle, prompts_path])
+    prompts = _read_prompts(prompts_path) if prompts_path is not None else None
     ref_headers = dict(parse_header(h, "--reference-header") for h in reference_headers)
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
@@ -182,6 +194,10 @@ def diagnose(
     if not sources:
         raise KvdoctorError(
             "nothing to diagnose: give --endpoint URL, --prometheus URL or --bundle DIR|FILE.tar.gz"
+        )
+    if prompts is not None and (len(endpoints) > 1 or prometheus is not None):
+        raise KvdoctorError(
+            "--prompts describes one server's traffic: give one --endpoint or --bundle"
         )
     if len(endpoints) > 1:
         return _diagnose_endpoints(
@@ -218,6 +234,12 @@ def diagnose(
         from kvdoctor.bundle.reader import read_bundle
 
         bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
+        if prompts is not None:
+            from kvdoctor.promptshare import analyse
+
+            # Offline there is no server to tokenise with: token ids given in the file are
+            # used as they are, text is approximated (the report says which).
+            bundle = bundle.model_copy(update={"prompt_sample": analyse(prompts, "prompts-file")})
         diagnosis = diagnose_offline(bundle)
     else:
         opts = to_capture_options(capture_params)
@@ -234,6 +256,7 @@ def diagnose(
             save_bundle=save_bundle,
             progress=sys.stderr.isatty() if progress is None else progress,
             echo=echo,
+            prompts=prompts,
         )
 
     report = diagnosis.report
@@ -243,6 +266,18 @@ def diagnose(
         else render_markdown(report, diagnosis.context, detail=_detail(detail))
     )
     return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
+
+
+def _read_prompts(path: Path) -> Any:
+    """The --prompts sample, read before any capture (a bad file must not cost the window)."""
+    from kvdoctor.promptshare import MAX_FILE_BYTES, read_prompts_file
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise KvdoctorError(f"--prompts: cannot read {path}: {exc.strerror or exc}") from None
+    return read_prompts_file(data)
 
 
 def _detail(value: str) -> Literal["summary", "full"]:

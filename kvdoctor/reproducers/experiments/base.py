@@ -191,6 +191,11 @@ class ReproContext:
 
         pc = signals.get("prefix_caching")
         served = signals.get("served_model")
+        # Only a sample showing a shared prefix shorter than a block names the length to test;
+        # for drift the prefix before the difference is not what the clients mean to share.
+        sample_shared = num("prompt_shared_prefix_tokens")
+        sub_block = signals.get("prompt_share_pattern") == "sub-block"
+        shared_prefix = int(sample_shared) if sub_block and sample_shared else None
         return cls(
             endpoint=endpoint,
             headers=dict(headers or {}),
@@ -207,6 +212,9 @@ class ReproContext:
             prefix_caching=pc if isinstance(pc, bool) else None,
             prefix_hit_rate=num("prefix_hit_rate_window"),
             mean_prompt_len=num("mean_prompt_len"),
+            # From the operator's prompt sample (--prompts), in the server's tokens: the probe
+            # then tests the workload's own shared prefix length.
+            shared_prefix_tokens=shared_prefix,
             prompt_len_p90=num("prompt_len_p90"),
             mean_generation_len=num("mean_generation_len"),
             running_mean=num("running_mean"),
