@@ -52,7 +52,9 @@ from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab import accuracy
 from kvdoctor.lab.randomized import (
     NOT_DRAWN,
+    PROMPT_SAMPLE_SIZE,
     TRUTH,
+    UNDECIDABLE_OFFLINE,
     Control,
     Draw,
     also_right,
@@ -62,7 +64,7 @@ from kvdoctor.lab.randomized import (
     window_metrics,
 )
 from kvdoctor.lab.scenarios import LAB_TAG
-from kvdoctor.reproducers.loadgen import LoadSpec, run_load
+from kvdoctor.reproducers.loadgen import LoadSpec, run_load, sample_prompts
 
 LOCK_PATH = Path("/tmp/kvdoctor-lab.lock")
 WARMUP_S = 4.0
@@ -112,6 +114,18 @@ def measure_baseline(url: str, model: str) -> dict[str, Any]:
         "itl_s": m.itl_sum / m.itl_count if m.itl_count else None,
         "requests": result.ok,
     }
+
+
+def write_prompt_sample(url: str, model: str, d: Draw, path: Path) -> None:
+    """A sample of the draw's traffic as ``--prompts`` JSONL: an equal share of each stream,
+    each stream with its own seed (its own shared text), as the load generator builds them."""
+    per = -(-PROMPT_SAMPLE_SIZE // max(1, len(d.phases)))
+    lines: list[str] = []
+    for k, phase in enumerate(d.phases):
+        spec = phase.spec.model_copy(update={"seed": 7000 + k})
+        for obj in asyncio.run(sample_prompts(url, model, spec, per)):
+            lines.append(json.dumps(obj, sort_keys=True))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
@@ -164,6 +178,12 @@ def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
                 save_bundle=ddir / "bundle",
                 model_config=model_dir,
             )
+            if d.klass in UNDECIDABLE_OFFLINE:
+                # The operator hands over a sample of the application's requests (--prompts):
+                # live, the evidence that decides these classes is given.
+                sample = ddir / "prompts.jsonl"
+                write_prompt_sample(lab.url, lab.model, d, sample)
+                argv += ["--prompts", str(sample)]
             live_runner = runner
 
             def stop_load() -> None:
@@ -247,7 +267,10 @@ def score_dir(
     if not replay_live and (ddir / "report.json").exists():
         live_report = json.loads((ddir / "report.json").read_text())
     name = ddir.name
-    off = accuracy.outcome(name, klass, t, control_ok, why, offline_report, exp, note, also)
+    undecidable = klass in UNDECIDABLE_OFFLINE
+    off = accuracy.outcome(
+        name, klass, t, control_ok, why, offline_report, exp, note, also, undecidable
+    )
     live = accuracy.outcome(name, klass, t, control_ok, why, live_report, exp, note, also)
     return off, live, measured
 

@@ -414,6 +414,9 @@ def generate(
     missing: list[tuple[str, str, list[str]]] = []
     for pb in sorted(playbooks, key=lambda p: p.id):
         for cause in pb.causes:
+            if cause.no_alert is not None:
+                missing.append((pb.id, cause.id, [cause.no_alert]))
+                continue
             t = group_expr(cause.when, ctx)
             if t.expr is None:
                 missing.append((pb.id, cause.id, t.skipped))

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 NONE = "none"
+# The predicted cause of an inconclusive report on an undecidable draw.
+UNDECIDED = "undecided"
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,23 @@ class Outcome:
     also_right: tuple[tuple[str, str], ...] = ()
     # The report's first note as "symptom/cause", or None (report/1.2).
     first_note: str | None = None
+    # An undecidable draw scored offline (kvdoctor.lab.randomized.UNDECIDABLE_OFFLINE) whose
+    # report said "inconclusive": the undecided symptom and the causes its differential lists.
+    undecided_symptom: str | None = None
+    undecided_listed: tuple[str, ...] = ()
+
+    @property
+    def undecided_right(self) -> bool:
+        """Undecided, about the true symptom, with the truth in the differential ("no-fault"
+        for a healthy draw)."""
+        if self.undecided_symptom is None:
+            return False
+        if self.truth_symptom is None:
+            return "no-fault" in self.undecided_listed
+        return (
+            self.undecided_symptom == self.truth_symptom
+            and self.truth_cause_label in self.undecided_listed
+        )
 
     @property
     def broken(self) -> bool:
@@ -73,10 +92,14 @@ class Outcome:
 
     @property
     def right_symptom(self) -> bool:
+        if self.undecided_symptom is not None:
+            return self.undecided_right or self.undecided_symptom == self.truth_symptom
         return self.predicted_symptom == self.truth_symptom_label or self.other_face
 
     @property
     def right_cause(self) -> bool:
+        if self.undecided_symptom is not None:
+            return self.undecided_right
         if self.other_face:
             return True
         return self.predicted_symptom == self.truth_symptom_label and (
@@ -124,9 +147,21 @@ def outcome(
     has_experiment: bool,
     note: bool = False,
     also_right: tuple[tuple[str, str], ...] = (),
+    undecidable: bool = False,
 ) -> Outcome:
+    """One draw scored for one report. ``undecidable``: the draw's mechanism is one the
+    captured evidence cannot decide (scored offline): an inconclusive report that names the
+    truth in its differential is right, a decided one must be right."""
     symptom, cause, status, verdict = primary(report)
     lead_note = first_note(report)
+    undecided_symptom: str | None = None
+    listed: tuple[str, ...] = ()
+    questions = (report or {}).get("undecided") or []
+    if undecidable and symptom == NONE and verdict == "inconclusive" and questions:
+        q = questions[0]
+        undecided_symptom = str(q.get("symptom") or NONE)
+        listed = tuple(str(d.get("cause")) for d in q.get("differential") or [])
+        symptom, cause = undecided_symptom, UNDECIDED
     if note and symptom == NONE and lead_note is not None:
         # A note class is named by a note when nothing fires: the right answer is the note
         # with a healthy verdict, which is what the report leads with.
@@ -146,6 +181,8 @@ def outcome(
         note=note,
         also_right=also_right,
         first_note=None if lead_note is None else f"{lead_note[0]}/{lead_note[1]}",
+        undecided_symptom=undecided_symptom,
+        undecided_listed=listed,
     )
 
 
@@ -237,10 +274,14 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
         # a note class's right verdict is healthy, counted apart below.
         verdict_healthy_on_broken=(sum(o.verdict == "healthy" for o in harmful), len(harmful)),
         # Any finding that is not refuted (notes are not findings, counted below)...
-        finding_on_healthy=(sum(o.predicted_symptom != NONE for o in healthy), len(healthy)),
-        # ...and the alarms among them: a verdict other than healthy (info never sets it).
+        finding_on_healthy=(
+            sum(o.predicted_symptom != NONE and o.predicted_cause != UNDECIDED for o in healthy),
+            len(healthy),
+        ),
+        # ...and the alarms among them: a verdict other than healthy (info never sets it); an
+        # undecidable healthy draw's right offline answer is "inconclusive" with "no-fault".
         alarm_on_healthy=(
-            sum(o.verdict not in ("healthy", None) for o in healthy),
+            sum(o.verdict not in ("healthy", None) and not o.undecided_right for o in healthy),
             len(healthy),
         ),
         note_verdict_healthy=(sum(o.verdict == "healthy" for o in notes), len(notes)),

@@ -62,8 +62,31 @@ TRUTH: dict[str, tuple[str | None, str | None]] = {
     "eviction-churn": ("prefix-miss", "eviction-churn"),
     "healthy": (None, None),
     "healthy-unshared": (None, None),
+    # The shapes real servers show with no history (issue 28): the metrics alone cannot tell
+    # them from each other or from traffic that shares nothing.
+    "prefix-drift-fresh": ("prefix-miss", "prefix-drift"),
+    "sub-block-long": ("prefix-miss", "block-larger-than-prefix"),
+    "salt-per-user": ("prefix-miss", "adapter-or-salt-split"),
+    "eviction-fresh": ("prefix-miss", "eviction-churn"),
+    "healthy-unshared-long": (None, None),
 }
 CLASSES: tuple[str, ...] = tuple(TRUTH)
+
+# Classes whose mechanism the captured metrics cannot decide: offline (no prompts, no
+# experiment) the right answer is the report's "inconclusive" with the truth in its
+# differential ("no-fault" for a healthy class); live the operator hands over a prompt sample
+# (``--prompts``, drawn from the same traffic) and the report must decide.
+UNDECIDABLE_OFFLINE: frozenset[str] = frozenset(
+    {
+        "prefix-drift-fresh",
+        "sub-block-long",
+        "salt-per-user",
+        "eviction-fresh",
+        "healthy-unshared-long",
+    }
+)
+# Prompts in the sample given to a live draw of these classes.
+PROMPT_SAMPLE_SIZE = 24
 
 # A class whose mechanism has a second face: long prompts prefilled in one step hold the engine,
 # so newcomers wait (head-of-line, TTFT) *and* the streams decoding beside them stall (prefill
@@ -537,7 +560,22 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
     rng = b.rng
     concurrency = rng.randint(1, 6)
     output = rng.randint(8, 64)
-    if klass == "block-larger-than-prefix":
+    salts = 0
+    if klass == "sub-block-long":
+        # A system prompt shorter than one block inside prompts of many blocks: the block size
+        # throws the sharing away, and the server sees what unshared traffic looks like.
+        shared = rng.randint(16, BLOCK_SIZE - 24)
+        prompt = _logu(rng, 2 * BLOCK_SIZE + 32, 2048)
+        mode, sharing = "shared", "shared-sub-block"
+        cacheable = 0
+    elif klass == "salt-per-user":
+        # Identical long prefixes, a cache_salt per user: nothing can be shared.
+        shared = _logu(rng, 2 * BLOCK_SIZE, 2048)
+        prompt = shared + _logu(rng, 16, 512)
+        mode, sharing = "shared", "salted"
+        cacheable = 0
+        salts = PHASE_REQUESTS
+    elif klass == "block-larger-than-prefix":
         # Shared text shorter than one block, in prompts that fit in one block: no full block
         # is ever cached, shared or not. Only prompts inside one block make the block size the
         # observable cause: longer prompts that never hit look, from the server's side, like
@@ -547,7 +585,7 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
         prompt = rng.randint(shared + 8, BLOCK_SIZE)
         mode, sharing = "shared", "shared"
         cacheable = 0
-    elif klass == "prefix-drift":
+    elif klass in ("prefix-drift", "prefix-drift-fresh"):
         # A per-request value first, then a long shared body: the same text, never a prefix.
         # The same clients shared the body as a prefix before (the history): drift is a change
         # of the prompts, visible as hits that stopped. Drifting text from the first request
@@ -563,7 +601,7 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
         mode, sharing = "shared", "shared"
         cacheable = (shared // BLOCK_SIZE) * BLOCK_SIZE
     docs = 1
-    if klass != "block-larger-than-prefix" and rng.random() < 0.35:
+    if klass not in ("block-larger-than-prefix", "sub-block-long") and rng.random() < 0.35:
         # Many documents: several streams, each with its own shared prefix.
         docs = rng.randint(2, 4)
         sharing = "many-documents" if mode == "shared" else "drifting-documents"
@@ -581,6 +619,7 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
             max_tokens=output,
             prefix=mode,
             shared_prefix_tokens=shared,
+            cache_salts=salts,
         )
     history: list[Phase] = []
     if klass == "prefix-drift":
@@ -612,6 +651,8 @@ def _draw_prefix(b: _Builder, klass: str) -> dict[str, Any]:
         f"{docs} stream(s) x {concurrency} of {prompt}-token prompts sharing {shared} tokens "
         f"({mode}); block {BLOCK_SIZE}: {cacheable} cacheable shared tokens"
         + (", prefix caching off" if klass == "caching-disabled" else "")
+        + (f", a cache_salt per user ({salts} salts)" if salts else "")
+        + (", no history: drifting from the first request" if klass == "prefix-drift-fresh" else "")
     )
     return {
         "engine_args": engine_args,
@@ -647,7 +688,7 @@ def prompt_bound(prompt_tokens: int) -> int:
     return min(x for x in _PROMPT_BUCKETS if x >= prompt_tokens)
 
 
-def _draw_eviction(b: _Builder) -> dict[str, Any]:
+def _draw_eviction(b: _Builder, history_first: bool = True) -> dict[str, Any]:
     rng = b.rng
     shared = _logu(rng, 2 * BLOCK_SIZE, 1024)
     shared_prompt = shared + rng.randint(16, 192)
@@ -711,9 +752,15 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
         f"pool {blocks} blocks = {pool} tokens; {pressure_conc} unique {pressure_prompt}-token "
         f"prompts fill {pressure_conc * per_seq / pool:.2f}x of it while {docs} stream(s) reuse "
         f"a {shared}-token prefix ({shared_prompt}-token prompts, under the {boundary} bucket) "
-        f"at {shared_rate}/s; before the window the shared stream ran alone "
-        f"({history[0].spec.duration_s:g} s)"
+        f"at {shared_rate}/s; "
+        + (
+            f"before the window the shared stream ran alone ({history[0].spec.duration_s:g} s)"
+            if history_first
+            else "no history: the pressure is there from the first request"
+        )
     )
+    if not history_first:
+        history = []
     return {
         "engine_args": _pool_args(blocks, max_model_len, max_num_seqs, bargs),
         "kv_cache_space_gib": b.space_gib(BLOCK_SIZE * blocks),
@@ -733,15 +780,17 @@ def _draw_eviction(b: _Builder) -> dict[str, Any]:
             cacheable_shared_tokens=(shared // BLOCK_SIZE) * BLOCK_SIZE,
             shared_prompt_range=(shared_prompt, boundary),
             shared_tokens=shared,
-            prior_hits=True,
+            prior_hits=history_first,
         ),
     }
 
 
-def _draw_healthy(b: _Builder, shared_traffic: bool) -> dict[str, Any]:
+def _draw_healthy(b: _Builder, shared_traffic: bool, long_prompts: bool = False) -> dict[str, Any]:
     rng = b.rng
     concurrency = rng.randint(1, 3)
-    prompt = _logu(rng, 64, 1024)
+    # Long: prompts of two blocks or more that share nothing (0 % hits the metrics cannot
+    # tell from drift).
+    prompt = _logu(rng, 2 * BLOCK_SIZE + 32, 1024) if long_prompts else _logu(rng, 64, 1024)
     output = rng.randint(16, 128)
     docs = 1
     if shared_traffic:
@@ -815,10 +864,12 @@ def draw(seed: int, index: int) -> Draw:
         d = _draw_queueing(b)
     elif klass == "long-prefill-hol":
         d = _draw_long_prefill_hol(b)
-    elif klass == "eviction-churn":
-        d = _draw_eviction(b)
-    elif klass in ("healthy", "healthy-unshared"):
-        d = _draw_healthy(b, shared_traffic=klass == "healthy")
+    elif klass in ("eviction-churn", "eviction-fresh"):
+        d = _draw_eviction(b, history_first=klass == "eviction-churn")
+    elif klass in ("healthy", "healthy-unshared", "healthy-unshared-long"):
+        d = _draw_healthy(
+            b, shared_traffic=klass == "healthy", long_prompts=klass == "healthy-unshared-long"
+        )
     else:
         d = _draw_prefix(b, klass)
     symptom, cause = TRUTH[klass]

@@ -75,6 +75,9 @@ class LoadSpec(BaseModel):
     # Replace the prompt unit at this position (after the tokenizer's overhead) by another one:
     # the prefix-probe's "same prompt with its first token changed".
     perturb_at: int | None = Field(default=None, ge=0)
+    # Tenants keyed apart in the prefix cache: request i carries cache_salt "tenant-<i mod n>"
+    # (0: no salt). A salt per tenant splits the cache between identical prompts (issue 28).
+    cache_salts: int = Field(default=0, ge=0, le=1_000_000)
 
     @model_validator(mode="after")
     def _check(self) -> LoadSpec:
@@ -226,7 +229,9 @@ class _Client:
             raise KvdoctorError(str(exc)) from exc
         self.http = httpx.AsyncClient(timeout=timeout, limits=limits, verify=not insecure)
 
-    def payload(self, text: str, max_tokens: int, stream: bool) -> JsonObject:
+    def payload(
+        self, text: str, max_tokens: int, stream: bool, index: int | None = None
+    ) -> JsonObject:
         body: JsonObject = {
             "model": self.model,
             "max_tokens": max_tokens,
@@ -242,6 +247,9 @@ class _Client:
             body["messages"] = [{"role": "user", "content": text}]
         else:
             body["prompt"] = text
+        salt = cache_salt(self.spec, index)
+        if salt is not None:
+            body["cache_salt"] = salt
         return body
 
     @property
@@ -458,9 +466,16 @@ def _is_token_event(data: dict[str, Any], api: Api) -> bool:
     return content is not None and not (content == "" and "role" in delta)
 
 
+def cache_salt(spec: LoadSpec, index: int | None) -> str | None:
+    """The cache_salt of request ``index`` (None: the spec sends none)."""
+    if not spec.cache_salts or index is None:
+        return None
+    return f"tenant-{index % spec.cache_salts}"
+
+
 async def _one(c: _Client, r: _Req, text: str) -> None:
     api = c.spec.api
-    body = json.dumps(c.payload(text, c.spec.max_tokens, True)).encode()
+    body = json.dumps(c.payload(text, c.spec.max_tokens, True, r.index)).encode()
     done = False
     stall = c.spec.stall_timeout_s
     loop = asyncio.get_running_loop()
@@ -549,6 +564,34 @@ async def run_load(
         return await _drive(c, spec, prompts, guard, seed, cal)
     finally:
         await c.aclose()
+
+
+async def sample_prompts(
+    base_url: str,
+    model: str,
+    spec: LoadSpec,
+    n: int,
+    headers: dict[str, str] | None = None,
+) -> list[JsonObject]:
+    """``n`` requests of ``spec`` as an operator's ``--prompts`` sample (JSONL objects):
+    the prompts the load generator would send, with their cache salts; nothing is sent but
+    the calibration's tokenize calls."""
+    small = spec.model_copy(update={"requests": max(1, n)})
+    c = _Client(base_url, model, small, headers, False)
+    try:
+        cal, _spent = await calibrate(c)
+        seed = spec.seed if spec.seed is not None else 0
+        prompts = await build_prompts(c, cal, seed)
+    finally:
+        await c.aclose()
+    out: list[JsonObject] = []
+    for i, (text, _planned) in enumerate(prompts):
+        obj: JsonObject = {"prompt": text}
+        salt = cache_salt(spec, i)
+        if salt is not None:
+            obj["cache_salt"] = salt
+        out.append(obj)
+    return out
 
 
 async def _drive(

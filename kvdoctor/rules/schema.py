@@ -289,6 +289,10 @@ class Cause(_Strict):
     reproducer: ReproducerName | None = None
     references: list[str] = Field(default_factory=list)
     explains: Explains | None = None
+    # Why no Prometheus alert can stand for this cause, when its deciding evidence is outside
+    # the metrics (the prompts, request logs): ``kvdoctor alerts`` then lists it as not
+    # expressible instead of alerting on the metric half of its condition.
+    no_alert: str | None = None
 
     @field_validator("id")
     @classmethod

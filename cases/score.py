@@ -1,0 +1,217 @@
+"""Score kvdoctor against the external incident corpus (``cases/<id>/``).
+
+Each case holds a bundle, an optional ``prompts.jsonl`` and a ``case.yaml`` whose ``expected``
+answer was committed before kvdoctor ran on it (see ``cases/README.md``). This script replays
+every case of a split through the ``kvdoctor diagnose`` command line, exactly as a user would,
+and prints, per case, what was expected and what the report said, then the totals and the
+symptom matrix.
+
+    python cases/score.py --split dev            # development half (read the misses)
+    python cases/score.py --split holdout        # run once, at the end; quote as run
+
+Scoring rules (decided before any case was run):
+* right symptom: the report's lead symptom is the expected one. The lead is the first live
+  finding, else the first undecided question (verdict ``inconclusive``). A case expecting no
+  symptom (healthy) is right when no warning or critical finding fires and the verdict is
+  ``healthy`` (or ``inconclusive`` when the case itself expects ``inconclusive``).
+* right cause: the lead finding's cause is among ``expected.causes``; for an ``undecided``
+  case also right when the report is undecided about that symptom and its differential holds
+  every candidate the case lists that kvdoctor has a cause for (the report may list more).
+* "healthy" on a broken server: the case expects a symptom or a non-healthy verdict, and the
+  report's verdict is ``healthy``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent
+FIRING = ("confirmed", "suspected")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    case: str
+    split: str
+    expected_symptom: str | None
+    expected_causes: tuple[str, ...]
+    undecided: bool
+    verdict: str
+    lead_symptom: str | None
+    lead_cause: str | None
+    right_symptom: bool
+    right_cause: bool
+    healthy_on_broken: bool
+    exit_code: int
+    error: str = ""
+
+
+def load_case(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load((path / "case.yaml").read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("expected"), dict):
+        raise SystemExit(f"{path}: case.yaml has no expected answer")
+    return data
+
+
+def cases(split: str | None) -> list[Path]:
+    out = []
+    for p in sorted(ROOT.iterdir()):
+        is_case = p.is_dir() and (p / "case.yaml").is_file()
+        if is_case and (split is None or load_case(p).get("split") == split):
+            out.append(p)
+    return out
+
+
+def diagnose(path: Path, case: dict[str, Any]) -> tuple[dict[str, Any] | None, int, str]:
+    """The report of ``kvdoctor diagnose`` on the case, as a user runs it."""
+    cmd = [sys.executable, "-m", "kvdoctor", "diagnose", "--bundle", str(path / "bundle")]
+    inputs = case.get("inputs") or {}
+    if inputs.get("prompts"):
+        cmd += ["--prompts", str(path / inputs["prompts"])]
+    for slo in inputs.get("slo") or []:
+        cmd += ["--slo", str(slo)]
+    cmd += ["--format", "json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode not in (0, 1):
+        return None, proc.returncode, (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return json.loads(proc.stdout), proc.returncode, ""
+
+
+def judge(path: Path) -> Outcome:
+    case = load_case(path)
+    exp = case["expected"]
+    e_symptom = exp.get("symptom")
+    e_causes = tuple(exp.get("causes") or ())
+    undecided = bool(exp.get("undecided"))
+    e_verdict = exp.get("verdict")
+    report, code, error = diagnose(path, case)
+    broken = e_symptom is not None or e_verdict in ("critical", "degraded")
+    if report is None:
+        return Outcome(
+            path.name,
+            case.get("split", "?"),
+            e_symptom,
+            e_causes,
+            undecided,
+            "error",
+            None,
+            None,
+            False,
+            False,
+            False,
+            code,
+            error,
+        )
+    live = [f for f in report["findings"] if f["status"] in FIRING]
+    harmful = [f for f in live if f["severity"] != "info"]
+    open_qs = report.get("undecided") or []
+    lead = live[0] if live else None
+    lead_symptom = lead["symptom"] if lead else (open_qs[0]["symptom"] if open_qs else None)
+    lead_cause = lead["cause"] if lead else None
+    verdict = report["verdict"]
+    if e_symptom is None:
+        right_symptom = not harmful and (
+            verdict == "healthy" or (verdict == "inconclusive" and e_verdict == "inconclusive")
+        )
+        right_cause = right_symptom and (
+            not e_causes
+            or any(n["cause"] in e_causes for n in report.get("notes", []))
+            or lead_cause in e_causes
+            or verdict == "inconclusive"
+        )
+    else:
+        right_symptom = lead_symptom == e_symptom
+        right_cause = right_symptom and lead_cause in e_causes
+        if undecided and not right_cause:
+            wanted = set(exp.get("differential") or ())
+            for q in open_qs:
+                if q["symptom"] != e_symptom:
+                    continue
+                listed = {d["cause"] for d in q["differential"]}
+                known = wanted & _known_causes()
+                if known <= listed:
+                    right_cause = right_symptom or lead is None
+    return Outcome(
+        path.name,
+        case.get("split", "?"),
+        e_symptom,
+        e_causes,
+        undecided,
+        verdict,
+        lead_symptom,
+        lead_cause,
+        right_symptom,
+        right_cause,
+        broken and verdict == "healthy",
+        code,
+    )
+
+
+def _known_causes() -> set[str]:
+    from kvdoctor.rules.engine import load_playbooks
+
+    out = {"no-fault", "unidentified"}
+    for pb in load_playbooks():
+        out |= {c.id for c in pb.causes}
+    return out
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{n}/{d} ({100 * n / d:.0f} %)" if d else "0/0"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=("dev", "holdout", "all"), default="dev")
+    args = ap.parse_args(argv)
+    paths = cases(None if args.split == "all" else args.split)
+    outcomes = [judge(p) for p in paths]
+    print(f"{'case':44} {'expected':40} {'verdict':12} {'lead':40} sym cause")
+    for o in outcomes:
+        exp = f"{o.expected_symptom}/{'|'.join(o.expected_causes) or '-'}" + (
+            " (undecided)" if o.undecided else ""
+        )
+        got = f"{o.lead_symptom}/{o.lead_cause}" if o.lead_symptom else "-"
+        print(
+            f"{o.case:44} {exp[:40]:40} {o.verdict:12} {got[:40]:40} "
+            f"{'ok ' if o.right_symptom else 'NO '} {'ok' if o.right_cause else 'NO'}"
+            + (f"  error: {o.error}" if o.error else "")
+        )
+    n = len(outcomes)
+    print()
+    print(f"split {args.split}: {n} cases")
+    print(f"right symptom: {_pct(sum(o.right_symptom for o in outcomes), n)}")
+    print(
+        f"right cause (or undecided with the right differential): "
+        f"{_pct(sum(o.right_cause for o in outcomes), n)}"
+    )
+    broken = [o for o in outcomes if o.expected_symptom is not None]
+    print(
+        f"'healthy' on a broken server: {sum(o.healthy_on_broken for o in outcomes)}/{len(broken)}"
+    )
+    symptoms = sorted(
+        {o.expected_symptom or "none" for o in outcomes}
+        | {o.lead_symptom or "none" for o in outcomes}
+    )
+    print()
+    print("symptom matrix (rows: expected, columns: report's lead)")
+    print(f"{'':16}" + "".join(f"{s[:12]:>13}" for s in symptoms))
+    for s in symptoms:
+        row = [o for o in outcomes if (o.expected_symptom or "none") == s]
+        print(
+            f"{s[:16]:16}"
+            + "".join(f"{sum((o.lead_symptom or 'none') == t for o in row):>13}" for t in symptoms)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
