@@ -26,7 +26,8 @@ import jinja2.bccache
 from markupsafe import Markup
 from pydantic import JsonValue
 
-from kvdoctor.bundle.model import JsonObject
+from kvdoctor.bundle.model import JsonObject, ReproducerRecord
+from kvdoctor.bundle.records import newest_records
 from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
@@ -37,7 +38,6 @@ from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import Evidence, Finding, Report, ReproducerVerdict, Scalar, Verdict
 from kvdoctor.report.sparkline import percentile, sparkline
-from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
 
