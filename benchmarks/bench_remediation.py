@@ -42,7 +42,7 @@ def _ratio(before: object, after: object) -> str:
 def _plan(name: str) -> tuple[str, list[str] | None, bool]:
     from kvdoctor.bundle.reader import read_bundle
     from kvdoctor.lab.scenarios import get_scenario
-    from kvdoctor.remediation import plan_bundle
+    from kvdoctor.pipeline import plan_bundle
     from kvdoctor.remediation.constraints import edit_flags, problems
 
     cfg, findings, plans = plan_bundle(read_bundle(FIXTURES / name / "bundle.tar.gz"))

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kvdoctor.bundle.model import (
     ENGINE_ARGS,
@@ -22,19 +22,26 @@ from kvdoctor.bundle.model import (
     SERVER,
     Bundle,
     NotChecked,
+    ReproducerRecord,
 )
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import why_not_run
+from kvdoctor.kvmath import kv_section
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
 from kvdoctor.promptshare import PromptSample, RawPrompt
+from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
+from kvdoctor.remediation.planner import FindingPlan
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
-from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.rules import engine as rules
+from kvdoctor.rules.experiments import experiment_of, plan_for
+from kvdoctor.rules.schema import Playbook
 from kvdoctor.signals import v1_extra
+from kvdoctor.signals.compute import compute_signals
+from kvdoctor.signals.locker import blocks_override
+from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
 from kvdoctor.signals.model import SignalSet
-
-if TYPE_CHECKING:
-    from kvdoctor.rules.schema import Playbook
 
 # Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
 # "not checked", never an error). The keywords find an entry the capture already wrote.
@@ -207,13 +214,9 @@ def _num_or_none(value: Scalar) -> float | None:
 
 def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
     """The report's ``kv`` object: the locker math for this model and this server."""
-    from kvdoctor.kvmath import kv_section
-
     prompt = _num_or_none(signals.get("mean_prompt_len"))
     output = _num_or_none(signals.get("mean_generation_len"))
     mean_sequence = prompt + output if prompt is not None and output is not None else None
-    from kvdoctor.signals.locker import blocks_override
-
     dtype = signals.get("cache_dtype")
     return kv_section(
         bundle.model_config_raw,
@@ -231,8 +234,6 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
 
 def _latency_buckets(obs: Observations) -> dict[str, list[tuple[float, float]]]:
     """The window's latency histograms, for a report that prints bucket bounds, not guesses."""
-    from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
-
     out: dict[str, list[tuple[float, float]]] = {}
     for short, base in LATENCY_HISTOGRAMS.items():
         hist = obs.histogram_window(base)
@@ -275,49 +276,22 @@ def _context(
     )
 
 
-# What each experiment needs beyond a plain live run, as registered in
-# kvdoctor.reproducers.experiments (a unit test keeps the two equal). Kept here so a replay
-# does not import the experiments, and with them httpx and asyncio: a third of its start-up.
-EXPERIMENT_NEEDS: dict[str, tuple[bool, bool]] = {  # name -> (needs_load, needs_reference)
-    "capacity-ramp": (True, False),
-    "quant-canary": (False, True),
-}
-
-
-def _why_not_run(name: str) -> str:
-    """Why a reproducer has no result, from what the experiment needs (same live and replayed)."""
-    needs_load, needs_reference = EXPERIMENT_NEEDS.get(name, (False, False))
-    needs: list[str] = []
-    if needs_load:
-        needs.append("--allow-load (it adds real load to the server)")
-    if needs_reference:
-        needs.append("--reference-endpoint (it compares with a reference server)")
-    if needs:
-        return "no result in the bundle; it runs only with " + " and ".join(needs)
-    return "no result in the bundle (diagnosed with --no-reproduce, or from a plain recording)"
-
-
 def _reproducer_lookup(
     playbooks: Sequence[Playbook],
 ) -> Callable[[Finding], tuple[str, str] | None]:
     # The playbooks name the experiment of each cause and of each symptom no cause explains
-    # (kvdoctor.rules.engine.experiment_of, the one map); here with why it did not run.
-    from kvdoctor.rules.engine import experiment_of
-
+    # (kvdoctor.rules.experiments.experiment_of, the one map); here with why it did not run.
     experiment = experiment_of(playbooks)
 
     def lookup(finding: Finding) -> tuple[str, str] | None:
         name = experiment(finding)
-        return None if name is None else (name, _why_not_run(name))
+        return None if name is None else (name, why_not_run(name))
 
     return lookup
 
 
 def diagnose(bundle: Bundle) -> Diagnosis:
     """The whole offline diagnosis of ``bundle`` (pure: same bundle, same result)."""
-    from kvdoctor.rules import engine as rules
-    from kvdoctor.signals.compute import compute_signals
-
     # A server that refused to start has no metrics but its log still names the cause
     # (e.g. "No available memory for the cache blocks"): diagnose what is there.
     if not any(s.ok for s in bundle.scrapes) and not bundle.logs and not bundle.gpu:
@@ -337,8 +311,6 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # Advice for the server in front of us: flag edits from its own configuration, valid for
     # its vLLM, each with a predicted effect (kvdoctor/remediation). Findings and notes are
     # planned together, so a note never advises against a finding's change.
-    from kvdoctor.remediation import remediate
-
     planned = remediate([*triage.findings, *triage.notes], bundle, signals, kv)
     findings, notes = planned[: len(triage.findings)], planned[len(triage.findings) :]
     verdict = rules.overall_verdict(findings, signals, triage.undecided)
@@ -414,15 +386,13 @@ def run_reproducers(
     target's auth is never sent to another server.
     """
     from kvdoctor.bundle.redact import Redactor
-    from kvdoctor.reproducers.experiments import ReproContext, plan_for, run_experiment
+    from kvdoctor.reproducers.experiments import ReproContext, run_experiment
     from kvdoctor.reproducers.host import cpu_share_warning
-    from kvdoctor.rules.engine import evaluate, load_playbooks
-    from kvdoctor.signals.compute import compute_signals
 
     signals = compute_signals(bundle)
     earlier, _ = reproducer_records(bundle)
-    playbooks = load_playbooks()
-    preliminary = evaluate(signals, earlier, playbooks)
+    playbooks = rules.load_playbooks()
+    preliminary = rules.evaluate(signals, earlier, playbooks)
     names = plan_for(preliminary, allow_load, reference_endpoint is not None, playbooks)
     ctx = ReproContext.from_signals(
         signals,
@@ -521,3 +491,17 @@ def run_live(
     else:
         bundle = bundle.with_reproducers(records)
     return diagnose(bundle)
+
+
+def plan_bundle(bundle: Bundle) -> tuple[EngineConfig, list[Finding], list[FindingPlan]]:
+    """Diagnose ``bundle`` and return its configuration, findings and notes, and their plans.
+
+    The plans are the same objects the report's remediation lines were rendered from (the
+    planner only rewrites remediation, so planning the final findings again is identical); tests,
+    the lab proof and the benchmark read the flag sets from here.
+    """
+    d = diagnose(bundle)
+    cfg = engine_config(bundle, d.signals, d.report.kv)
+    # Findings then notes (report/1.2), planned together as the pipeline plans them.
+    advised = [*d.report.findings, *d.report.notes]
+    return cfg, advised, plan(advised, cfg, d.signals)

@@ -15,20 +15,18 @@ import click
 
 from kvdoctor.commands._capture_opts import parse_header
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import EXPERIMENTS
 
 if TYPE_CHECKING:
     from kvdoctor.reproducers.model import ReproducerRecord
 
 
 class _ReproduceCommand(click.Command):
-    """``reproduce``: its --help lists the experiments the registry holds, each with what it
-    needs. The registry is imported only when help is shown: it pulls in httpx and asyncio,
-    which the other commands' start-up does without."""
+    """``reproduce``: its --help lists the experiments of the catalog, each with what it needs
+    (the catalog is plain data: no httpx or asyncio for a --help)."""
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help_text(ctx, formatter)
-        from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
-
         rows = []
         for name, exp in EXPERIMENTS.items():
             needs = exp.needs_flags()

@@ -150,10 +150,10 @@ def diagnose_fleet(
 ) -> FleetDiagnosis:
     """Query Prometheus, save the raw answers when asked, and diagnose every replica."""
     from kvdoctor.fleet.build import build_fleet
-    from kvdoctor.fleet.bundle import write_fleet_bundle
     from kvdoctor.fleet.capture import FleetOptions, auto_step, capture_fleet
     from kvdoctor.fleet.diagnose import diagnose_data
     from kvdoctor.fleet.promapi import parse_duration
+    from kvdoctor.fleet.store import write_fleet_bundle
 
     since_s = parse_duration(since, "--since")
     opts = FleetOptions(
@@ -174,8 +174,9 @@ def diagnose_fleet(
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
     """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
     from kvdoctor.fleet.build import build_fleet
-    from kvdoctor.fleet.bundle import fleet_bundle_kind, read_fleet_capture
+    from kvdoctor.fleet.bundle import fleet_bundle_kind
     from kvdoctor.fleet.diagnose import diagnose_data
+    from kvdoctor.fleet.store import read_fleet_capture
 
     if fleet_bundle_kind(path) == "endpoints":
         from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle

@@ -28,17 +28,14 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
 from kvdoctor.errors import BundleError
 
-# The writer, capture and build modules are imported where used: ``diagnose --bundle`` asks
-# this module whether a single-replica bundle is a fleet one, and must not load the fleet
-# machinery to hear "no".
-if TYPE_CHECKING:
-    from kvdoctor.fleet.build import FleetData
-    from kvdoctor.fleet.capture import FleetCapture
+# ``diagnose --bundle`` asks this module whether a single-replica bundle is a fleet one, and
+# must not load the fleet machinery to hear "no": writing and reading a whole Prometheus fleet
+# bundle (with the capture and the fleet view) is kvdoctor.fleet.store.
 
 # The Prometheus layout's folder and its query record (kvdoctor.fleet.capture writes them).
 PROM_DIR = "prometheus"
@@ -47,18 +44,6 @@ ENDPOINTS_FILE = "fleet.json"
 REPLICAS_DIR = "replicas"
 # A fleet archive holds one bundle per replica: more members than a single bundle's cap.
 FLEET_MAX_MEMBERS = 4096
-
-
-def write_fleet_bundle(data: FleetData, dest: str | Path) -> Path:
-    """Write the fleet view and the raw answers to ``dest`` atomically (dir or .tar.gz)."""
-    from kvdoctor.bundle.writer import bundle_files
-    from kvdoctor.fleet.build import fleet_view_with_text
-    from kvdoctor.fleet.capture import capture_files
-
-    view = fleet_view_with_text(data)
-    files: dict[str, bytes] = {k: v.encode("utf-8") for k, v in bundle_files(view).items()}
-    files.update(capture_files(data.capture))
-    return write_files(files, dest, int(data.capture.end))
 
 
 def write_files(files: dict[str, bytes], dest: str | Path, mtime: int) -> Path:
@@ -203,9 +188,3 @@ def fleet_bundle_kind(path: str | Path) -> Literal["prometheus", "endpoints"] | 
 def is_fleet_bundle(path: str | Path) -> bool:
     """True when the bundle at ``path`` is a fleet bundle (either layout)."""
     return fleet_bundle_kind(path) is not None
-
-
-def read_fleet_capture(path: str | Path) -> FleetCapture:
-    from kvdoctor.fleet.capture import capture_from_files
-
-    return capture_from_files(prometheus_files(path), str(path))

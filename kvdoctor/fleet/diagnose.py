@@ -26,14 +26,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from kvdoctor.bundle.model import Bundle, NotChecked
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
-from kvdoctor.fleet.capture import FleetCapture
+from kvdoctor.fleet.capture import FAMILIES, FleetCapture
+
+# ReplicaResult's home is kvdoctor.fleet.replica; re-exported for the callers that know it here.
+from kvdoctor.fleet.replica import ReplicaResult as ReplicaResult
+from kvdoctor.fleet.signals import drift_signals, imbalance_signals, stale_signals
+from kvdoctor.pipeline import diagnose
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Verdict
+from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, VERDICT_RANK
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("replica", "replica"),
@@ -49,19 +56,6 @@ TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("block_size", "block size"),
     ("top_finding", "top finding"),
 )
-
-
-@dataclass
-class ReplicaResult:
-    key: str
-    job: str
-    data: ReplicaData
-    report: Report | None
-    signals: dict[str, Scalar]
-    error: str | None  # why this replica could not be diagnosed
-    status: str  # "up", "down", "stale"
-    # The replica's gauge series over the window (running, waiting, ...), as in SignalSet.
-    series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,9 +111,6 @@ def fleet_findings(
 ) -> list[Finding]:
     """The fleet playbooks (``playbooks/fleet/*.yaml``) over the fleet signals: routing
     imbalance, then config drift (one set per replica that differs), then stale targets."""
-    from kvdoctor.fleet.signals import drift_signals, imbalance_signals, stale_signals
-    from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
-
     views = [
         imbalance_signals(replicas),
         *drift_signals(replicas),
@@ -129,11 +120,6 @@ def fleet_findings(
 
 
 # --------------------------------------------------------------------------- merging
-
-
-_STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
-_SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
-_VERDICT_RANK = {"critical": 0, "degraded": 1, "inconclusive": 2, "healthy": 3, "unknown": 4}
 
 
 def merge_replica_findings(
@@ -151,7 +137,7 @@ def merge_replica_findings(
     merged: list[Finding] = []
     for items in groups.values():
         # The strongest instance speaks for the group; the others are named.
-        items.sort(key=lambda kf: (_STATUS_RANK[kf[1].status], -kf[1].confidence, kf[0]))
+        items.sort(key=lambda kf: (STATUS_RANK[kf[1].status], -kf[1].confidence, kf[0]))
         best = items[0][1]
         keys = sorted({k for k, f in items if f.status == best.status})
         others = sorted({k for k, _ in items} - set(keys))
@@ -170,7 +156,7 @@ def merge_replica_findings(
 def rank(findings: list[Finding]) -> list[Finding]:
     return sorted(
         findings,
-        key=lambda f: (_STATUS_RANK[f.status], _SEVERITY_RANK[f.severity], -f.confidence, f.id),
+        key=lambda f: (STATUS_RANK[f.status], SEVERITY_RANK[f.severity], -f.confidence, f.id),
     )
 
 
@@ -178,7 +164,7 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
     live = [r.report.verdict for r in replicas if r.report is not None]
     if not live:
         return "unknown"
-    worst = min(live, key=lambda v: _VERDICT_RANK[v])
+    worst = min(live, key=lambda v: VERDICT_RANK[v])
     # Info never sets the verdict (DESIGN.md §4), in a fleet as on one replica.
     if worst == "healthy" and any(f.status != "refuted" and f.severity != "info" for f in findings):
         return "degraded"
@@ -209,8 +195,6 @@ def diagnose_data(data: FleetData) -> FleetDiagnosis:
 
 def _family_of(name: str) -> str:
     """``ray_vllm:gpu_cache_usage_perc`` → ``kv_cache_usage_perc`` (the family's first name)."""
-    from kvdoctor.fleet.capture import FAMILIES
-
     base = name.removeprefix("ray_").removeprefix("vllm:")
     for suffix in ("_total", "_bucket", "_sum", "_count"):
         base = base.removesuffix(suffix)
@@ -278,8 +262,6 @@ def diagnose_replicas(
     endpoints, whose own bundles carry server info, engine flags and logs) instead of what the
     fleet view lacks (Prometheus, where every replica lacks the same things).
     """
-    from kvdoctor.pipeline import diagnose
-
     results: list[ReplicaResult] = []
     for rep, status in replicas:
         try:

@@ -17,8 +17,9 @@ import functools
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from kvdoctor.fleet.build import TargetHealth
+from kvdoctor.fleet.replica import ReplicaResult
 from kvdoctor.signals.fleet import (
     ARRIVALS,
     COOL_KV_USAGE_MAX,
@@ -28,10 +29,7 @@ from kvdoctor.signals.fleet import (
     FleetSignals,
 )
 from kvdoctor.signals.model import Scalar
-
-if TYPE_CHECKING:
-    from kvdoctor.fleet.build import TargetHealth
-    from kvdoctor.fleet.diagnose import ReplicaResult
+from kvdoctor.vllm_metrics import RENAMED, kind, wire_name
 
 
 def _num(value: Scalar) -> float | None:
@@ -115,8 +113,6 @@ def renamed_wire_names() -> tuple[frozenset[str], frozenset[str]]:
     """(old, new) wire names of the renamed gauges and counters (kvdoctor.vllm_metrics.RENAMED):
     a replica exposing the old ones runs an older release than one exposing the new ones.
     Histograms are left out: their samples are the renamed name plus _bucket/_sum/_count."""
-    from kvdoctor.vllm_metrics import RENAMED, kind, wire_name
-
     pairs = [(old, new) for old, new in RENAMED.items() if kind(new) != "histogram"]
     return (
         frozenset(wire_name(old) for old, _ in pairs),

@@ -8,49 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.entries import catalog_entry, catalog_names
 from kvdoctor.kvmath.model import KvModel
 
-# Inside the package (kvdoctor/data/), so it ships in the wheel as it is.
-_CATALOG_PATH = Path(__file__).resolve().parent.parent / "data" / "models.yaml"
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> dict[str, dict[str, Any]]:
-    import yaml
-
-    try:
-        raw = yaml.safe_load(_CATALOG_PATH.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise KvdoctorError(f"cannot read the model catalog {_CATALOG_PATH.name}: {exc}") from exc
-    models = raw.get("models") if isinstance(raw, dict) else None
-    if not isinstance(models, dict):
-        raise KvdoctorError("model catalog has no 'models' mapping")
-    out: dict[str, dict[str, Any]] = {}
-    for name, entry in models.items():
-        out[str(name)] = {"name": str(name), **entry}
-    return out
-
-
-def catalog_names() -> list[str]:
-    """Names of the built-in catalog, sorted."""
-    return sorted(_catalog())
-
-
-def catalog_entry(name: str) -> dict[str, Any]:
-    """One catalog entry (keys: name, hf_id, source, params, weights_dtype, config)."""
-    key = name.strip().lower()
-    for entry_name, entry in _catalog().items():
-        hf_id = str(entry.get("hf_id", "")).lower()
-        if key in (entry_name.lower(), hf_id, hf_id.rsplit("/", 1)[-1]):
-            return entry
-    raise KvdoctorError(
-        f"unknown model {name!r}: not in the built-in catalog (see `kvdoctor kv --list-models`)"
-    )
+__all__ = ["catalog_entry", "catalog_names", "load_model_config", "resolve_model"]
 
 
 def hf_cache_dir() -> Path:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath.entries import catalog_entry
 
 KiB = 1 << 10
 MiB = 1 << 20
@@ -300,8 +301,6 @@ class KvModel(BaseModel):
     @classmethod
     def from_catalog(cls, name: str) -> KvModel:
         """A model of the built-in catalog by name or Hugging Face id (case-insensitive)."""
-        from kvdoctor.kvmath.catalog import catalog_entry
-
         entry = catalog_entry(name)
         model = cls.from_hf_config(entry["config"], name=entry["name"])
         params = entry.get("params")

@@ -1,4 +1,8 @@
-"""Remediation: concrete, vLLM-valid flag edits with predicted effects, per finding."""
+"""Remediation: concrete, vLLM-valid flag edits with predicted effects, per finding.
+
+Called by the pipeline (``remediate`` right after the rules), never calling it: a whole
+diagnosis with its plans is :func:`kvdoctor.pipeline.plan_bundle`.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,6 @@ __all__ = [
     "FindingPlan",
     "engine_config",
     "plan",
-    "plan_bundle",
     "remediate",
 ]
 
@@ -28,19 +31,3 @@ def remediate(
     """``findings`` with each remediation list replaced by the planned changes (pure)."""
     cfg = engine_config(bundle, signals, kv)
     return apply_plans(findings, cfg, plan(findings, cfg, signals))
-
-
-def plan_bundle(bundle: Bundle) -> tuple[EngineConfig, list[Finding], list[FindingPlan]]:
-    """Diagnose ``bundle`` and return its configuration, findings and notes, and their plans.
-
-    The plans are the same objects the report's remediation lines were rendered from (the
-    planner only rewrites remediation, so planning the final findings again is identical); tests,
-    the lab proof and the benchmark read the flag sets from here.
-    """
-    from kvdoctor.pipeline import diagnose
-
-    d = diagnose(bundle)
-    cfg = engine_config(bundle, d.signals, d.report.kv)
-    # Findings then notes (report/1.2), planned together as the pipeline plans them.
-    advised = [*d.report.findings, *d.report.notes]
-    return cfg, advised, plan(advised, cfg, d.signals)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kvdoctor.bundle.model import JsonObject
+from kvdoctor.bundle.model import JsonObject, ReproducerRecord
 from kvdoctor.report.model import Evidence
-from kvdoctor.reproducers.model import ReproducerRecord
 
 
 class SignalInfo(BaseModel):

@@ -26,7 +26,8 @@ import jinja2.bccache
 from markupsafe import Markup
 from pydantic import JsonValue
 
-from kvdoctor.bundle.model import JsonObject
+from kvdoctor.bundle.model import JsonObject, ReproducerRecord
+from kvdoctor.bundle.records import newest_records
 from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
@@ -45,7 +46,6 @@ from kvdoctor.report.model import (
     Verdict,
 )
 from kvdoctor.report.sparkline import percentile, sparkline
-from kvdoctor.reproducers.model import ReproducerRecord, newest_records
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
 

@@ -14,9 +14,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from kvdoctor.bundle.model import JsonObject
+from kvdoctor.bundle.model import JsonObject, ReproducerRecord
+from kvdoctor.bundle.records import newest_records
 from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import EXPERIMENTS
 from kvdoctor.report.model import (
     SYMPTOMS,
     DifferentialEntry,
@@ -28,7 +30,9 @@ from kvdoctor.report.model import (
     Symptom,
     Verdict,
 )
-from kvdoctor.reproducers.model import ReproducerRecord, newest_records
+
+# experiment_of's home is kvdoctor.rules.experiments; re-exported for the callers that know it here.
+from kvdoctor.rules.experiments import experiment_of as experiment_of
 from kvdoctor.rules.formatting import TemplateValue, duration, render_or, template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
 from kvdoctor.rules.schema import (
@@ -43,10 +47,8 @@ from kvdoctor.rules.schema import (
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
-from kvdoctor.vocab import ReproducerVerdict
+from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
 
-_STATUS_RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}
-_SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 # A reproducer's verdict outweighs what the window suggested.
 CONFIRMED_FLOOR = 0.9
 REFUTED_CEILING = 0.1
@@ -239,8 +241,6 @@ def _measured_keys(clause: Clause | None, where: str) -> list[tuple[str, str]]:
 
 def _experiment_problems(pb: Playbook, ci: int, cause: Cause) -> list[str]:
     """The cause's reproducer must exist, test this cause, and report every key it reads."""
-    from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
-
     at = f"causes.{ci}"
     if cause.reproducer is None:
         return []  # no experiment tests it; nothing to cross-check
@@ -263,7 +263,7 @@ def _experiment_problems(pb: Playbook, ci: int, cause: Cause) -> list[str]:
     for ri, rem in enumerate(cause.remediation):
         clauses += [(rem.when, f"{at}.remediation.{ri}.when")]
         clauses += [(rem.unless, f"{at}.remediation.{ri}.unless")]
-    measures = exp.measures()
+    measures = exp.measures
     for clause, where in clauses:
         for loc, key in _measured_keys(clause, where):
             if key not in measures:
@@ -289,8 +289,6 @@ def _fleet_problems(pb: Playbook) -> list[str]:
 
 def _symptom_experiment_problems(pb: Playbook) -> list[str]:
     """The playbook's own reproducer (for a symptom no cause explains) must exist and test it."""
-    from kvdoctor.reproducers.experiments.registry import EXPERIMENTS
-
     if pb.reproducer is None:
         return []
     if pb.scope == "fleet":
@@ -302,24 +300,6 @@ def _symptom_experiment_problems(pb: Playbook) -> list[str]:
     if pb.id not in exp.symptoms():
         return [f"reproducer: {exp.name} tests no cause of {pb.id}"]
     return []
-
-
-def experiment_of(playbooks: Sequence[Playbook]) -> Callable[[Finding], str | None]:
-    """The experiment that tests a finding, as the playbooks name it (the one map).
-
-    A cause's own ``reproducer`` (None: no experiment can test that cause); a finding no cause
-    produced (a symptom whose cause was not identified) gets its playbook's ``reproducer``.
-    """
-    by_cause = {(pb.id, c.id): c.reproducer for pb in playbooks for c in pb.causes}
-    by_symptom = {pb.symptom: pb.reproducer for pb in playbooks if pb.scope == "replica"}
-
-    def lookup(finding: Finding) -> str | None:
-        key = (finding.id, finding.cause)
-        if key in by_cause:
-            return by_cause[key]
-        return by_symptom.get(finding.symptom)
-
-    return lookup
 
 
 def check_playbook(pb: Playbook) -> list[str]:
@@ -543,8 +523,8 @@ def _rank(
     refuted = 1 if status == "refuted" else 0
     return (
         refuted,
-        _SEVERITY_RANK[severity],
-        _STATUS_RANK[status],
+        SEVERITY_RANK[severity],
+        STATUS_RANK[status],
         -confidence,
         0 if upstream else 1,
         pi,
@@ -1151,11 +1131,3 @@ def overall_verdict(
     if any(view.value(name) is None for name, _, required in _HEALTH if required):
         return "unknown"
     return "healthy"
-
-
-def all_reproducers(playbooks: list[Playbook]) -> list[str]:
-    """Reproducer names the playbooks use, in the canonical order."""
-    from kvdoctor.rules.schema import REPRODUCERS
-
-    used = {c.reproducer for pb in playbooks for c in pb.causes if c.reproducer is not None}
-    return [r for r in REPRODUCERS if r in used]

@@ -25,24 +25,18 @@ from pydantic import (
     model_validator,
 )
 
+from kvdoctor.experiment_catalog import NAMES
 from kvdoctor.vocab import Severity, Symptom
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
 Direction = Literal["raise", "lower", "set", "enable", "disable"]
-# An experiment name: checked against the registry (kvdoctor.reproducers.experiments) at load
+# An experiment name: checked against the catalog (kvdoctor.experiment_catalog) at load
 # time by kvdoctor.rules.engine.check_playbook, with the causes and measured keys it allows.
 ReproducerName = str
 
 
-def __getattr__(name: str) -> tuple[str, ...]:
-    # ``REPRODUCERS`` (every experiment name, in the registry's order) is read from the
-    # registry on first use: the registry imports each experiment and with them httpx and
-    # asyncio, which a replay of a bundle never needs.
-    if name == "REPRODUCERS":
-        from kvdoctor.reproducers.experiments.registry import NAMES
-
-        return NAMES
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Every experiment name, in the catalog's order.
+REPRODUCERS: tuple[str, ...] = NAMES
 
 
 # Series a ``for_fraction`` condition may name (SignalSet.series keys, see signals/model.py).

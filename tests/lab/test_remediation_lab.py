@@ -23,7 +23,7 @@ from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.lab.model import ensure_model
 from kvdoctor.lab.scenarios import get_scenario
 from kvdoctor.lab.session import diagnose_scenario
-from kvdoctor.remediation import plan_bundle
+from kvdoctor.pipeline import plan_bundle
 from kvdoctor.remediation.constraints import edit_flags, parse_flags, problems
 from kvdoctor.remediation.validate import vllm_accepts
 

@@ -93,32 +93,20 @@ def test_compiled_template_cache_gives_the_same_bytes(cache_root: Path) -> None:
     assert cold == warm
 
 
-def test_experiment_needs_table_matches_the_registry() -> None:
-    """pipeline.EXPERIMENT_NEEDS spares a replay the import of the experiments module."""
-    from kvdoctor.pipeline import EXPERIMENT_NEEDS
-    from kvdoctor.reproducers.experiments import EXPERIMENTS
-
-    registered = {
-        name: (exp.needs_load, exp.needs_reference)
-        for name, exp in EXPERIMENTS.items()
-        if exp.needs_load or exp.needs_reference
-    }
-    assert registered == EXPERIMENT_NEEDS
-
-
-def test_pipeline_reproducer_lookup_matches_the_registry() -> None:
+def test_pipeline_reproducer_lookup_matches_the_map() -> None:
     """The pipeline's lookup names the same experiment, with the reason it did not run, as the
-    registry's reproducer_of, for every playbook cause and for a symptom no cause explains:
-    both read the one map (kvdoctor.rules.engine.experiment_of), and every symptom has one."""
+    playbooks' one map (kvdoctor.rules.experiments.experiment_of), for every playbook cause and
+    for a symptom no cause explains, and every symptom has one."""
     from _report_factory import finding
 
-    from kvdoctor.pipeline import _reproducer_lookup, _why_not_run
-    from kvdoctor.reproducers.experiments import EXPERIMENTS, reproducer_of
+    from kvdoctor.experiment_catalog import EXPERIMENTS, why_not_run
+    from kvdoctor.pipeline import _reproducer_lookup
+    from kvdoctor.rules.experiments import experiment_of
     from kvdoctor.vocab import SYMPTOMS
 
     playbooks = load_playbooks()
     ours = _reproducer_lookup(playbooks)
-    theirs = reproducer_of(playbooks)
+    theirs = experiment_of(playbooks)
     cases = [
         finding(id=pb.id, symptom=pb.symptom, cause=c.id, reproducer=None)
         for pb in playbooks
@@ -134,7 +122,7 @@ def test_pipeline_reproducer_lookup_matches_the_registry() -> None:
     assert len(cases) > len(SYMPTOMS)
     for f in cases:
         name = theirs(f)
-        assert ours(f) == (None if name is None else (name, _why_not_run(name))), f
+        assert ours(f) == (None if name is None else (name, why_not_run(name))), f
     # A symptom whose cause is not identified still has an experiment, one that tests it.
     for s in SYMPTOMS:
         name = theirs(finding(id="x", symptom=s, cause="unidentified", reproducer=None))

@@ -488,7 +488,7 @@ def test_per_gpu_refuses_zero() -> None:
 
 def test_catalog_file_lives_inside_the_package_so_it_ships_in_the_wheel() -> None:
     import kvdoctor
-    from kvdoctor.kvmath import catalog
+    from kvdoctor.kvmath import entries as catalog
 
     package_dir = Path(kvdoctor.__file__).resolve().parent
     assert catalog._CATALOG_PATH.is_file()

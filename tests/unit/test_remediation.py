@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from kvdoctor.bundle.reader import read_bundle
-from kvdoctor.remediation import EngineConfig, FindingPlan, plan_bundle
+from kvdoctor.pipeline import plan_bundle
+from kvdoctor.remediation import EngineConfig, FindingPlan
 from kvdoctor.remediation.config import normalize_args
 from kvdoctor.remediation.constraints import problems, to_argv
 from kvdoctor.report.model import Finding

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from kvdoctor.cli import cli
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.report.model import Finding
 from kvdoctor.reproducers.experiments import (
     DEFAULT_SET,
@@ -27,7 +28,6 @@ from kvdoctor.reproducers.experiments import (
     Session,
     check_allowed,
     get_experiment,
-    plan_for,
 )
 from kvdoctor.reproducers.experiments import capacity_ramp as ramp
 from kvdoctor.reproducers.experiments import itl_context as itl
@@ -525,6 +525,31 @@ def test_registry_names_are_the_schema_names() -> None:
         assert plan.deadline_s > 0
 
 
+def test_every_experiment_is_its_catalog_entry() -> None:
+    """The catalog (read by the rules, the report and a replay) and the code agree: same names
+    in the same order, and each class's data and measured fields are its entry's."""
+    from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+
+    assert tuple(CATALOG) == tuple(EXPERIMENTS)
+    for name, exp in EXPERIMENTS.items():
+        spec = CATALOG[name]
+        assert exp.spec is spec and exp.name == name
+        assert (exp.description, exp.causes) == (spec.description, spec.causes)
+        assert (exp.needs_load, exp.needs_reference) == (spec.needs_load, spec.needs_reference)
+        assert tuple(exp.measured_model.model_fields) == spec.measures
+
+
+def test_a_measured_model_that_differs_from_the_catalog_is_refused() -> None:
+    class _Renamed(Measured):
+        valeu: int
+
+    with pytest.raises(TypeError, match="differ from the catalog"):
+
+        class _Bad(Experiment[_Renamed]):
+            spec: ClassVar[ExperimentSpec] = _Slow.spec
+            measured_model: ClassVar[type[Measured]] = _Renamed
+
+
 def test_refusals() -> None:
     with pytest.raises(KvdoctorError, match="--allow-load"):
         check_allowed(get_experiment("capacity-ramp"), ReproContext(endpoint="x"))
@@ -539,9 +564,12 @@ class _SlowMeasured(Measured):
 
 
 class _Slow(Experiment[_SlowMeasured]):
-    name: ClassVar[str] = "slow"
-    description: ClassVar[str] = "waits on a server that never answers"
-    causes: ClassVar[tuple[CauseRef, ...]] = (CauseRef("high-ttft", "queueing"),)
+    spec: ClassVar[ExperimentSpec] = ExperimentSpec(
+        name="slow",
+        description="waits on a server that never answers",
+        causes=(CauseRef("high-ttft", "queueing"),),
+        measures=("value",),
+    )
     measured_model: ClassVar[type[Measured]] = _SlowMeasured
 
     def plan(self, ctx: ReproContext) -> Plan:
@@ -589,6 +617,14 @@ def _finding(pb: str, cause: str, status: str = "suspected") -> Finding:
 
 
 def test_plan_for() -> None:
+    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.experiments import plan_for as plan
+
+    pbs = load_playbooks()
+
+    def plan_for(found: list[Finding], allow_load: bool, has_reference: bool) -> list[str]:
+        return plan(found, allow_load, has_reference, pbs)
+
     assert plan_for([], allow_load=False, has_reference=False) == list(DEFAULT_SET)
     assert plan_for([], allow_load=False, has_reference=True) == [*DEFAULT_SET, "quant-canary"]
     found = [

@@ -1,12 +1,14 @@
 """The reproducer experiments (DESIGN.md §8): one small, bounded test per suspected cause.
 
 One module per experiment (``prefix_probe``, ``ttft_split``, ``itl_context``, ``capacity_ramp``,
-``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the names and the way a
-run starts in :mod:`.registry`. This package re-exports what callers use.
+``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the way a run starts in
+:mod:`.registry`; what each one is (name, causes, measured keys, needs) in
+:mod:`kvdoctor.experiment_catalog`. This package re-exports what callers use.
 
-Adding an experiment: one module here (an :class:`Experiment` subclass with its causes, its
-measured model, ``plan``/``run``/``verdict``), its instance in ``registry._ALL``, and the
-playbook causes that name it (``reproducer:``); loading the playbooks checks the three agree.
+Adding an experiment: its entry in :mod:`kvdoctor.experiment_catalog`, one module here (an
+:class:`Experiment` subclass with that ``spec``, its measured model and
+``plan``/``run``/``verdict``), its instance in ``registry._ALL``, and the playbook causes that
+name it (``reproducer:``); loading the playbooks checks they agree.
 """
 
 from kvdoctor.reproducers.experiments.base import (
@@ -26,8 +28,6 @@ from kvdoctor.reproducers.experiments.registry import (
     check_allowed,
     describe,
     get_experiment,
-    plan_for,
-    reproducer_of,
     run_experiment,
     run_experiment_async,
 )
@@ -47,8 +47,6 @@ __all__ = [
     "check_allowed",
     "describe",
     "get_experiment",
-    "plan_for",
-    "reproducer_of",
     "run_experiment",
     "run_experiment_async",
 ]

@@ -19,11 +19,12 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from kvdoctor.experiment_catalog import CauseRef, ExperimentSpec
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load
 from kvdoctor.reproducers.metrics import Snapshot, scrape
@@ -31,15 +32,7 @@ from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.vocab import CONFIRMED, INCONCLUSIVE, REFUTED, ReproducerVerdict
 
-
-class CauseRef(NamedTuple):
-    """A cause as the playbooks name it: playbook id and cause id."""
-
-    playbook: str
-    cause: str
-
-    def __str__(self) -> str:
-        return f"{self.playbook}/{self.cause}"
+__all__ = ["CauseRef", "Experiment", "ExperimentSpec", "Judgement", "Measured", "Plan"]
 
 
 class Plan(BaseModel):
@@ -286,8 +279,15 @@ M = TypeVar("M", bound=Measured)
 
 
 class Experiment(ABC, Generic[M]):
-    """One small, bounded test of the causes it names (subclass per experiment)."""
+    """One small, bounded test of the causes it names (subclass per experiment).
 
+    A subclass sets ``spec`` (its entry in :mod:`kvdoctor.experiment_catalog`, the one home of
+    its name, description, causes and needs) and ``measured_model``; the class data below are
+    filled from the spec, and a measured model whose fields differ from the catalog's
+    ``measures`` is refused when the class is defined.
+    """
+
+    spec: ClassVar[ExperimentSpec]
     name: ClassVar[str]
     description: ClassVar[str]
     # The playbook causes this experiment gives a verdict on.
@@ -298,25 +298,30 @@ class Experiment(ABC, Generic[M]):
     needs_load: ClassVar[bool] = False
     needs_reference: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.spec
+        cls.name, cls.description, cls.causes = spec.name, spec.description, spec.causes
+        cls.needs_load, cls.needs_reference = spec.needs_load, spec.needs_reference
+        fields = tuple(cls.measured_model.model_fields)
+        if fields != spec.measures:
+            raise TypeError(
+                f"{cls.__name__}: measured fields {fields} differ from the catalog's "
+                f"{spec.measures} (kvdoctor/experiment_catalog.py)"
+            )
+
     @classmethod
     def needs_flags(cls) -> tuple[str, ...]:
         """The options a run needs beyond --endpoint, as the CLI spells them."""
-        return tuple(
-            flag
-            for flag, needed in (
-                ("--allow-load", cls.needs_load),
-                ("--reference-endpoint", cls.needs_reference),
-            )
-            if needed
-        )
+        return cls.spec.needs_flags()
 
     @classmethod
     def symptoms(cls) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(ref.playbook for ref in cls.causes))
+        return cls.spec.symptoms()
 
     @classmethod
     def measures(cls) -> tuple[str, ...]:
-        return tuple(cls.measured_model.model_fields)
+        return cls.spec.measures
 
     @abstractmethod
     def plan(self, ctx: ReproContext) -> Plan: ...

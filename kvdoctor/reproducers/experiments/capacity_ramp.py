@@ -21,6 +21,8 @@ import asyncio
 import math
 from typing import ClassVar
 
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Effect,
@@ -166,18 +168,11 @@ def judge(m: RampMeasured) -> Judgement:
 
 
 class CapacityRamp(Experiment[RampMeasured]):
-    name: ClassVar[str] = "capacity-ramp"
-    description: ClassVar[str] = (
-        "Held concurrency below and well above where the KV math says the pool fills: "
-        "preemptions must appear above and not below."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (KV_CAPACITY, KV_ADMISSION)
+    spec: ClassVar[ExperimentSpec] = CATALOG["capacity-ramp"]
     measured_model: ClassVar[type[Measured]] = RampMeasured
 
     def verdict(self, measured: RampMeasured) -> Judgement:
         return judge(measured)
-
-    needs_load: ClassVar[bool] = True
 
     def plan(self, ctx: ReproContext) -> Plan:
         prompt, out = tokens_per_seq(ctx)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Effect,
@@ -115,12 +117,7 @@ def judge(m: ItlMeasured) -> Judgement:
 
 
 class ItlContext(Experiment[ItlMeasured]):
-    name: ClassVar[str] = "itl-context"
-    description: ClassVar[str] = (
-        "Inter-token latency at short vs long context: the slope per 1k tokens vs the KV-read "
-        "model."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (KV_READ_BOUND, PREFILL_INTERFERENCE)
+    spec: ClassVar[ExperimentSpec] = CATALOG["itl-context"]
     measured_model: ClassVar[type[Measured]] = ItlMeasured
 
     def verdict(self, measured: ItlMeasured) -> Judgement:

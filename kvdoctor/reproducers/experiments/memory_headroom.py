@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Experiment,
@@ -70,12 +72,7 @@ def judge(m: HeadroomMeasured) -> Judgement:
 
 
 class MemoryHeadroom(Experiment[HeadroomMeasured]):
-    name: ClassVar[str] = "memory-headroom"
-    description: ClassVar[str] = (
-        "Weights + KV pool + activations vs total memory; with --allow-load, one max-length "
-        "request."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (REQUEST_EXCEEDS, *GPU_CAUSES)
+    spec: ClassVar[ExperimentSpec] = CATALOG["memory-headroom"]
     measured_model: ClassVar[type[Measured]] = HeadroomMeasured
 
     def verdict(self, measured: HeadroomMeasured) -> Judgement:

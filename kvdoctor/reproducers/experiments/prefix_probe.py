@@ -21,6 +21,8 @@ import time
 from typing import ClassVar
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Effect,
@@ -270,12 +272,7 @@ def _residency(
 
 
 class PrefixProbe(Experiment[PrefixMeasured]):
-    name: ClassVar[str] = "prefix-probe"
-    description: ClassVar[str] = (
-        "A multi-block prompt repeated at once must hit whole blocks; repeated after the "
-        "workload turned the pool over, it tells eviction apart."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (CACHING_DISABLED, BLOCK_LARGER, EVICTION, DRIFT)
+    spec: ClassVar[ExperimentSpec] = CATALOG["prefix-probe"]
     measured_model: ClassVar[type[Measured]] = PrefixMeasured
 
     def verdict(self, measured: PrefixMeasured) -> Judgement:

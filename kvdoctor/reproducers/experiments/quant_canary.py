@@ -18,6 +18,8 @@ from typing import ClassVar
 import httpx
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Effect,
@@ -186,17 +188,11 @@ async def _canary(
 
 
 class QuantCanary(Experiment[CanaryMeasured]):
-    name: ClassVar[str] = "quant-canary"
-    description: ClassVar[str] = (
-        "Fixed greedy prompts with logprobs on the target (twice) and on a reference server."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (FP8_KV_CACHE,)
+    spec: ClassVar[ExperimentSpec] = CATALOG["quant-canary"]
     measured_model: ClassVar[type[Measured]] = CanaryMeasured
 
     def verdict(self, measured: CanaryMeasured) -> Judgement:
         return judge(measured)
-
-    needs_reference: ClassVar[bool] = True
 
     def plan(self, ctx: ReproContext) -> Plan:
         n = len(canary_prompts())

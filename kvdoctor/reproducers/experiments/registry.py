@@ -1,22 +1,23 @@
-"""The experiment registry: every name, what each needs, and how a run is started.
+"""The experiment registry: the code of every experiment, and how a run is started.
 
-Names are class data of the experiments listed here; the playbook schema, the CLI and the rule
-engine's load-time checks all read them from :data:`EXPERIMENTS`. Adding an experiment is one
-module and one line in :data:`_ALL` (`reproduce --help` lists it from here).
+What each experiment is (name, causes, measured keys, needs) is plain data in
+:mod:`kvdoctor.experiment_catalog`, which the rules and the report read; here each catalog entry
+gets the class that runs it (a unit test holds the two equal). Adding an experiment is its
+catalog entry, one module and one line in :data:`_ALL`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from kvdoctor import expfmt
 from kvdoctor.bundle.model import JsonObject
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.experiment_catalog import DEFAULT_SET, NAMES
 from kvdoctor.expfmt import ExpositionError
 from kvdoctor.probes.metrics import MetricsClient
 from kvdoctor.reproducers.experiments.base import AnyExperiment, ReproContext, base_url, execute
@@ -29,9 +30,16 @@ from kvdoctor.reproducers.experiments.ttft_split import TtftSplit
 from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.vllm_metrics import CACHE_CONFIG_INFO
 
-if TYPE_CHECKING:
-    from kvdoctor.report.model import Finding
-    from kvdoctor.rules.schema import Playbook
+__all__ = [
+    "DEFAULT_SET",
+    "EXPERIMENTS",
+    "NAMES",
+    "check_allowed",
+    "describe",
+    "get_experiment",
+    "run_experiment",
+    "run_experiment_async",
+]
 
 _ALL: tuple[AnyExperiment, ...] = (
     PrefixProbe(),
@@ -42,9 +50,6 @@ _ALL: tuple[AnyExperiment, ...] = (
     QuantCanary(),
 )
 EXPERIMENTS: dict[str, AnyExperiment] = {e.name: e for e in _ALL}
-NAMES: tuple[str, ...] = tuple(EXPERIMENTS)
-# Run when nothing is suspected: light, and able to show a healthy server healthy.
-DEFAULT_SET: tuple[str, ...] = ("ttft-split", "prefix-probe")
 
 
 def get_experiment(name: str) -> AnyExperiment:
@@ -152,43 +157,3 @@ def describe(name: str, ctx: ReproContext) -> JsonObject:
         "causes": [str(ref) for ref in exp.causes],
         **exp.plan(ctx).model_dump(exclude_none=True),
     }
-
-
-def reproducer_of(playbooks: Sequence[Playbook]) -> Callable[[Finding], str | None]:
-    """The experiment that tests a finding (the playbooks' one map, kvdoctor.rules.engine)."""
-    from kvdoctor.rules.engine import experiment_of
-
-    return experiment_of(playbooks)
-
-
-def plan_for(
-    findings: Sequence[Finding],
-    allow_load: bool,
-    has_reference: bool,
-    playbooks: Sequence[Playbook] | None = None,
-) -> list[str]:
-    """The experiments that test the suspected (or confirmed) findings, in a stable order.
-
-    Experiments that cannot run here (load without ``allow_load``, no reference endpoint) are
-    left out. With nothing suspected, a light default set that can show a healthy server healthy.
-    """
-    if playbooks is None:
-        from kvdoctor.rules.engine import load_playbooks
-
-        playbooks = load_playbooks()
-    lookup = reproducer_of(playbooks)
-    wanted: list[str] = []
-    active = [f for f in findings if f.status in ("suspected", "confirmed")]
-    for f in active:
-        name = lookup(f)
-        if name is None or name not in EXPERIMENTS or name in wanted:
-            continue
-        exp = EXPERIMENTS[name]
-        if (exp.needs_load and not allow_load) or (exp.needs_reference and not has_reference):
-            continue
-        wanted.append(name)
-    if not active:
-        wanted = list(DEFAULT_SET)
-        if has_reference:
-            wanted.append("quant-canary")
-    return wanted

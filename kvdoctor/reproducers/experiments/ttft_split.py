@@ -34,6 +34,8 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
+from kvdoctor.experiment_catalog import EXPERIMENTS as CATALOG
+from kvdoctor.experiment_catalog import ExperimentSpec
 from kvdoctor.reproducers.experiments.base import (
     CauseRef,
     Effect,
@@ -259,12 +261,7 @@ def _server_split(
 
 
 class TtftSplit(Experiment[TtftMeasured]):
-    name: ClassVar[str] = "ttft-split"
-    description: ClassVar[str] = (
-        "Short and workload-length probes: the server's queue share of TTFT over the probe, "
-        "and whether TTFT grows with the prompt."
-    )
-    causes: ClassVar[tuple[CauseRef, ...]] = (QUEUEING, PREFILL_BOUND, LONG_PREFILL_HOL)
+    spec: ClassVar[ExperimentSpec] = CATALOG["ttft-split"]
     measured_model: ClassVar[type[Measured]] = TtftMeasured
 
     def verdict(self, measured: TtftMeasured) -> Judgement:
