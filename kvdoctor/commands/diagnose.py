@@ -172,6 +172,14 @@ def diagnose(
         # Before any capture: a bad -o found after the window would lose the window.
         check_output(output, inputs=[bundle_path, save_bundle])
     ref_headers = dict(parse_header(h, "--reference-header") for h in reference_headers)
+    if reference_endpoint is not None:
+        from kvdoctor.urlauth import server_url
+
+        # One URL rule for every server a user names: user:password@ becomes a header (kept
+        # out of every label, record and message), a query string is refused.
+        reference_endpoint, ref_headers = server_url(
+            reference_endpoint, ref_headers, "--reference-endpoint", "--reference-header"
+        )
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
@@ -218,6 +226,8 @@ def diagnose(
         from kvdoctor.bundle.reader import read_bundle
 
         bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
+        if capture_params.get("redact"):
+            bundle = bundle.model_copy(update={"source": bundle_path.name})
         diagnosis = diagnose_offline(bundle)
     else:
         opts = to_capture_options(capture_params)
