@@ -69,9 +69,16 @@ def _diagnosis_of_bundle(path: str) -> Any:
     show_default=True,
     help="A Markdown section for the ticket, or the kvdoctor.compare/1 JSON object.",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="AFTER live: progress bar on stderr during the capture (default: when stderr is a "
+    "terminal).",
+)
 def compare(
     before: str,
     after: str,
+    progress: bool | None,
     reproduce: bool,
     allow_load: bool,
     save_bundle: Path | None,
@@ -122,7 +129,7 @@ def compare(
             reproduce=reproduce,
             allow_load=allow_load,
             save_bundle=save_bundle,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty() if progress is None else progress,
             echo=lambda line: click.echo(line, err=True),
         )
     else:

@@ -170,7 +170,7 @@ def diagnose(
         from kvdoctor.report.output import check_output
 
         # Before any capture: a bad -o found after the window would lose the window.
-        check_output(output, inputs=[bundle_path, save_bundle])
+        check_output(output, inputs=_inputs(bundle_path, save_bundle, capture_params))
     ref_headers = dict(parse_header(h, "--reference-header") for h in reference_headers)
     if reference_endpoint is not None:
         from kvdoctor.urlauth import server_url
@@ -253,6 +253,19 @@ def diagnose(
         else render_markdown(report, diagnosis.context, detail=_detail(detail))
     )
     return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
+
+
+def _inputs(
+    bundle_path: Path | None, save_bundle: Path | None, capture_params: dict[str, Any]
+) -> list[Path | None]:
+    """Every file or directory the run reads or writes besides the report: ``-o`` may name
+    none of them, nor a file inside one."""
+    out: list[Path | None] = [bundle_path, save_bundle]
+    for key in ("logs", "slo_file", "model_config"):
+        value = capture_params.get(key)
+        if value and str(value) != "-" and Path(str(value)).exists():
+            out.append(Path(str(value)))
+    return out
 
 
 def _detail(value: str) -> Literal["summary", "full"]:
