@@ -99,14 +99,44 @@ def cli() -> None:
     """
 
 
+class Terminated(BaseException):
+    """SIGTERM (a pod shut down, ``timeout``, a supervisor): unwinds like an exception, so every
+    ``finally`` runs and no staging directory or temporary file is left behind."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _where(exc: BaseException) -> str:
+    """``module.py:line`` of the innermost kvdoctor frame of ``exc`` (for a bug report)."""
+    import traceback
+
+    spot = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if f"{os.sep}kvdoctor{os.sep}" in frame.filename:
+            spot = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+    return spot
+
+
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: known errors become one line on stderr and exit code 2."""
+    """Console-script entry point: known errors become one line on stderr and exit code 2.
+
+    Whatever else goes wrong also ends as one line (exit 2), never a traceback: a full disk, a
+    recursion limit, memory, or a bug (named by its type and place, never its message, which
+    can quote a credential). ``KVDOCTOR_DEBUG=1`` shows the traceback instead.
+    """
     from kvdoctor.errors import KvdoctorError
 
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
         # From here on Ctrl-C is a KeyboardInterrupt again: the capture window turns it into an
         # early end and keeps what it has, and the handlers below make it one line.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    ):
+        signal.signal(signal.SIGTERM, _terminated)
+    debug = os.environ.get("KVDOCTOR_DEBUG", "") not in ("", "0")
     try:
         # Commands return their exit code; standalone_mode=False hands it back here.
         rc = cli.main(args=argv, prog_name="kvdoctor", standalone_mode=False)
@@ -125,3 +155,30 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         click.echo("kvdoctor: interrupted", err=True)
         sys.exit(130)
+    except Terminated:
+        click.echo("kvdoctor: terminated (SIGTERM); nothing half-written was left", err=True)
+        sys.exit(143)
+    except OSError as exc:
+        if debug:
+            raise
+        what = exc.strerror or type(exc).__name__
+        name = f" ({os.path.basename(str(exc.filename))})" if exc.filename else ""
+        click.echo(f"kvdoctor: error: {what}{name}", err=True)
+        sys.exit(2)
+    except RecursionError:
+        if debug:
+            raise
+        click.echo("kvdoctor: error: input nested too deeply to read", err=True)
+        sys.exit(2)
+    except MemoryError:
+        click.echo("kvdoctor: error: out of memory", err=True)
+        sys.exit(2)
+    except Exception as exc:
+        if debug:
+            raise
+        click.echo(
+            f"kvdoctor: internal error: {type(exc).__name__} at {_where(exc) or '?'} "
+            "(rerun with KVDOCTOR_DEBUG=1 for the traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(2)

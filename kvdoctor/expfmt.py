@@ -41,7 +41,18 @@ class ExpositionError(KvdoctorError):
 
 
 _NAME_RE = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-_LABEL_RE = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(,|$)', re.DOTALL)
+# The value pattern is "unrolled" ([^"\\]* between escapes): an alternation repeated per
+# character made the regex engine's backtracking stack grow with the value (a 15 MB label value
+# once took 2.6 GB).
+_LABEL_RE = re.compile(
+    r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*(?:\\.[^"\\]*)*)"\s*(,|$)', re.DOTALL
+)
+_BLANK_RE = re.compile(r"\s*$")
+# No vLLM label comes near this (cache_config_info's longest value is a few hundred characters).
+MAX_LABEL_VALUE_CHARS = 64 * 1024
+# Keys longer than this are parsed every time instead of cached: the cache holds up to
+# _KEY_CACHE_MAX keys, and hostile megabyte keys would make that gigabytes.
+_CACHE_KEY_MAX_CHARS = 4096
 _ESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 _ESCAPE_RE = re.compile(r"\\[\\\"n]")
 
@@ -74,17 +85,25 @@ def _parse_key(key: str, lineno: int) -> tuple[str, Labels]:
     labels: list[tuple[str, str]] = []
     pos = 0
     end = len(body)
+    # Each step looks at the text from ``pos`` on only (no slicing of the rest): linear in the
+    # number of labels (slicing made 320k labels cost 15 s a scrape).
     while pos < end:
-        if body[pos:].strip() == "":
+        if _BLANK_RE.match(body, pos):
             break
         m = _LABEL_RE.match(body, pos)
         if m is None:
             raise ExpositionError(f"line {lineno}: malformed labels in {_clip(key)!r}")
-        labels.append((m.group(1), _unescape(m.group(2))))
+        raw = m.group(2)
+        if len(raw) > MAX_LABEL_VALUE_CHARS:
+            raise ExpositionError(
+                f"line {lineno}: label {m.group(1)!r} has a value of {len(raw)} characters "
+                f"(cap {MAX_LABEL_VALUE_CHARS}); not a metrics label"
+            )
+        labels.append((m.group(1), _unescape(raw)))
         pos = m.end()
         if m.group(3) == "":
             break
-    if pos < end and body[pos:].strip():
+    if pos < end and not _BLANK_RE.match(body, pos):
         raise ExpositionError(f"line {lineno}: malformed labels in {_clip(key)!r}")
     labels.sort()
     return name, tuple(labels)
@@ -147,9 +166,10 @@ def parse(text: str, prefixes: Iterable[str] | None = None) -> list[Sample]:
         parsed = cache.get(head)
         if parsed is None:
             parsed = _parse_key(head, lineno)
-            if len(cache) >= _KEY_CACHE_MAX:
-                cache.clear()
-            cache[head] = parsed
+            if len(head) <= _CACHE_KEY_MAX_CHARS:
+                if len(cache) >= _KEY_CACHE_MAX:
+                    cache.clear()
+                cache[head] = parsed
         try:
             value = float(raw)
         except ValueError:

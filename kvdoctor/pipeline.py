@@ -379,6 +379,7 @@ def run_reproducers(
     clock: Callable[[], float],
     insecure: bool = False,
     reference_headers: dict[str, str] | None = None,
+    redact: bool = False,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them.
 
@@ -404,7 +405,16 @@ def run_reproducers(
         insecure=insecure,
     )
     records: list[ReproducerRecord] = []
-    scrub = Redactor(secrets=headers.values())
+    from urllib.parse import urlsplit
+
+    hosts = [urlsplit(u).hostname or "" for u in (endpoint, reference_endpoint or "")]
+    # Both servers' credentials (a reference's echo lands in the same records), and with
+    # --redact both hosts.
+    scrub = Redactor(
+        secrets=[*headers.values(), *(reference_headers or {}).values()],
+        redact=redact,
+        hosts=[h for h in hosts if h],
+    )
     warning = cpu_share_warning(endpoint) if names else None
     if warning:
         echo(f"kvdoctor: warning: {warning}")
@@ -483,11 +493,15 @@ def run_live(
             clock=time.time,
             insecure=opts.insecure,
             reference_headers=reference_headers,
+            redact=opts.redact,
         )
     if save_bundle is not None:
         if records:
             append_reproducers(save_bundle, records)
         bundle = read_bundle(save_bundle)
+        if opts.redact:
+            # The report names the bundle; with --redact never by this machine's path.
+            bundle = bundle.model_copy(update={"source": Path(save_bundle).name})
     else:
         bundle = bundle.with_reproducers(records)
     return diagnose(bundle)

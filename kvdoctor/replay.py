@@ -129,12 +129,11 @@ def load_expected(path: Path) -> Expected:
     # Imported here: `diagnose --bundle FIXTURE_DIR` uses this module for find_bundle only.
     import yaml
 
+    from kvdoctor.inputs import MAX_YAML_BYTES, read_capped_text
+
+    text = read_capped_text(path, "expected", MAX_YAML_BYTES)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KvdoctorError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise KvdoctorError(f"{path}: not UTF-8 text") from None
+        raw = yaml.safe_load(text)
     except RecursionError:
         raise KvdoctorError(f"{path}: nested too deeply") from None
     except yaml.YAMLError as exc:

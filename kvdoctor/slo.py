@@ -57,13 +57,12 @@ def load_slo_file(path: Path) -> dict[str, float]:
     """A YAML or JSON mapping of SLO keys to durations."""
     import yaml
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KvdoctorError(f"--slo-file: cannot read {path}: {exc}") from None
+    from kvdoctor.inputs import MAX_SLO_FILE_BYTES, read_capped_text
+
+    text = read_capped_text(path, "--slo-file", MAX_SLO_FILE_BYTES)
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         raise KvdoctorError(f"--slo-file: {path} is not valid YAML or JSON") from None
     if not isinstance(data, Mapping):
         raise KvdoctorError(f"--slo-file: {path} must hold a mapping such as 'ttft-p95: 800ms'")

@@ -48,6 +48,10 @@ from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 MAX_MEMBER_BYTES = 1 << 30
 MAX_TOTAL_BYTES = 2 << 30
 MAX_MEMBERS = 256
+# Caps on records. A day of scrapes every half second is 172,800 lines; a run writes one
+# reproducer record per experiment. 10M lines of "{}" (a 155 KB archive) once took 5.5 GB, 3M
+# error scrapes 8 GB: the count is refused before any line is parsed.
+MAX_LINES = {METRICS: 200_000, GPU: 200_000, REPRODUCERS: 10_000}
 
 T = TypeVar("T")
 
@@ -156,6 +160,9 @@ def read_tar_members(
                 fh = None if key is None else tar.extractfile(member)
                 if key is None or fh is None:
                     continue
+                if key in files:
+                    # Two members of one name: taking either one would hide the other.
+                    raise BundleError(f"archive {path.name} holds {key} twice; refused")
                 data = fh.read(MAX_MEMBER_BYTES + 1)
                 if len(data) > MAX_MEMBER_BYTES:
                     raise BundleError(f"archive member {member.name!r} is larger than the size cap")
@@ -259,6 +266,14 @@ def _jsonl_lines(
     files: dict[str, bytes], name: str, cut: list[NotChecked]
 ) -> list[tuple[str, JsonValue]] | None:
     """The non-blank lines of a JSON Lines file as (exact text, parsed JSON value)."""
+    data = files.get(name)
+    if data is None:
+        return None
+    cap = MAX_LINES.get(name)
+    if cap is not None:
+        n = data.count(b"\n")
+        if n > cap:
+            raise BundleError(f"{name} has {n} lines (cap {cap}); not read")
     text = _text(files, name)
     if text is None:
         return None

@@ -53,11 +53,35 @@ _TLDS = (
     "com|net|org|io|ai|dev|cloud|app|tech|site|xyz|info|biz|co|edu|gov|mil|int|eu|us|uk|de|fr"
     "|nl|be|at|ch|se|no|fi|dk|pl|es|it|pt|ie|jp|cn|kr|tw|hk|sg|in|au|nz|ca|br|ru|il|za"
     "|internal|local|localdomain|lan|corp|intra|intranet|priv|private|home|svc|cluster|example"
-    "|test|invalid"
+    "|test|invalid|k8s|kube|kubernetes|lab|prod|stg|staging|dc|site"
 )
 _FQDN = re.compile(
     r"(?<![\w.@/-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
     rf"(?:{_TLDS})(?![\w-]|\.[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# "user@host" (ssh, scp, e-mail, git remotes): both parts identify someone or something. The
+# host part is also learnt, so later bare mentions of it are replaced too.
+_USER_AT_HOST = re.compile(
+    r"(?<![\w.+/:%-])([A-Za-z_][A-Za-z0-9._-]{0,63})@([A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?)"
+    r"(?![\w-])"
+)
+_NOT_HOSTS = frozenset({"sha256", "sha512", "sha1", "md5", "latest"})
+# A credential inside any URL (postgres://u:pass@db, redis://:pass@cache, https://u:p@host):
+# always a secret, whether or not the URL is one kvdoctor was given.
+_URL_PASSWORD = re.compile(r"(?<=://)([^/@\s:\"'<>]*):([^/@\s\"'<>]+)@")
+# file:// URLs name local paths (file:///raid/models/x).
+_FILE_URL = re.compile(r"(?<=file://)(?:localhost)?/[^\s\"'`<>|]*", re.IGNORECASE)
+# JSON-valued flags and configs ({"token": "…"}, {"kv_connector_extra_config": {"auth_key": …}}):
+# a quoted key that names a credential, then a quoted value.
+_JSON_SECRET = re.compile(
+    r"""((["'])(?:[A-Za-z0-9]*[_-])*(?:token|secret|password|passwd|api[_-]?key|access[_-]?key"""
+    r"""|private[_-]?key|credentials?|auth)\2\s*:\s*)("(?:[^"\\]|\\.)*"|'[^']*')""",
+    re.IGNORECASE,
+)
+_SECRET_KEY = re.compile(
+    r"(?:^|[_-])(?:token|secret|password|passwd|api[_-]?keys?|access[_-]?key|private[_-]?key"
+    r"|credentials?|auth)$",
     re.IGNORECASE,
 )
 # Candidates only; ipaddress decides (a time such as 12:34:56 is not an address).
@@ -73,8 +97,11 @@ _API_ARG = re.compile(
     re.IGNORECASE,
 )
 # The command-line form with a space: "--api-key sk-…", "--hf-token hf_…", "--token …".
+# vLLM's --api-key takes several values (nargs="+"): every word up to the next flag is one.
 _FLAG_ARG = re.compile(
-    rf"""((?<![\w-])--(?:{_KEYISH}|token)\s+)(?!-)('[^']*'|"[^"]*"|\S+)""", re.IGNORECASE
+    rf"""((?<![\w-])--(?:{_KEYISH}|token)\s+)"""
+    r"""((?:(?!-)(?:'[^']*'|"[^"]*"|[^\s'"]+)(?:[ \t]+|(?=\s|$)))+)""",
+    re.IGNORECASE,
 )
 # Tokens recognisable by their shape wherever they stand (OpenAI-style, Hugging Face, GitHub,
 # and the credential after an HTTP auth scheme).
@@ -85,6 +112,23 @@ _TOKEN_SHAPE = re.compile(
 )
 _KEEP_IPS = {"127.0.0.1", "0.0.0.0"}
 _KEEP_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+
+
+def _api_value(m: re.Match[str]) -> str:
+    value = m.group(2)
+    if value.strip("'\"") == SECRET:
+        return m.group(0)  # hidden already (as JSON): keep its quoting valid
+    return m.group(1) + ('"' + SECRET + '"' if value.startswith('"') else repr(SECRET))
+
+
+def _flag_values(m: re.Match[str]) -> str:
+    """Every value after a secret flag (``--api-key K1 K2``) hidden, the spacing kept."""
+    values = m.group(2)
+    trail = values[len(values.rstrip(" \t")) :]
+    return m.group(1) + " ".join(SECRET for _ in _WORDS.findall(values.rstrip(" \t"))) + trail
+
+
+_WORDS = re.compile(r"""'[^']*'|"[^"]*"|[^\s'"]+""")
 
 
 class Redactor:
@@ -107,6 +151,11 @@ class Redactor:
                     values.update(v for v in (pair, pair.partition(":")[2]) if len(v) >= 4)
         # Longest first, so a token inside a longer header value is replaced as a whole.
         self._secrets = sorted(values, key=len, reverse=True)
+        self._secret_re = (
+            re.compile("|".join(re.escape(v) for v in self._secrets), re.IGNORECASE)
+            if self._secrets
+            else None
+        )
         self.redact = redact
         self._map: dict[str, str] = {}
         self._counts: dict[str, int] = {}
@@ -132,27 +181,62 @@ class Redactor:
         return hit
 
     def text(self, s: str) -> str:
-        for secret in self._secrets:
-            if secret in s:
-                s = s.replace(secret, SECRET)
-        s = _API_ARG.sub(lambda m: m.group(1) + repr(SECRET), s)
-        s = _FLAG_ARG.sub(lambda m: m.group(1) + SECRET, s)
+        if self._secret_re is not None:
+            # Any letter case: a server or proxy may echo a header value upper- or lower-cased.
+            s = self._secret_re.sub(SECRET, s)
+        s = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{SECRET}@", s)
+        s = _JSON_SECRET.sub(lambda m: m.group(1) + '"' + SECRET + '"', s)
+        s = _API_ARG.sub(_api_value, s)
+        s = _FLAG_ARG.sub(_flag_values, s)
         s = _TOKEN_SHAPE.sub(SECRET, s)
         if not self.redact:
             return s
+        s = _FILE_URL.sub(lambda m: self._placeholder("path", m.group(0)), s)
         s = _PATH.sub(lambda m: self._placeholder("path", m.group(0)), s)
         s = _ANY_PATH.sub(lambda m: self._placeholder("path", m.group(0)), s)
         s = _IPV6.sub(self._ip6, s)
+        s = _USER_AT_HOST.sub(self._user_at_host, s)
+        for m in _URL_HOST.finditer(s):
+            self._learn_host(m.group(1))
         for host in self._hosts:
-            if host in s:
+            if host.lower() in s.lower():
                 s = re.sub(
                     rf"(?<![\w.-]){re.escape(host)}(?![\w-])",
-                    self._placeholder("host", host),
+                    self._placeholder("host", host.lower()),
                     s,
+                    flags=re.IGNORECASE,
                 )
         s = _URL_HOST.sub(self._url_host, s)
         s = _FQDN.sub(self._fqdn, s)
         return _IPV4.sub(self._ip, s)
+
+    def _learn_host(self, host: str) -> None:
+        """A host seen in a URL or ``user@host``: its later bare mentions are replaced too (a
+        log names "gpu-17" as often as "root@gpu-17")."""
+        if (
+            not host
+            or host in _KEEP_HOSTS
+            or _IPV4.fullmatch(host)
+            or host.startswith("host-")
+            or host.lower() in _NOT_HOSTS
+            or len(host) < 3
+            or host in self._hosts
+        ):
+            return
+        self._hosts.append(host)
+        self._hosts.sort(key=len, reverse=True)
+
+    def _user_at_host(self, m: re.Match[str]) -> str:
+        user, host = m.group(1), m.group(2)
+        if host.lower() in _NOT_HOSTS:
+            return m.group(0)
+        self._learn_host(host)
+        keep = host in _KEEP_HOSTS or _IPV4.fullmatch(host) is not None
+        return (
+            self._placeholder("user", user)
+            + "@"
+            + (host if keep else self._placeholder("host", host.lower()))
+        )
 
     def _fqdn(self, m: re.Match[str]) -> str:
         host = m.group(0)
@@ -189,8 +273,14 @@ class Redactor:
         if isinstance(obj, list):
             return [self._data(v) for v in obj]
         if isinstance(obj, dict):
+            # A parsed JSON-valued flag ({"auth_token": "…"}): the key names a credential.
             return {
-                self.text(k) if isinstance(k, str) else k: self._data(v) for k, v in obj.items()
+                self.text(k) if isinstance(k, str) else k: (
+                    SECRET
+                    if isinstance(k, str) and isinstance(v, str) and v and _SECRET_KEY.search(k)
+                    else self._data(v)
+                )
+                for k, v in obj.items()
             }
         return obj
 

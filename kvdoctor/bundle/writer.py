@@ -191,14 +191,24 @@ def append_reproducers(dest: Path, records: Iterable[ReproducerRecord]) -> Path:
     target = dest / REPRODUCERS
     if not (dest / MANIFEST).is_file():
         raise BundleError(f"not a kvdoctor bundle (no {MANIFEST}): {dest}")
-    old = target.read_text(encoding="utf-8") if target.is_file() else ""
-    if old and not old.endswith("\n"):
-        old += "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{REPRODUCERS}.", dir=dest)
+    try:
+        old = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if old and not old.endswith("\n"):
+            old += "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{REPRODUCERS}.", dir=dest)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+        raise BundleError(f"cannot add to {target}: {why or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(old + lines)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise BundleError(f"cannot write bundle to {dest}: {exc.strerror or exc}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -249,25 +259,39 @@ class BundleSink:
         self._write(MANIFEST, manifest_json(manifest))
         self._stream(METRICS)
 
+    def _failed(self, exc: OSError) -> BundleError:
+        # A full disk mid-capture: one line (the staging directory goes in abort()).
+        return BundleError(f"cannot write bundle to {self.dest}: {exc.strerror or exc}")
+
     def _write(self, name: str, text: str) -> None:
-        (self.staging / name).write_text(text, encoding="utf-8")
+        try:
+            (self.staging / name).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise self._failed(exc) from None
 
     def _stream(self, name: str) -> IO[str]:
         fh = self._streams.get(name)
         if fh is None:
-            fh = (self.staging / name).open("a", encoding="utf-8")
+            try:
+                fh = (self.staging / name).open("a", encoding="utf-8")
+            except OSError as exc:
+                raise self._failed(exc) from None
             self._streams[name] = fh
         return fh
 
+    def _append(self, name: str, line: str) -> None:
+        fh = self._stream(name)
+        try:
+            fh.write(line)
+            fh.flush()
+        except OSError as exc:
+            raise self._failed(exc) from None
+
     def add_scrape(self, scrape: Scrape) -> None:
-        fh = self._stream(METRICS)
-        fh.write(scrape_line(scrape))
-        fh.flush()
+        self._append(METRICS, scrape_line(scrape))
 
     def add_gpu(self, sample: GpuSample) -> None:
-        fh = self._stream(GPU)
-        fh.write(gpu_line(sample))
-        fh.flush()
+        self._append(GPU, gpu_line(sample))
 
     def set_server(self, server: ServerInfo) -> None:
         self._write(SERVER, json.dumps(server.model_dump(mode="json"), indent=2) + "\n")
@@ -290,13 +314,18 @@ class BundleSink:
         self._write(PROMPT_SAMPLE_FILE, sample.to_json())
 
     def _close_streams(self) -> None:
-        for fh in self._streams.values():
-            fh.close()
-        self._streams.clear()
+        try:
+            for fh in self._streams.values():
+                with contextlib.suppress(OSError):
+                    fh.close()
+        finally:
+            self._streams.clear()
 
     def finalize(self, manifest: Manifest) -> Path:
-        self._close_streams()
         try:
+            for fh in self._streams.values():
+                fh.flush()
+            self._close_streams()
             self._write(MANIFEST, manifest_json(manifest))
             if self.archive:
                 _pack(self.staging, self.dest, manifest.ended_at)

@@ -14,13 +14,31 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
     import httpx
 
     from kvdoctor.errors import KvdoctorError
+    from kvdoctor.urlauth import server_url
 
-    url = endpoint.rstrip("/") + "/version"
+    # The URL rule of every command: user:password@ becomes a header, a query is refused, and
+    # no redirect is followed (the header stays with the server the user named).
+    clean, headers = server_url(endpoint, {}, "--endpoint")
+    url = clean.rstrip("/") + "/version"
     try:
-        resp = httpx.get(url, timeout=timeout_s)
-        body = resp.json()
-    except (httpx.HTTPError, ValueError) as exc:
-        raise KvdoctorError(f"cannot read the vLLM version from {url}: {exc}") from None
+        with httpx.Client(
+            headers=headers, timeout=timeout_s, follow_redirects=False, trust_env=False
+        ) as client:
+            raw = b""
+            with client.stream("GET", url) as resp:
+                if resp.status_code == 200:
+                    for chunk in resp.iter_bytes():
+                        raw += chunk
+                        if len(raw) > 1 << 20:  # a /version answer is a few bytes
+                            raw = b""
+                            break
+        import json
+
+        body = json.loads(raw) if raw else None
+    except (httpx.HTTPError, ValueError, RecursionError) as exc:
+        raise KvdoctorError(
+            f"cannot read the vLLM version from {url}: {type(exc).__name__}"
+        ) from None
     version = body.get("version") if isinstance(body, dict) else None
     if not isinstance(version, str) or not version:
         raise KvdoctorError(f"{url} did not return a vLLM version")
@@ -30,13 +48,15 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
 def _write_runbooks(directory: Path) -> int:
     from kvdoctor.alerts.generate import runbook_pages
     from kvdoctor.errors import KvdoctorError
+    from kvdoctor.report.output import write_atomic
     from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
     pages = runbook_pages(load_playbooks() + load_fleet_playbooks())
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for name, text in pages.items():
-            (directory / name).write_text(text, encoding="utf-8")
+            # Atomic, and never through a link planted in the directory.
+            write_atomic(directory / name, text)
     except OSError as exc:
         why = exc.strerror or exc
         raise KvdoctorError(f"cannot write runbooks to {directory}: {why}") from None
@@ -163,10 +183,10 @@ def alerts(
     )
     text = render_yaml(rules, header)
     if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise KvdoctorError(f"cannot write {output}: {exc.strerror or exc}") from None
+        from kvdoctor.report.output import write_atomic
+
+        # Atomic: a full disk leaves the old rule file, never half a YAML document.
+        write_atomic(output, text)
         click.echo(f"wrote {len(rules.alerts)} alerts to {output}", err=True)
     else:
         click.echo(text, nl=False)

@@ -27,7 +27,8 @@ def _diagnosis_of_bundle(path: str) -> Any:
     from kvdoctor.pipeline import diagnose
 
     if _is_url(path):
-        raise KvdoctorError(f"BEFORE must be a bundle (DIR or FILE.tar.gz), got a URL: {path}")
+        # Not echoed: a URL can hold user:password@.
+        raise KvdoctorError("BEFORE must be a bundle (DIR or FILE.tar.gz), got a URL")
     return diagnose(read_bundle(Path(path)))
 
 
@@ -68,9 +69,16 @@ def _diagnosis_of_bundle(path: str) -> Any:
     show_default=True,
     help="A Markdown section for the ticket, or the kvdoctor.compare/1 JSON object.",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="AFTER live: progress bar on stderr during the capture (default: when stderr is a "
+    "terminal).",
+)
 def compare(
     before: str,
     after: str,
+    progress: bool | None,
     reproduce: bool,
     allow_load: bool,
     save_bundle: Path | None,
@@ -93,18 +101,35 @@ def compare(
     capture = pop_capture_params(params)
     if capture.get("endpoint"):
         raise KvdoctorError("give AFTER as the second argument (a bundle or a URL), not --endpoint")
+    if output is not None:
+        from kvdoctor.report.output import check_output
+
+        # Before any capture, and never over an input: BEFORE, AFTER or the saved bundle.
+        check_output(
+            output,
+            inputs=[Path(before), None if _is_url(after) else Path(after), save_bundle],
+        )
     d_before = _diagnosis_of_bundle(before)
+    after_label = after if not _is_url(after) else ""
     if _is_url(after):
+        from kvdoctor.bundle.redact import Redactor
         from kvdoctor.commands._capture_opts import to_capture_options
         from kvdoctor.pipeline import run_live
+        from kvdoctor.probes.engine import endpoint_host_port
 
         opts = to_capture_options({**capture, "endpoint": after})
+        # The label the ticket shows: the URL without user:password@ (it became a header), and
+        # with --redact without the host either.
+        host, _ = endpoint_host_port(opts.endpoint)
+        after_label = Redactor(secrets=opts.headers.values(), redact=opts.redact, hosts=[host]).url(
+            opts.endpoint
+        )
         d_after = run_live(
             opts,
             reproduce=reproduce,
             allow_load=allow_load,
             save_bundle=save_bundle,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty() if progress is None else progress,
             echo=lambda line: click.echo(line, err=True),
         )
     else:
@@ -115,7 +140,7 @@ def compare(
     if fmt == "json":
         text = render_json(result)
     else:
-        after_label = after if _is_url(after) else _label(after)
+        after_label = after_label if _is_url(after) else _label(after)
         text = render_markdown(result, _label(before), after_label)
     if output is not None:
         write_atomic(output, text)

@@ -181,9 +181,19 @@ def diagnose(
         from kvdoctor.report.output import check_output
 
         # Before any capture: a bad -o found after the window would lose the window.
-        check_output(output, inputs=[bundle_path, save_bundle, prompts_path])
+        check_output(
+            output, inputs=[*_inputs(bundle_path, save_bundle, capture_params), prompts_path]
+        )
     prompts = _read_prompts(prompts_path) if prompts_path is not None else None
     ref_headers = dict(parse_header(h, "--reference-header") for h in reference_headers)
+    if reference_endpoint is not None:
+        from kvdoctor.urlauth import server_url
+
+        # One URL rule for every server a user names: user:password@ becomes a header (kept
+        # out of every label, record and message), a query string is refused.
+        reference_endpoint, ref_headers = server_url(
+            reference_endpoint, ref_headers, "--reference-endpoint", "--reference-header"
+        )
     endpoints = endpoints_of(capture_params.get("endpoint"))
     capture_params["endpoint"] = endpoints[0] if len(endpoints) == 1 else None
     sources = [s for s in (endpoints, bundle_path, prometheus) if s]
@@ -234,6 +244,8 @@ def diagnose(
         from kvdoctor.bundle.reader import read_bundle
 
         bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
+        if capture_params.get("redact"):
+            bundle = bundle.model_copy(update={"source": bundle_path.name})
         if prompts is not None:
             from kvdoctor.promptshare import analyse
 
@@ -278,6 +290,19 @@ def _read_prompts(path: Path) -> Any:
     except OSError as exc:
         raise KvdoctorError(f"--prompts: cannot read {path}: {exc.strerror or exc}") from None
     return read_prompts_file(data)
+
+
+def _inputs(
+    bundle_path: Path | None, save_bundle: Path | None, capture_params: dict[str, Any]
+) -> list[Path | None]:
+    """Every file or directory the run reads or writes besides the report: ``-o`` may name
+    none of them, nor a file inside one."""
+    out: list[Path | None] = [bundle_path, save_bundle]
+    for key in ("logs", "slo_file", "model_config"):
+        value = capture_params.get(key)
+        if value and str(value) != "-" and Path(str(value)).exists():
+            out.append(Path(str(value)))
+    return out
 
 
 def _detail(value: str) -> Literal["summary", "full"]:

@@ -95,7 +95,7 @@ def reproduce(
         get_experiment,
         run_experiment,
     )
-    from kvdoctor.urlauth import url_credentials
+    from kvdoctor.urlauth import server_url, url_credentials
 
     exp = get_experiment(name)
     sent = dict(parse_header(h) for h in headers)
@@ -103,12 +103,18 @@ def reproduce(
         # The same rule as diagnose: user:password@ becomes a header, so the endpoint that goes
         # into records, messages and --save-bundle holds no credential.
         endpoint, sent = url_credentials(endpoint, sent, "--endpoint")
+    ref_sent = dict(parse_header(h, "--reference-header") for h in reference_headers)
+    if reference_endpoint:
+        # The reference gets the same rule, with its own headers only.
+        reference_endpoint, ref_sent = server_url(
+            reference_endpoint, ref_sent, "--reference-endpoint", "--reference-header"
+        )
     ctx = ReproContext(
         endpoint=endpoint or "",
         headers=sent,
         allow_load=allow_load,
         reference_endpoint=reference_endpoint,
-        reference_headers=dict(parse_header(h, "--reference-header") for h in reference_headers),
+        reference_headers=ref_sent,
         shared_prefix_tokens=shared_prefix_tokens,
         insecure=insecure,
     )
@@ -142,7 +148,7 @@ def reproduce(
     if warning:
         click.echo(f"kvdoctor: warning: {warning}", err=True)
     # Error texts quote server answers, which may echo the credential.
-    scrub = Redactor(secrets=sent.values())
+    scrub = Redactor(secrets=[*sent.values(), *ref_sent.values()])
     try:
         record = run_experiment(name, ctx)
     except KvdoctorError as exc:

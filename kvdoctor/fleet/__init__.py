@@ -14,7 +14,8 @@ Public entry points (the ``diagnose`` command wires them in):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -116,15 +117,21 @@ def fleet_options(fn: F) -> F:
 
 def parse_until(text: str) -> float:
     """``--until``: unix seconds, or an ISO 8601 time (UTC when it names no offset)."""
+    import math
     from datetime import UTC, datetime
 
     from kvdoctor.errors import KvdoctorError
 
     value = text.strip()
     try:
-        return float(value)
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        # nan, inf and times outside what a clock can name would fail deep in the queries.
+        if not math.isfinite(seconds) or not 0 < seconds < 1e11:
+            raise KvdoctorError(f"--until: {text!r} is not a time (unix seconds after 1970)")
+        return seconds
     try:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -134,7 +141,13 @@ def parse_until(text: str) -> float:
         ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.timestamp()
+    try:
+        seconds = when.timestamp()
+    except (OverflowError, OSError, ValueError):
+        raise KvdoctorError(f"--until: {text!r} is out of range") from None
+    if not 0 < seconds < 1e11:
+        raise KvdoctorError(f"--until: {text!r} is not a time after 1970")
+    return seconds
 
 
 def diagnose_fleet(
@@ -164,11 +177,13 @@ def diagnose_fleet(
         end=end,
         headers=dict(headers or {}),
     )
-    capture = capture_fleet(opts, client)
-    data = build_fleet(capture)
+    with malformed_answers("the Prometheus answers"):
+        capture = capture_fleet(opts, client)
+        data = build_fleet(capture)
     if save_bundle is not None:
         write_fleet_bundle(data, save_bundle)
-    return diagnose_data(data)
+    with malformed_answers("the Prometheus answers"):
+        return diagnose_data(data)
 
 
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
@@ -182,4 +197,25 @@ def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
         from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle
 
         return diagnose_endpoints_bundle(path)
-    return diagnose_data(build_fleet(read_fleet_capture(path)))
+    with malformed_answers(f"{Path(path).name}: the recorded Prometheus answers"):
+        return diagnose_data(build_fleet(read_fleet_capture(path)))
+
+
+@contextmanager
+def malformed_answers(what: str) -> Iterator[None]:
+    """Prometheus answers (live, or recorded in a fleet bundle) are untrusted input: a value of
+    the wrong JSON type, a number past float range or nesting thousands deep becomes one line
+    (exit 2), never a traceback. The shapes kvdoctor checks are refused earlier, with their own
+    words; this catches the ones a hostile answer finds beyond them."""
+    from kvdoctor.errors import KvdoctorError
+
+    try:
+        yield
+    except KvdoctorError:
+        raise
+    except RecursionError:
+        raise KvdoctorError(f"{what} are nested too deeply to read") from None
+    except (TypeError, ValueError, OverflowError, KeyError, IndexError, AttributeError) as exc:
+        raise KvdoctorError(
+            f"{what} are malformed ({type(exc).__name__}): not what Prometheus sends"
+        ) from None

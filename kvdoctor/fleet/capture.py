@@ -298,7 +298,7 @@ def capture_from_files(files: dict[str, bytes], where: str) -> FleetCapture:
             return None
         try:
             return json.loads(data)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise KvdoctorError(f"{where}: {PROM_DIR}/{name} is not valid JSON") from None
 
     query = load(QUERY_FILE)

@@ -193,6 +193,7 @@ def diagnose_endpoints(
                 echo=say,
                 clock=time.time,
                 insecure=opts.insecure,
+                redact=opts.redact,
             )
             bundle = bundle.with_reproducers(records)
         named.append((name, bundle))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 MAX_SERIES = 20_000
 MAX_POINTS = 3_000_000
+MAX_REDIRECTS = 5
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -106,8 +108,15 @@ class PromClient:
         self._scrub = Redactor(secrets=sent.values())
         import httpx
 
+        self.timeout_s = timeout_s
+        # Redirects are followed by hand (:meth:`_send`): only within the origin the user named,
+        # so no --header value (an API key, not only Authorization) reaches another server.
         self._client = httpx.Client(
-            headers=sent, timeout=timeout_s, transport=transport, follow_redirects=True
+            headers=sent,
+            timeout=httpx.Timeout(min(timeout_s, 10.0), connect=min(timeout_s, 10.0)),
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,
         )
 
     def close(self) -> None:
@@ -144,25 +153,52 @@ class PromClient:
     def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
         import httpx
 
+        from kvdoctor.urlauth import same_origin
+
         url = f"{self.base_url}/api/v1/{endpoint}"
+        # One deadline for the whole call, a dripping answer included: a read timeout alone is
+        # reset by every byte, and a byte every few seconds held a diagnosis for minutes.
+        deadline = time.monotonic() + self.timeout_s
         try:
             # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.
-            with self._client.stream("POST", url, data=params) as resp:
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in resp.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_RESPONSE_BYTES:
-                        raise PrometheusError(
-                            f"Prometheus answer to {endpoint} is larger than "
-                            f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MiB: narrow --selector, "
-                            "shorten --since or raise --step"
-                        )
-                    chunks.append(chunk)
-                status = resp.status_code
+            request = self._client.build_request("POST", url, data=params)
+            for _hop in range(MAX_REDIRECTS + 1):
+                resp = self._client.send(request, stream=True)
+                try:
+                    if not resp.is_redirect:
+                        chunks = self._read(resp, endpoint, deadline)
+                        status = resp.status_code
+                        break
+                    nxt = resp.next_request
+                finally:
+                    resp.close()
+                if nxt is None:
+                    raise PrometheusError(
+                        f"Prometheus at {self.base_url} answered {endpoint} with a redirect "
+                        "without a target"
+                    )
+                if not same_origin(url, str(nxt.url)):
+                    # Named by its origin only: a path or query can hold a token.
+                    to = f"{nxt.url.scheme}://{nxt.url.host}" + (
+                        f":{nxt.url.port}" if nxt.url.port else ""
+                    )
+                    raise PrometheusError(
+                        f"Prometheus at {self.base_url} redirected {endpoint} to another server "
+                        f"({self._scrub.text(to)}); not followed, so no header goes there: give "
+                        "that server's URL with --prometheus if it is the one meant"
+                    )
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("deadline")
+                request = nxt
+            else:
+                raise PrometheusError(
+                    f"Prometheus at {self.base_url} redirected {endpoint} more than "
+                    f"{MAX_REDIRECTS} times"
+                )
         except httpx.TimeoutException:
             raise PrometheusError(
-                f"Prometheus at {self.base_url} did not answer {endpoint} in time"
+                f"Prometheus at {self.base_url} did not answer {endpoint} within "
+                f"{self.timeout_s:g}s"
             ) from None
         except httpx.HTTPError as exc:
             reason = _one_line(self._scrub.text(str(exc))) or type(exc).__name__
@@ -170,7 +206,8 @@ class PromClient:
         raw = b"".join(chunks)
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: JSON nested thousands deep (json's C decoder recurses).
             body = None
         if not isinstance(body, dict) or "status" not in body:
             raise PrometheusError(
@@ -183,6 +220,24 @@ class PromClient:
             msg = _one_line(self._scrub.text(str(body.get("error", "no message"))))
             raise PrometheusError(f"Prometheus {endpoint} failed ({kind}): {msg}")
         return RawAnswer(endpoint, params, body)
+
+    def _read(self, resp: httpx.Response, endpoint: str, deadline: float) -> list[bytes]:
+        import httpx
+
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in resp.iter_bytes():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise PrometheusError(
+                    f"Prometheus answer to {endpoint} is larger than "
+                    f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MiB: narrow --selector, "
+                    "shorten --since or raise --step"
+                )
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout("deadline")
+            chunks.append(chunk)
+        return chunks
 
 
 def check_result(

@@ -40,6 +40,10 @@ TARGET_LABELS: frozenset[str] = frozenset(
 # their instance address changes on restart; the pod name is what on-call recognises).
 REPLICA_LABELS: tuple[str, ...] = ("pod", "pod_name", "instance")
 
+# Caps on one series' labels (vLLM's longest, cache_config_info, is a few hundred characters).
+MAX_LABELS = 256
+MAX_LABEL_CHARS = 4096
+
 _HIST_SUFFIXES = ("_bucket", "_count", "_sum")
 
 
@@ -87,6 +91,7 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
         if not isinstance(metric, dict) or not isinstance(values, list):
             raise KvdoctorError(f"{where}: malformed series in Prometheus answer")
         labels = {str(k): str(v) for k, v in metric.items()}
+        _check_labels(labels, where)
         name = labels.pop("__name__", "")
         try:
             # Millisecond grid: the step timestamps are compared with a computed grid. Every
@@ -104,6 +109,21 @@ def parse_matrix(body: Mapping[str, Any], where: str) -> list[SeriesData]:
         points = list(zip(times, vs, strict=True))
         out.append(SeriesData(name, labels, points, columns=(times, vs)))
     return out
+
+
+def _check_labels(labels: Mapping[str, str], where: str) -> None:
+    """Refuse label sets no vLLM target has: each label's name and value are rebuilt into
+    every step's exposition text, so one megabyte label costs gigabytes over a window."""
+    if len(labels) > MAX_LABELS:
+        raise KvdoctorError(
+            f"{where}: a series with {len(labels)} labels (cap {MAX_LABELS}); not a vLLM target"
+        )
+    for k, v in labels.items():
+        if len(k) + len(v) > MAX_LABEL_CHARS:
+            raise KvdoctorError(
+                f"{where}: a label of {len(k) + len(v)} characters (cap {MAX_LABEL_CHARS}) in "
+                "the Prometheus answer; narrow --selector to the vLLM targets"
+            )
 
 
 def replica_key(labels: Mapping[str, str]) -> str:

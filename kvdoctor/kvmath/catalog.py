@@ -45,12 +45,15 @@ def _hf_cached_config(model_id: str) -> Path | None:
 
 
 def _read_json_config(path: Path) -> dict[str, Any]:
+    from kvdoctor.inputs import MAX_CONFIG_BYTES, read_capped_bytes
+
+    raw = read_capped_bytes(path, "model config", MAX_CONFIG_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KvdoctorError(f"cannot read model config {path}: {exc.strerror or exc}") from exc
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise KvdoctorError(f"model config {path} is not valid JSON: {exc}") from exc
+        raise KvdoctorError(f"model config {path} is not valid JSON: {exc}") from None
+    except (RecursionError, ValueError):
+        raise KvdoctorError(f"model config {path} is not a usable JSON object") from None
     if not isinstance(data, dict):
         raise KvdoctorError(f"model config {path} is not a JSON object")
     return data

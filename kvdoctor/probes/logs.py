@@ -62,14 +62,49 @@ class _Capped:
         return head + marker + tail
 
 
-def read_capped(stream: TextIO, limit: int = MAX_LOG_CHARS) -> str:
+def read_capped(stream: TextIO, limit: int = MAX_LOG_CHARS, budget: int | None = None) -> str:
+    """Head and tail of ``stream`` within ``limit`` characters. ``budget``: stop reading after
+    that many characters (a device or a pipe that never ends: ``--logs /dev/zero``)."""
     buf = _Capped(limit)
-    while True:
+    seen = 0
+    while budget is None or seen < budget:
         chunk = stream.read(1 << 16)
         if not chunk:
             break
+        seen += len(chunk)
         buf.add(chunk)
+    else:
+        buf.add(
+            f"\n[kvdoctor: the log stream did not end; reading stopped after {seen} characters]\n"
+        )
     return buf.text()
+
+
+def read_log_file(path: Path, limit: int = MAX_LOG_CHARS) -> str:
+    """A log file's head and tail within ``limit``: a regular file is read around its middle
+    (seek, never the gigabytes between), anything else (a device, a FIFO) until a budget of
+    four times the limit."""
+    import io
+    import os
+    import stat
+
+    with path.open("rb") as raw:
+        st = os.fstat(raw.fileno())
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+        if not stat.S_ISREG(st.st_mode):
+            return read_capped(text, limit, budget=4 * limit)
+        # UTF-8 takes up to 4 bytes a character: a file within 4 × limit bytes is read whole.
+        if st.st_size <= 4 * limit:
+            return read_capped(text, limit)
+        head = text.read(limit // _HEAD_SHARE)
+        tail_bytes = 4 * (limit - limit // _HEAD_SHARE)
+        raw.seek(st.st_size - tail_bytes)
+        tail = raw.read(tail_bytes).decode("utf-8", errors="replace")
+        tail = tail[-(limit - len(head)) :]
+        dropped = (
+            st.st_size - len(head.encode("utf-8", "replace")) - len(tail.encode("utf-8", "replace"))
+        )
+        return head + f"\n[kvdoctor: about {max(dropped, 0)} bytes of log cut here]\n" + tail
 
 
 def _valid_utf8(text: str) -> str:
@@ -137,7 +172,6 @@ class LogSource:
                 return _valid_utf8(self._buf.text()), None
         path = Path(self.spec).expanduser()
         try:
-            with path.open("r", encoding="utf-8", errors="replace") as fh:
-                return read_capped(fh, self.limit), None
+            return read_log_file(path, self.limit), None
         except OSError as exc:
             return None, NotChecked(what="logs", why=f"cannot read {path}: {exc.strerror or exc}")

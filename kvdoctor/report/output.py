@@ -29,6 +29,11 @@ def check_output(path: str | Path, *, inputs: Sequence[Path | None] = ()) -> Pat
         raise KvdoctorError(f"cannot write report to {target}: no directory {directory}")
     if os.path.lexists(target):
         real = target.resolve()
+        if target.is_symlink() and real.parent != directory.resolve():
+            # A link planted in the output directory must not send the write elsewhere.
+            raise KvdoctorError(
+                f"cannot write report to {target}: it is a symbolic link out of its directory"
+            )
         if real.exists() and not stat.S_ISREG(real.stat().st_mode):
             # os.replace would swap a device (as root, even /dev/null) for a regular file.
             raise KvdoctorError(
@@ -38,21 +43,27 @@ def check_output(path: str | Path, *, inputs: Sequence[Path | None] = ()) -> Pat
         target = real
     resolved = target.resolve()
     for other in inputs:
-        if other is None:
+        if other is None or str(other) in ("", "-"):
             continue
         o = Path(other).resolve()
+        kind = "bundle" if o.is_dir() or o.name.endswith((".tar.gz", ".tgz")) else "input"
         if resolved == o:
-            raise KvdoctorError(f"-o {path} is the bundle {other}: choose another report file")
+            raise KvdoctorError(f"-o {path} is the {kind} {other}: choose another report file")
+        if o in resolved.parents:
+            # A file inside an input directory (a bundle's metrics.jsonl).
+            raise KvdoctorError(
+                f"-o {path} is inside the {kind} {other}: choose another report file"
+            )
     return target
 
 
-def write_atomic(path: str | Path, text: str) -> Path:
+def write_atomic(path: str | Path, text: str, *, inputs: Sequence[Path | str | None] = ()) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same directory.
 
     ``os.replace`` within one directory is atomic on POSIX and Windows, so ``path`` holds either
     the old content or the whole new report, even if kvdoctor is killed mid-write.
     """
-    target = check_output(path)
+    target = check_output(path, inputs=[None if i is None else Path(i) for i in inputs])
     directory = target.parent if str(target.parent) else Path(".")
     try:
         # Replacing a file keeps its mode (a 0600 report stays private); a new one gets the

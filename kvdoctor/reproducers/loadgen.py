@@ -153,6 +153,13 @@ def percentile(values: list[float], q: float) -> float | None:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
+MAX_EVENT_BYTES = 1 << 20
+
+
+class EventTooLarge(ValueError):
+    """A server-sent event past :data:`MAX_EVENT_BYTES`."""
+
+
 class SSEParser:
     """Splits a server-sent-events byte stream into the payloads of its ``data:`` lines."""
 
@@ -161,6 +168,9 @@ class SSEParser:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         self._buf += chunk
+        if len(self._buf) > MAX_EVENT_BYTES and b"\n" not in self._buf:
+            # One event of 32 tokens is a few KB: a line that never ends is not a stream.
+            raise EventTooLarge(f"a stream event larger than {MAX_EVENT_BYTES // 1024} KiB")
         out: list[bytes] = []
         while True:
             nl = self._buf.find(b"\n")
@@ -285,7 +295,7 @@ async def _tokenize(c: _Client, text: str) -> tuple[int, list[int]] | None:
         data = resp.json()
         tokens = [int(t) for t in data.get("tokens", [])]
         return int(data.get("count", len(tokens))), tokens
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         return None
 
 
@@ -295,8 +305,8 @@ async def _usage_count(c: _Client, text: str) -> int | None:
         resp = await c.http.post(c.url, json=c.payload(text, 1, False), headers=c.headers)
         if resp.status_code != 200:
             return None
-        return int(resp.json()["usage"]["prompt_tokens"])
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return _count(resp.json()["usage"]["prompt_tokens"], None)
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, RecursionError):
         return None
 
 
@@ -473,6 +483,13 @@ def cache_salt(spec: LoadSpec, index: int | None) -> str | None:
     return f"tenant-{index % spec.cache_salts}"
 
 
+def _count(value: object, previous: int | None) -> int | None:
+    """A token count from a server's ``usage``: a whole number in range, else ``previous``."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1 << 40:
+        return value
+    return previous
+
+
 async def _one(c: _Client, r: _Req, text: str) -> None:
     api = c.spec.api
     body = json.dumps(c.payload(text, c.spec.max_tokens, True, r.index)).encode()
@@ -504,7 +521,7 @@ async def _one(c: _Client, r: _Req, text: str) -> None:
                         continue
                     try:
                         obj = json.loads(data)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         r.error = "malformed stream event"
                         return
                     if not isinstance(obj, dict):
@@ -515,12 +532,14 @@ async def _one(c: _Client, r: _Req, text: str) -> None:
                     if _is_token_event(obj, api):
                         r.times.append(now)
                     usage = obj.get("usage")
-                    if usage:
-                        r.prompt_tokens = usage.get("prompt_tokens", r.prompt_tokens)
-                        r.output_tokens = usage.get("completion_tokens", r.output_tokens)
+                    if isinstance(usage, dict):
+                        # Counts as the server wrote them: anything but a whole number
+                        # ("many", 1e400, true) is ignored, not carried into the record.
+                        r.prompt_tokens = _count(usage.get("prompt_tokens"), r.prompt_tokens)
+                        r.output_tokens = _count(usage.get("completion_tokens"), r.output_tokens)
                         details = usage.get("prompt_tokens_details") or {}
-                        if isinstance(details, dict) and details.get("cached_tokens") is not None:
-                            r.cached = int(details["cached_tokens"])
+                        if isinstance(details, dict):
+                            r.cached = _count(details.get("cached_tokens"), r.cached)
         r.e2e = time.perf_counter() - r.t_start
         if not done:
             r.error = f"stream closed early after {len(r.times)} token event(s)"
@@ -533,6 +552,8 @@ async def _one(c: _Client, r: _Req, text: str) -> None:
     except ServerClosed as exc:
         r.error = f"connection closed by server: {exc}"[:200]
     except BadResponse as exc:
+        r.error = f"bad response: {exc}"[:200]
+    except EventTooLarge as exc:
         r.error = f"bad response: {exc}"[:200]
     except OSError as exc:
         r.error = f"{type(exc).__name__}: {exc}"[:200]

@@ -141,45 +141,84 @@ _DEFS: list[tuple[str, str, str]] = [
 
 # --- metrics vLLM added from 0.12 to 0.33 (kvdoctor/signals/v1_extra.py); None where absent
 _DEFS += [
-    ("waiting_deferred_max", "requests", "Most requests waiting as 'deferred' (LoRA budget, KV "
-     "transfer), num_requests_waiting_by_reason (0.24+)."),
+    (
+        "waiting_deferred_max",
+        "requests",
+        "Most requests waiting as 'deferred' (LoRA budget, KV "
+        "transfer), num_requests_waiting_by_reason (0.24+).",
+    ),
     ("waiting_capacity_max", "requests", "Most requests waiting for scheduling capacity."),
     ("waiting_deferred_share", "fraction", "Deferred / all waiting requests, over the window."),
-    ("prompt_cached_share_window", "fraction", "Prompt tokens served from the local prefix cache "
-     "or an external KV transfer / all prompt tokens (prompt_tokens_by_source, 0.18+)."),
-    ("prompt_tokens_external_window", "tokens", "Prompt tokens that arrived by external KV "
-     "transfer (a connector or offload tier)."),
+    (
+        "prompt_cached_share_window",
+        "fraction",
+        "Prompt tokens served from the local prefix cache "
+        "or an external KV transfer / all prompt tokens (prompt_tokens_by_source, 0.18+).",
+    ),
+    (
+        "prompt_tokens_external_window",
+        "tokens",
+        "Prompt tokens that arrived by external KV transfer (a connector or offload tier).",
+    ),
     ("prompt_tokens_cached_window", "tokens", "Cached prompt tokens (prompt_tokens_cached)."),
-    ("prompt_tokens_cached_offloaded_window", "tokens", "Cached prompt tokens served by a tier "
-     "other than the device pool: host, disk, p2p (prompt_tokens_cached_by_source, 0.32+)."),
-    ("external_prefix_queries_window", "tokens", "External (KV connector / offload) prefix-cache "
-     "query tokens (0.12+)."),
+    (
+        "prompt_tokens_cached_offloaded_window",
+        "tokens",
+        "Cached prompt tokens served by a tier "
+        "other than the device pool: host, disk, p2p (prompt_tokens_cached_by_source, 0.32+).",
+    ),
+    (
+        "external_prefix_queries_window",
+        "tokens",
+        "External (KV connector / offload) prefix-cache query tokens (0.12+).",
+    ),
     ("external_prefix_hits_window", "tokens", "External prefix-cache hit tokens."),
     ("external_prefix_hit_rate_window", "fraction", "External hits / external queries."),
-    ("kv_block_lifetime_p50", "s", "Median KV block lifetime, allocation to eviction "
-     "(--kv-cache-metrics, 0.12+)."),
+    (
+        "kv_block_lifetime_p50",
+        "s",
+        "Median KV block lifetime, allocation to eviction (--kv-cache-metrics, 0.12+).",
+    ),
     ("kv_block_idle_before_evict_p50", "s", "Median idle time of a KV block before eviction."),
     ("kv_block_reuse_gap_p50", "s", "Median time between reuses of a cached KV block."),
     ("kv_block_evictions_sampled_window", "blocks", "Sampled KV block evictions in the window."),
-    ("prefill_kv_computed_tokens_mean", "tokens", "Mean prompt tokens a request had to compute "
-     "(not cached), request_prefill_kv_computed_tokens (0.18+)."),
+    (
+        "prefill_kv_computed_tokens_mean",
+        "tokens",
+        "Mean prompt tokens a request had to compute "
+        "(not cached), request_prefill_kv_computed_tokens (0.18+).",
+    ),
     ("iteration_tokens_p99", "tokens", "p99 of tokens scheduled per engine step."),
-    ("iteration_tokens_budget_share", "fraction", "iteration_tokens_p99 / "
-     "--max-num-batched-tokens: near 1, steps fill the batched-token budget."),
+    (
+        "iteration_tokens_budget_share",
+        "fraction",
+        "iteration_tokens_p99 / "
+        "--max-num-batched-tokens: near 1, steps fill the batched-token budget.",
+    ),
     ("request_preemptions_mean", "count", "Mean preemptions per finished request (0.32+)."),
     ("spec_decode_draft_tokens_window", "tokens", "Speculative draft tokens proposed."),
     ("spec_decode_acceptance_rate", "fraction", "Accepted / proposed draft tokens."),
-    ("spec_decode_accepted_per_draft", "tokens", "Accepted draft tokens per verification step "
-     "(each step also yields one token of its own)."),
+    (
+        "spec_decode_accepted_per_draft",
+        "tokens",
+        "Accepted draft tokens per verification step (each step also yields one token of its own).",
+    ),
     ("spec_decode_configured", "bool", "Speculative decoding is configured or exporting."),
     ("kv_offload_store_bytes_window", "bytes", "Bytes stored to the KV offload tier (0.24+)."),
     ("kv_offload_load_bytes_window", "bytes", "Bytes loaded back from the KV offload tier."),
     ("nixl_failed_transfers_window", "count", "Failed NIXL KV transfers (P/D disaggregation)."),
     ("nixl_failed_notifications_window", "count", "Failed NIXL transfer notifications."),
-    ("nixl_expired_requests_window", "count", "Requests whose KV expired on the prefill side "
-     "before the decode side fetched it (0.18+)."),
-    ("kv_fetch_requests_max", "requests", "Most requests held in KV fetch stages on a KV "
-     "consumer, num_requests_kv_fetch_by_stage (0.32+)."),
+    (
+        "nixl_expired_requests_window",
+        "count",
+        "Requests whose KV expired on the prefill side before the decode side fetched it (0.18+).",
+    ),
+    (
+        "kv_fetch_requests_max",
+        "requests",
+        "Most requests held in KV fetch stages on a KV "
+        "consumer, num_requests_kv_fetch_by_stage (0.32+).",
+    ),
     ("kv_transfer_configured", "bool", "A KV connector is configured (--kv-transfer-config)."),
     ("kv_connector", "name", "kv_connector of --kv-transfer-config (NixlConnector, ...)."),
     ("mamba_cache_mode", "name", "cache_config_info mamba_cache_mode (hybrid models)."),
@@ -187,20 +226,43 @@ _DEFS += [
     ("hash_block_size", "tokens", "cache_config_info hash_block_size (prefix-hash granularity)."),
     ("mamba_block_size", "tokens", "cache_config_info mamba_block_size."),
     ("kv_offloading", "bool", "A KV offloading size is configured (cache_config_info)."),
-    ("hybrid_model", "bool", "Hybrid model (Mamba / linear-attention layers beside attention), "
-     "from the model config or cache_config_info's Mamba labels."),
-    ("mamba_state_bytes_per_seq", "bytes", "Mamba (conv + SSM) state of one sequence over all "
-     "attention-free layers; it does not grow with context, unlike KV."),
-    ("prefix_hit_granularity_tokens", "tokens", "Tokens at which prefix-cache hits land: "
-     "cache_hit_alignment_tokens (0.32+), else the block size."),
-    ("log_cudagraph_max_capture_size", "requests", "Largest CUDA graph batch size captured at "
-     "start-up (compilation_config); decode batches above it run without graphs."),
+    (
+        "hybrid_model",
+        "bool",
+        "Hybrid model (Mamba / linear-attention layers beside attention), "
+        "from the model config or cache_config_info's Mamba labels.",
+    ),
+    (
+        "mamba_state_bytes_per_seq",
+        "bytes",
+        "Mamba (conv + SSM) state of one sequence over all "
+        "attention-free layers; it does not grow with context, unlike KV.",
+    ),
+    (
+        "prefix_hit_granularity_tokens",
+        "tokens",
+        "Tokens at which prefix-cache hits land: "
+        "cache_hit_alignment_tokens (0.32+), else the block size.",
+    ),
+    (
+        "log_cudagraph_max_capture_size",
+        "requests",
+        "Largest CUDA graph batch size captured at "
+        "start-up (compilation_config); decode batches above it run without graphs.",
+    ),
     ("log_cudagraph_truncated", "bool", "Start-up log: capture sizes truncated or overridden."),
     ("log_cudagraph_memory_gib", "GiB", "CUDA graph memory estimated or taken at capture."),
-    ("log_cudagraph_kv_util_taken", "fraction", "GPU memory fraction CUDA graph profiling "
-     "takes from the KV pool (vLLM 0.21+ start-up line)."),
-    ("log_cudagraph_suggested_utilization", "fraction", "--gpu-memory-utilization that start-up "
-     "line suggests to keep the pre-0.21 KV pool size."),
+    (
+        "log_cudagraph_kv_util_taken",
+        "fraction",
+        "GPU memory fraction CUDA graph profiling "
+        "takes from the KV pool (vLLM 0.21+ start-up line).",
+    ),
+    (
+        "log_cudagraph_suggested_utilization",
+        "fraction",
+        "--gpu-memory-utilization that start-up line suggests to keep the pre-0.21 KV pool size.",
+    ),
     # --- the evidence that decides a prefix miss (kvdoctor.signals.prompts)
     ("prompt_sample_prompts", "count", "Prompts analysed from --prompts or the request log."),
     ("prompt_sample_source", "name", "Where the prompt sample came from: prompts-file "

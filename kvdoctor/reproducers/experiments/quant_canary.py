@@ -11,6 +11,8 @@ request that times out names the server and the prompt it was waiting for.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 from dataclasses import dataclass
 from typing import ClassVar
@@ -39,6 +41,8 @@ FP8_KV_CACHE = CauseRef("quant-quality", "fp8-kv-cache")
 CANARY_OUTPUT = 32
 # One canary request never waits longer than this, whatever the deadline leaves.
 REQUEST_TIMEOUT_S = 120.0
+# 32 tokens with their logprobs are a few KB of JSON; far beyond is not a completions answer.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 
 class CanaryMeasured(Measured):
@@ -158,13 +162,13 @@ async def _canary(
         }
         limit = max(min(REQUEST_TIMEOUT_S, session.remaining()), 1.0)
         try:
-            resp = await http.post(
-                base + "/v1/completions",
-                json=body,
-                headers={**headers, PROBE_HEADER: session.ctx.tag},
+            # One deadline for the whole answer (a dripping body included) and a byte cap: a
+            # canary answer is a few KB, and an 800 MB one was held whole in memory.
+            status, raw = await asyncio.wait_for(
+                _post_capped(http, base + "/v1/completions", body, headers, session, limit),
                 timeout=limit,
             )
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             raise KvdoctorError(
                 f"quant-canary: timed out after {limit:.0f} s waiting for {what}"
             ) from None
@@ -173,18 +177,49 @@ async def _canary(
                 f"quant-canary: {server} {base}: {type(exc).__name__}: {exc}"
             ) from None
         session.sent += 1
-        if resp.status_code != 200:
+        if status != 200:
+            raise KvdoctorError(f"quant-canary: the {server} {base} answered HTTP {status}")
+        if raw is None:
             raise KvdoctorError(
-                f"quant-canary: the {server} {base} answered HTTP {resp.status_code}"
+                f"quant-canary: the {server} {base} sent an answer larger than "
+                f"{MAX_ANSWER_BYTES // 1024} KiB; not read"
             )
         try:
-            lp = resp.json()["choices"][0]["logprobs"]
+            lp = json.loads(raw)["choices"][0]["logprobs"]
             tokens = [str(t) for t in lp["tokens"]]
             logprobs = [float(x) if x is not None else 0.0 for x in lp["token_logprobs"]]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError, OverflowError):
             raise KvdoctorError(f"quant-canary: the {server} {base} sent no logprobs") from None
         out.append(CanaryRun(tokens=tokens, logprobs=logprobs))
     return out
+
+
+async def _post_capped(
+    http: httpx.AsyncClient,
+    url: str,
+    body: dict[str, object],
+    headers: dict[str, str],
+    session: Session,
+    limit: float,
+) -> tuple[int, bytes | None]:
+    """POST ``body``; the status and the answer's bytes, or ``None`` past the cap."""
+    async with http.stream(
+        "POST",
+        url,
+        json=body,
+        headers={**headers, PROBE_HEADER: session.ctx.tag},
+        timeout=limit,
+    ) as resp:
+        if resp.status_code != 200:
+            return resp.status_code, b""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                return resp.status_code, None
+            chunks.append(chunk)
+        return resp.status_code, b"".join(chunks)
 
 
 class QuantCanary(Experiment[CanaryMeasured]):
