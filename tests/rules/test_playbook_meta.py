@@ -27,6 +27,9 @@ TRAPS = {
     "no-cache-memory-raise-utilization",
     "fp8-near-zero-is-bug",
     "counter-reset-is-restart",
+    # 0 % hits over prompts of several blocks with caching on and no prompt evidence: never
+    # "healthy", the verdict is inconclusive (issue 28).
+    "zero-hits-undecidable",
 }
 KINDS = {"firing", "not-firing", "boundary"}
 

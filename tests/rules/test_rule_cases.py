@@ -163,7 +163,18 @@ def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
         got = (lead[0].symptom, lead[0].cause)
         assert got == (case["primary"]["symptom"], case["primary"]["cause"])
     if "verdict" in case:
-        assert overall_verdict(findings, signals) == case["verdict"]
+        assert overall_verdict(findings, signals, result.undecided) == case["verdict"]
+    wanted = case.get("undecided")
+    if wanted is not None:
+        got_q = [q for q in result.undecided if q.symptom == wanted["symptom"]]
+        assert got_q, f"expected an undecided {wanted['symptom']}, got {result.undecided}"
+        listed = {d.cause for d in got_q[0].differential}
+        for cause in wanted.get("differential_contains", []):
+            assert cause in listed, f"{cause} not in the differential {sorted(listed)}"
+        for text in wanted.get("decide_with_contains", []):
+            assert text in got_q[0].decide_with, got_q[0].decide_with
+    elif "verdict" in case and case["verdict"] != "inconclusive":
+        assert not result.undecided, f"unexpected undecided: {result.undecided}"
     if case.get("only"):
         want = {(e["symptom"], e["cause"]) for e in case.get("expect") or []}
         assert {(f.symptom, f.cause) for f in findings + notes} == want
