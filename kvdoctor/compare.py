@@ -82,8 +82,25 @@ class Comparison(_Strict):
     findings: list[FindingDelta] = Field(default_factory=list)
     signals: list[SignalDelta] = Field(default_factory=list)
     flags: list[FlagDelta] = Field(default_factory=list)
+    # What differs between the two servers (model, vLLM version) when --force compared them
+    # anyway; empty for a like-for-like comparison.
+    forced: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# What makes BEFORE and AFTER the same server: the served model and the vLLM release.
+IDENTITY: tuple[tuple[str, str], ...] = (("served_model", "model"), ("vllm_version", "vLLM"))
+
+
+def mismatches(before: Diagnosis, after: Diagnosis) -> list[str]:
+    """Why BEFORE and AFTER are not the same server (both sides known and different)."""
+    out: list[str] = []
+    for name, label in IDENTITY:
+        b, a = before.report.signals.get(name), after.report.signals.get(name)
+        if b is not None and a is not None and b != a:
+            out.append(f"{label} {b} before, {a} after")
+    return out
 
 
 def _state(f: Finding) -> FindingState:
@@ -126,8 +143,20 @@ def _flags(before: Diagnosis, after: Diagnosis) -> list[FlagDelta]:
     return out
 
 
-def compare(before: Diagnosis, after: Diagnosis) -> Comparison:
-    """BEFORE and AFTER side by side; verified only when the primary finding is gone."""
+def compare(before: Diagnosis, after: Diagnosis, *, force: bool = False) -> Comparison:
+    """BEFORE and AFTER side by side; verified only when the primary finding is gone.
+
+    Two different servers (model or vLLM release) are refused (KvdoctorError, exit 2) unless
+    ``force``; a forced comparison states what differs and is never verified.
+    """
+    from kvdoctor.errors import KvdoctorError
+
+    differ = mismatches(before, after)
+    if differ and not force:
+        raise KvdoctorError(
+            f"BEFORE and AFTER are different servers ({'; '.join(differ)}); compare the same "
+            "server before and after the change, or pass --force"
+        )
     rb, ra = before.report, after.report
     by_key_b = {(f.id, f.cause): f for f in rb.findings}
     by_key_a = {(f.id, f.cause): f for f in ra.findings}
@@ -164,7 +193,8 @@ def compare(before: Diagnosis, after: Diagnosis) -> Comparison:
         if rb.signals.get(n) is not None or ra.signals.get(n) is not None
     ]
     return Comparison(
-        verified=primary_result == "gone",
+        verified=primary_result == "gone" and not differ,
+        forced=differ,
         primary=f"{primary.id}/{primary.cause}" if primary is not None else None,
         primary_result=primary_result,
         change_first=primary.remediation[0]

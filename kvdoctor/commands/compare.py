@@ -62,6 +62,12 @@ def _diagnosis_of_bundle(path: str) -> Any:
     help="Write the result to FILE atomically (default: stdout).",
 )
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Compare bundles of different models or vLLM releases anyway (stated in the result, "
+    "never verified).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["md", "json"]),
@@ -83,6 +89,7 @@ def compare(
     allow_load: bool,
     save_bundle: Path | None,
     output: Path | None,
+    force: bool,
     fmt: str,
     **params: Any,
 ) -> int:
@@ -136,7 +143,7 @@ def compare(
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live AFTER only")
         d_after = _diagnosis_of_bundle(after)
-    result = compare_diagnoses(d_before, d_after)
+    result = compare_diagnoses(d_before, d_after, force=force)
     if fmt == "json":
         text = render_json(result)
     else:

@@ -120,6 +120,7 @@ class EngineConfig:
     kv_cache_memory_bytes: int | None  # what the pool's memory budget is (reported)
     bytes_per_token: int | None
     gpu_count: int | None = None  # devices NVML saw (None: not sampled)
+    capacity_tokens: int | None = None  # the pool's tokens as the signals state it
     extra: dict[str, Scalar] = field(default_factory=dict)
 
     def is_set(self, flag: str) -> bool:
@@ -133,7 +134,8 @@ class EngineConfig:
     def pool_tokens(self) -> int | None:
         # The pool these flags give (the planner compares it before and after an edit), by
         # the one capacity function; blocks × block size, as vLLM allocates it.
-        return pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks).tokens
+        tokens = pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks)
+        return tokens.tokens if tokens.tokens is not None else self.capacity_tokens
 
     @property
     def block_bytes(self) -> int | None:
@@ -159,6 +161,25 @@ def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: s
     if "device" in args and str(args["device"]).lower() == "cpu":
         return "cpu"
     return "gpu"
+
+
+def config_from_signals(signals: SignalSet) -> EngineConfig:
+    """The configuration the signals alone describe (no command line, no model config): what
+    the rule cases, given as signal sets, are planned against, as a report plans a bundle."""
+    from kvdoctor.bundle.model import Manifest
+
+    bundle = Bundle(
+        manifest=Manifest(
+            created_by="signals", endpoint="signals", started_at=0.0, ended_at=0.0, interval_s=1.0
+        ),
+        scrapes=[],
+    )
+    kv = KvSection(
+        block_size=_int(signals.get("block_size")),
+        num_gpu_blocks=_int(signals.get("num_gpu_blocks")),
+        bytes_per_token=_int(signals.get("kv_bytes_per_token")),
+    )
+    return engine_config(bundle, signals, kv)
 
 
 def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineConfig:
@@ -227,6 +248,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
         kv_cache_memory_bytes=_int(get("kv_cache_memory_bytes")),
         bytes_per_token=_int(kv.bytes_per_token),
         gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
+        capacity_tokens=_int(get("kv_capacity_tokens")),
     )
 
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kvdoctor.kvmath.capacity import sequences_that_fit
-from kvdoctor.remediation.config import EngineConfig, FlagValue
+from kvdoctor.remediation.config import EngineConfig, FlagValue, canonical_flag
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.predicates import SignalView
+from kvdoctor.rules.predicates import PREDICATES, SignalView
+from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
 
 
@@ -74,6 +75,10 @@ def _edit_text(e: Edit, cfg: EngineConfig, first: bool) -> str:
             return f"{verb} {shown}"
         return f"{verb} {flag} {_value_text(e.before)}"
     if e.action == "set":
+        if isinstance(e.after, bool):
+            # A boolean flag is added, never "set on": --X or --no-X on the command line.
+            shown = flag if e.after else "--no-" + flag[2:]
+            return f"{'Add' if first else 'add'} {shown}"
         return f"{verb} {flag} {_value_text(e.after)}"
     return f"{verb} {flag} from {_value_text(e.before)} to {_value_text(e.after)}"
 
@@ -159,6 +164,84 @@ class _Ctx:
     cfg: EngineConfig
     win: Window
     view: SignalView
+    # Changes the bundle's numbers rule out, each with what would have to be true for it.
+    notes: list[str] = field(default_factory=list)
+
+    def refuse(self, text: str) -> list[Change]:
+        if text not in self.notes:
+            self.notes.append(text)
+        return []
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+@dataclass(frozen=True)
+class DeviceMemory:
+    """One device's memory as the bundle knows it (vLLM sizes every rank the same way).
+
+    ``fixed`` is what the engine needs before any KV: weights, the profiled activation peak,
+    non-torch memory and CUDA graphs. From the start-up log it is exact (utilization × card
+    minus the KV memory vLLM reported); otherwise it is a lower bound (the weights vLLM
+    loaded, else the model config's dense estimate split over tensor-parallel ranks, plus the
+    CUDA graph memory the log names).
+    """
+
+    total: int | None
+    fixed: int | None
+    exact: bool
+    other: int  # other processes' memory on this device
+
+    def min_utilization(self, pool_bytes: int) -> float | None:
+        if not self.total or self.fixed is None:
+            return None
+        return math.ceil((self.fixed + pool_bytes) / self.total * 100) / 100
+
+    def max_utilization(self) -> float | None:
+        """The most vLLM may take beside the other processes, with 2 % of the card spare."""
+        if not self.total:
+            return None
+        return math.floor((1.0 - self.other / self.total - 0.02) * 100) / 100
+
+
+def device_memory(c: _Ctx) -> DeviceMemory:
+    v, cfg = c.view, c.cfg
+    total = v.num("gpu_memory_total_bytes")
+    other = v.num("gpu_other_process_bytes") or 0.0
+    avail = v.num("log_available_kv_bytes")
+    graphs = v.num("log_cudagraph_memory_gib")
+    fixed: float | None = None
+    exact = False
+    if total and avail is not None:
+        fixed = cfg.gpu_memory_utilization * total - avail
+        exact = True
+    else:
+        weights = v.num("log_weights_bytes")
+        if weights is None:
+            dense = v.num("weights_bytes")
+            weights = dense / max(1, cfg.tensor_parallel_size) if dense is not None else None
+        if weights is not None:
+            fixed = weights + (graphs or 0.0) * GIB
+    return DeviceMemory(
+        total=int(total) if total else None,
+        fixed=int(fixed) if fixed is not None else None,
+        exact=exact,
+        other=int(other),
+    )
+
+
+GIB = 1 << 30
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:,.1f} GiB"
+
+
+def _one_request_bytes(cfg: EngineConfig) -> int:
+    """KV bytes of one max-model-len request: the least pool vLLM starts with."""
+    if cfg.max_model_len and cfg.bytes_per_token:
+        return cfg.max_model_len * cfg.bytes_per_token
+    return 0
 
 
 def _undo_override(c: _Ctx, why: str) -> list[Change]:
@@ -187,7 +270,20 @@ def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
     cfg, win = c.cfg, c.win
     seq, fit = win.seq_tokens, win.fit(pool)
     if pool is None or not seq or fit is None or win.running_max is None:
-        return []
+        missing = [
+            name
+            for name, v in (
+                ("the pool's size in tokens", pool),
+                ("the prompt and output lengths", seq),
+                ("the running requests", win.running_max),
+            )
+            if v is None
+        ]
+        return c.refuse(
+            f"Lowering {cfg.spell('max-num-seqs')}: the bundle does not show "
+            f"{' or '.join(missing)}, so how many sequences the pool holds is not known; it "
+            "would need a capture with /metrics over a busy window (and the model's config)"
+        )
     # Not binding: the window never ran more sequences than the pool holds.
     if win.running_max <= fit or cfg.max_num_seqs <= fit:
         return []
@@ -202,12 +298,29 @@ def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
 def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
     cfg = c.cfg
     # With the blocks override the pool ignores the utilization: raising it would do nothing.
-    if cfg.is_set("num-gpu-blocks-override") or c.view.flag("gpu_has_headroom") is not True:
+    if cfg.is_set("num-gpu-blocks-override"):
+        return []
+    if PREDICATES["gpu_has_headroom"].fn(c.view) is not True:
+        if c.view.num("gpu_memory_used_fraction") is None:
+            return c.refuse(
+                f"Raising {cfg.spell('gpu-memory-utilization')}: the bundle has no GPU memory "
+                "numbers (NVML), so the device's free memory is not known; it would need "
+                "samples showing at least 10 % of the device free and no out-of-memory error"
+            )
         return []
     up = c.view.num("suggested_gpu_memory_utilization_up")
     total = c.view.num("gpu_memory_total_bytes")
     if up is None or up <= cfg.gpu_memory_utilization:
         return []
+    ceiling = device_memory(c).max_utilization()
+    if ceiling is not None and up > ceiling:
+        up = ceiling
+        if up <= cfg.gpu_memory_utilization:
+            return c.refuse(
+                f"Raising {cfg.spell('gpu-memory-utilization')} above "
+                f"{cfg.gpu_memory_utilization}: other processes hold "
+                f"{_gib(device_memory(c).other)} of the device; it would need them moved off"
+            )
     edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, up)
     effect = what
     if total and cfg.bytes_per_token and cfg.pool_tokens is not None:
@@ -234,17 +347,52 @@ def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
     return [Change("client", (), effect, text=text)]
 
 
-def _replicas(c: _Ctx, pool: int | None) -> list[Change]:
-    win = c.win
-    seq, fit = win.seq_tokens, win.fit(pool)
-    if pool is None or not seq or fit is None or not win.peak_demand:
-        return []
-    need = math.ceil(win.peak_demand / fit)
+def _saturated(c: _Ctx) -> str | None:
+    """How the window shows the server at its limit, or None when it never got there."""
+    win, cfg = c.win, c.cfg
+    if win.running_max is not None and win.running_max >= cfg.max_num_seqs:
+        return f"running reached --max-num-seqs {cfg.max_num_seqs}"
+    kv = c.view.num("kv_usage_max")
+    if kv is not None and kv >= 0.9 and (win.waiting_max or 0) > 0:
+        return f"the KV pool was {kv:.0%} full with requests waiting"
+    return None
+
+
+def _replicas(c: _Ctx, pool: int | None = None) -> list[Change]:
+    """Replicas only from measured per-replica throughput against measured demand."""
+    del pool
+    win, v = c.win, c.view
+    finished, window = v.num("requests_finished_window"), v.num("window_s")
+    limit = _saturated(c)
+    if limit is None:
+        return c.refuse(
+            "Adding replicas: the window never brought this server to its limit"
+            + (
+                f" (running at most {fmt_int(win.running_max)} of --max-num-seqs "
+                f"{c.cfg.max_num_seqs})"
+                if win.running_max is not None
+                else ""
+            )
+            + ", so its throughput at capacity is not measured; it would need a window where "
+            "running reaches the limit while requests wait"
+        )
+    if not finished or not window or window <= 0:
+        return c.refuse(
+            "Adding replicas: no finished requests were counted in the window, so the "
+            "throughput per replica is not measured"
+        )
+    run, wait = c.view.signals.series.get("running", []), c.view.signals.series.get("waiting", [])
+    backlog = 0.0
+    if run and wait and len(run) == len(wait):
+        backlog = max(0.0, (run[-1][1] + wait[-1][1]) - (run[0][1] + wait[0][1]))
+    throughput = finished / window
+    demand = (finished + backlog) / window
+    need = math.ceil(demand / throughput - 1e-9)
     if need <= 1:
         return []
     effect = (
-        f"each replica holds {fmt_int(fit)} sequences of {fmt_int(seq)} tokens; the window's "
-        f"peak of {fmt_int(win.peak_demand)} requests needs {need}"
+        f"measured while {limit}: one replica finished {throughput:.2f} requests/s while "
+        f"{demand:.2f} arrived (the backlog grew by {fmt_int(backlog)})"
     )
     return [Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}")]
 
@@ -320,16 +468,8 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
                     f"{used / pool:.0%} of the {fmt_int(pool)}-token pool)"
                 )
             out.append(Change("tune", tuple(edits), effect))
-    if win.peak_demand and win.running_max and not capped:
-        # Running stayed below the cap while requests waited: compute, not a flag, is the limit.
-        need = math.ceil(win.peak_demand / max(1, win.running_max))
-        if need > 1:
-            effect = (
-                f"running never reached --max-num-seqs {cfg.max_num_seqs} (at most "
-                f"{fmt_int(win.running_max)}): the peak of {fmt_int(win.peak_demand)} requests "
-                f"needs {need} servers at today's speed"
-            )
-            out.append(Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}"))
+    if not capped:
+        out += _replicas(c)
     return out
 
 
@@ -406,6 +546,12 @@ def _plan_prefill_interference(c: _Ctx, *, bound_long_prompts: bool = False) -> 
     cfg, win = c.cfg, c.win
     out: list[Change] = []
     chunk = _chunk_target(c)
+    if chunk is None:
+        c.refuse(
+            f"Lowering {cfg.spell('max-num-batched-tokens')}: the window shows neither the "
+            "prompt lengths nor the decode stall per prompt token, so no chunk size can be "
+            "computed; it would need a capture with prompts arriving"
+        )
     mnbt = cfg.max_num_batched_tokens
     longest = win.max_prompt or win.prompt
     if not cfg.enable_chunked_prefill:
@@ -475,11 +621,13 @@ def _plan_block_size(c: _Ctx) -> list[Change]:
     bs = cfg.block_size
     if not bs or not win.prompt:
         return []
+    # vLLM raises a hybrid model's attention block to the Mamba page: a smaller one is a no-op.
+    hybrid = c.view.flag("hybrid_model") is True
     step = 32 if cfg.platform == "cpu" else 16
     # The smallest size the backend takes without penalty: the most prefix tokens hit.
     target = step
     out: list[Change] = []
-    if target < bs:
+    if target < bs and not hybrid:
         edit = (
             Edit("lower", "block-size", bs, target)
             if cfg.is_set("block-size")
@@ -569,7 +717,9 @@ def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
 
 
 def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
+    """A start-up refusal: always a concrete change, with vLLM's own hint as evidence."""
     cfg = c.cfg
+    hint = _hint(c)
     out = _undo_override(c, "")
     if out and cfg.max_model_len:
         ch = out[0]
@@ -579,31 +729,252 @@ def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
             f"{ch.effect}, too few for --max-model-len {fmt_int(cfg.max_model_len)}",
         )
     target = c.view.num("suggested_max_model_len")
-    if target is not None and cfg.max_model_len is not None and target < cfg.max_model_len:
+    if target is not None and target > 0 and (cfg.max_model_len or target + 1) > target:
         t = int(target)
-        edit = Edit("lower", "max-model-len", cfg.max_model_len, t)
+        edit = (
+            Edit("lower", "max-model-len", cfg.max_model_len, t)
+            if cfg.max_model_len is not None
+            else Edit("set", "max-model-len", None, t)
+        )
         pool = cfg.pool_tokens
         if pool is None and cfg.num_gpu_blocks_override and cfg.block_size:
             pool = cfg.num_gpu_blocks_override * cfg.block_size
         where = f"the {fmt_int(pool)}-token pool" if pool else "the pool vLLM estimated"
-        effect = f"the server starts: a request of {fmt_int(t)} tokens fits in {where}"
-        out.append(_alt(Change("tune", (edit,), effect), bool(out)))
-    out += _raise_gmu(c, "the pool gets what is left after weights and activations")
+        effect = f"the server starts: a request of {fmt_int(t)} tokens fits in {where}{hint}"
+        mml = Change("tune", (edit,), effect)
+    else:
+        mml = None
+    out += [_alt(ch, bool(out)) for ch in _raise_gmu_to_fit(c, hint)]
+    if mml is not None:
+        out.append(_alt(mml, bool(out)))
+    if not out:
+        out = _shrink_profile_peak(c)
     return out
 
 
-def _plan_lower_gmu(c: _Ctx, what: str) -> list[Change]:
+def _shrink_profile_peak(c: _Ctx) -> list[Change]:
+    """A start-up refusal nothing else can size: the profiling run's activation peak is what
+    the pool loses, and it grows with the batched-token budget; CUDA graphs take theirs too."""
     cfg = c.cfg
+    mnbt = cfg.max_num_batched_tokens
+    if mnbt is not None and mnbt > 2048 and cfg.enable_chunked_prefill:
+        half = max(2048, cfg.max_num_seqs, mnbt // 2)
+        if half < mnbt:
+            edit = Edit("lower", "max-num-batched-tokens", mnbt, half)
+            effect = (
+                "the start-up profiling run's activation peak shrinks with the batched-token "
+                f"budget ({fmt_int(mnbt)} → {fmt_int(half)} tokens), and what it frees goes "
+                f"to the KV pool{_hint(c)}"
+            )
+            return [Change("tune", (edit,), effect)]
+    if cfg.platform == "gpu" and cfg.args.get("enforce-eager") is not True:
+        edit = Edit("set", "enforce-eager", None, True)
+        return [
+            Change(
+                "tune",
+                (edit,),
+                (
+                    "no CUDA graphs are captured, so their memory goes to the KV pool; decoding is "
+                    f"slower per step{_hint(c)}"
+                ),
+            )
+        ]
+    return []
+
+
+def _gmu_known(c: _Ctx) -> bool:
+    """Whether the bundle states the utilization (flag or cache_config_info), not a default."""
+    return (
+        c.cfg.is_set("gpu-memory-utilization") or c.view.num("gpu_memory_utilization") is not None
+    )
+
+
+def _raise_gmu_to_fit(c: _Ctx, hint: str) -> list[Change]:
+    """The utilization at which the pool holds one max-model-len request, when it is
+    possible on this device."""
+    cfg = c.cfg
+    if cfg.is_set("num-gpu-blocks-override"):
+        return []
+    flag = cfg.spell("gpu-memory-utilization")
+    mem = device_memory(c)
+    need = mem.min_utilization(_one_request_bytes(cfg))
+    ceiling = mem.max_utilization()
+    if need is None or ceiling is None:
+        # Without the device's numbers: vLLM's own step, which its refusal always asks for
+        # ("Try increasing `gpu_memory_utilization`"), on a utilization the bundle states.
+        asked = "increasing `gpu_memory_utilization`" in hint or any(
+            c.view.flag(n) is True for n in ("log_no_cache_memory", "log_max_model_len_exceeds_kv")
+        )
+        if not asked or not _gmu_known(c):
+            return []
+        up = min(0.95, math.floor((cfg.gpu_memory_utilization + 0.05) * 100) / 100)
+        if up <= cfg.gpu_memory_utilization:
+            return []
+        edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, up)
+        effect = (
+            f"the pool gets {up - cfg.gpu_memory_utilization:.2f} more of the device{hint}; "
+            "the bundle has no device memory numbers to size it further"
+        )
+        return [Change("tune", (edit,), effect)]
+    if need > ceiling:
+        return c.refuse(
+            f"Raising {flag}: one {fmt_int(cfg.max_model_len or 0)}-token request needs "
+            f"{need} of the device ({_gib(mem.fixed or 0)} for weights, activations and CUDA "
+            f"graphs plus its KV), and at most {ceiling} is free; it would need a larger "
+            "device or the weights split over more GPUs"
+        )
+    target = max(need, cfg.gpu_memory_utilization + 0.01)
+    target = min(ceiling, math.ceil(target * 100) / 100)
+    if target <= cfg.gpu_memory_utilization:
+        return []
+    edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, target)
+    effect = (
+        f"after {_gib(mem.fixed or 0)} for weights, activations and CUDA graphs the pool holds "
+        f"a {fmt_int(cfg.max_model_len or 0)}-token request{hint}"
+    )
+    return [Change("tune", (edit,), effect)]
+
+
+def _hint(c: _Ctx) -> str:
+    """vLLM's own advice from its log, quoted as evidence, or ''."""
+    hint = c.view.value("log_vllm_hint")
+    return f' (vLLM\'s log: "{hint}")' if isinstance(hint, str) and hint else ""
+
+
+def _plan_lower_gmu(c: _Ctx, what: str, *, leave_other: bool = False) -> list[Change]:
+    """Lower the utilization only as far as the engine's own memory allows."""
+    cfg = c.cfg
+    flag = cfg.spell("gpu-memory-utilization")
+    if not _gmu_known(c):
+        return []
+    if PREDICATES["kv_cache_too_small_at_start"].fn(c.view) is True:
+        return c.refuse(
+            f"Lowering {flag}: the start-up log says the KV pool is already too small, and a "
+            "lower utilization shrinks it further; it would need the pool sized first"
+        )
     down = c.view.num("suggested_gpu_memory_utilization_down")
+    mem = device_memory(c)
+    if leave_other and mem.total and mem.other:
+        # Leave the other processes' memory on this device free, and 2 % of the card.
+        ceiling = mem.max_utilization()
+        down = ceiling if ceiling is not None else down
     if down is None or down >= cfg.gpu_memory_utilization:
         return []
+    floor = mem.min_utilization(_one_request_bytes(cfg))
+    if floor is not None and mem.total and mem.fixed is not None and down < floor:
+        what_fixed = (
+            "weights, activations and CUDA graphs take"
+            if mem.exact
+            else "the weights alone take at least"
+        )
+        return c.refuse(
+            f"Lowering {flag} from {cfg.gpu_memory_utilization} to {down}: {what_fixed} "
+            f"{_gib(mem.fixed)} of the device's {_gib(mem.total)}, so below {floor} no KV pool "
+            f"holds one {fmt_int(cfg.max_model_len or 0)}-token request; it would need a device "
+            f"with more memory, the weights split over more GPUs (tensor parallel), or the "
+            f"other processes moved off"
+        )
     edit = Edit("lower", "gpu-memory-utilization", cfg.gpu_memory_utilization, down)
-    total = c.view.num("gpu_memory_total_bytes")
     effect = what
-    if total:
-        freed = (cfg.gpu_memory_utilization - down) * total / (1 << 30)
-        effect = f"vLLM reserves {freed:.1f} GiB less of the card; {what}"
+    if mem.total:
+        freed = (cfg.gpu_memory_utilization - down) * mem.total / GIB
+        effect = f"vLLM reserves {freed:.1f} GiB less of each device; {what}"
+        if floor is not None:
+            effect += f" (the engine's own memory needs {floor} of the device)"
     return [Change("tune", (edit,), effect)]
+
+
+def _capture_size(n: int) -> int:
+    """The smallest CUDA-graph capture size vLLM would capture that covers ``n`` sequences:
+    its sizes run 1, 2, 4, then multiples of 8 up to 256, then multiples of 16."""
+    if n <= 4:
+        return 1 << max(0, math.ceil(math.log2(max(1, n))))
+    if n <= 256:
+        return math.ceil(n / 8) * 8
+    return math.ceil(n / 16) * 16
+
+
+def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
+    cfg, win = c.cfg, c.win
+    captured = c.view.num("log_cudagraph_max_capture_size")
+    peak = win.running_max
+    if peak is None or captured is None or peak <= captured:
+        return []
+    target = min(_capture_size(peak), _capture_size(cfg.max_num_seqs))
+    if target <= captured:
+        return []
+    before = int(captured) if cfg.is_set("max-cudagraph-capture-size") else None
+    edit = (
+        Edit("raise", "max-cudagraph-capture-size", int(captured), target)
+        if before is not None
+        else Edit("set", "max-cudagraph-capture-size", None, target)
+    )
+    effect = (
+        f"decode batches of up to {fmt_int(target)} sequences run as CUDA graphs (today graphs "
+        f"stop at {fmt_int(captured)} while up to {fmt_int(peak)} ran at once); capture costs "
+        "start-up time and a little memory"
+    )
+    graphs = c.view.num("log_cudagraph_memory_gib")
+    if graphs:
+        effect += f" (the graphs took {graphs:.2f} GiB at {fmt_int(captured)})"
+    return [Change("tune", (edit,), effect)]
+
+
+def _plan_cudagraph_pool(c: _Ctx) -> list[Change]:
+    cfg = c.cfg
+    flag = cfg.spell("gpu-memory-utilization")
+    suggested = c.view.num("log_cudagraph_suggested_utilization")
+    if suggested is None or suggested <= cfg.gpu_memory_utilization:
+        return []
+    ceiling = device_memory(c).max_utilization()
+    if ceiling is not None and suggested > ceiling:
+        return c.refuse(
+            f"Raising {flag} to {suggested} (vLLM's start-up line): other processes hold "
+            f"{_gib(device_memory(c).other)} of the device, so at most {ceiling} is free; it "
+            "would need them moved off"
+        )
+    edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, suggested)
+    taken = c.view.num("log_cudagraph_kv_util_taken")
+    effect = "the KV pool gets back what CUDA graph profiling took (the value vLLM's line gives)"
+    if taken:
+        effect = (
+            f"the KV pool gets back the {taken:.2f} of the device CUDA graph profiling took "
+            "(the value vLLM's start-up line gives)"
+        )
+    return [Change("tune", (edit,), effect)]
+
+
+def _plan_activation_peak(c: _Ctx) -> list[Change]:
+    """An out-of-memory at an activation peak (the sampler's warm-up at --max-num-seqs dummy
+    requests, prefill logits at the batched-token budget): halve what sizes the peak."""
+    cfg, win = c.cfg, c.win
+    out: list[Change] = []
+    hint = _hint(c)
+    target = max(8, cfg.max_num_seqs // 2 // 8 * 8)
+    if target < cfg.max_num_seqs:
+        edit = Edit("lower", "max-num-seqs", cfg.max_num_seqs, target)
+        effect = (
+            f"the sampler warms up with {fmt_int(target)} dummy requests instead of "
+            f"{fmt_int(cfg.max_num_seqs)}, half the peak of logits and sampling memory{hint}"
+        )
+        if win.running_max and win.running_max > target:
+            effect += (
+                f"; the window ran up to {fmt_int(win.running_max)} at once, the rest then wait"
+            )
+        out.append(Change("tune", (edit,), effect))
+    mnbt = cfg.max_num_batched_tokens
+    if mnbt is not None and mnbt > 2048 and cfg.enable_chunked_prefill:
+        half = max(cfg.max_num_seqs if not out else target, mnbt // 2, 2048)
+        if half < mnbt:
+            edit = Edit("lower", "max-num-batched-tokens", mnbt, half)
+            effect = f"one step's prefill logits ({fmt_int(half)} tokens × vocabulary) halve"
+            out.append(Change("tune", (edit,), effect))
+    if not out:
+        return c.refuse(
+            f"Lowering {cfg.spell('max-num-seqs')} below {cfg.max_num_seqs}: it is already at "
+            "the smallest batch vLLM captures"
+        )
+    return out
 
 
 def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
@@ -632,15 +1003,9 @@ def _more_gpus(c: _Ctx, effect: str) -> list[Change]:
     if c.cfg.gpu_count is not None and c.cfg.gpu_count >= 2 * tp:
         edit = Edit("raise", "tensor-parallel-size", tp, 2 * tp)
         return [Change("capacity", (edit,), effect.format(n=2 * tp, tp=tp))]
-    # vLLM refuses a tensor-parallel size above the GPUs it can see: scale out instead.
-    return [
-        Change(
-            "capacity",
-            (),
-            "each replica carries half of today's load at the same per-request cost",
-            text="Raise replicas from 1 to 2",
-        )
-    ]
+    # vLLM refuses a tensor-parallel size above the GPUs it can see: scale out instead, by
+    # the measured throughput against the measured demand (never a guessed count).
+    return _replicas(c)
 
 
 def _plan_prefill_bound(c: _Ctx) -> list[Change]:
@@ -657,86 +1022,155 @@ def _plan_prefill_bound(c: _Ctx) -> list[Change]:
 
 _Planner = Callable[[_Ctx, Finding], list[Change]]
 
-PLANNERS: dict[tuple[str, str], _Planner] = {
-    ("preemption", "kv-capacity"): lambda c, f: _plan_kv_capacity(
+# The named planners a playbook's ``remediation:`` references (``- planner: NAME`` with the
+# moves it may make); the playbook loader checks names against rules.schema.PLANNER_NAMES and a
+# test holds the two equal.
+PLANNERS: dict[str, _Planner] = {
+    "kv-capacity": lambda c, f: _plan_kv_capacity(
         c, "no sequence is preempted at the window's demand"
     ),
-    ("preemption", "request-exceeds-kv-capacity"): lambda c, f: _plan_request_too_long(c),
-    ("high-ttft", "kv-admission"): lambda c, f: _plan_kv_admission(c),
-    ("high-ttft", "queueing"): lambda c, f: _plan_queueing(c),
-    ("high-ttft", "prefill-bound"): lambda c, f: _plan_prefill_bound(c),
-    ("high-ttft", "long-prefill-hol"): lambda c, f: _plan_long_prefill_hol(c),
-    ("slow-itl", "prefill-interference"): lambda c, f: _plan_prefill_interference(c),
-    ("slow-itl", "kv-read-bound"): lambda c, f: _plan_kv_read_bound(c),
-    ("prefix-miss", "caching-disabled"): lambda c, f: _plan_caching_disabled(c),
-    ("prefix-miss", "block-larger-than-prefix"): lambda c, f: _plan_block_size(c),
-    ("prefix-miss", "eviction-churn"): lambda c, f: _plan_eviction_churn(c),
-    ("prefix-miss", "prefix-drift"): lambda c, f: _plan_prefix_drift(c),
-    ("quant-quality", "fp8-kv-cache"): _plan_fp8,
-    ("gpu-oom", "kv-pool-too-small"): lambda c, f: _plan_kv_pool_too_small(c),
-    ("gpu-oom", "other-process"): lambda c, f: _plan_lower_gmu(
-        c, "the other processes on the card keep their memory"
+    "request-too-long": lambda c, f: _plan_request_too_long(c),
+    "kv-admission": lambda c, f: _plan_kv_admission(c),
+    "queueing": lambda c, f: _plan_queueing(c),
+    "prefill-bound": lambda c, f: _plan_prefill_bound(c),
+    "long-prefill-hol": lambda c, f: _plan_long_prefill_hol(c),
+    "prefill-interference": lambda c, f: _plan_prefill_interference(c),
+    "kv-read-bound": lambda c, f: _plan_kv_read_bound(c),
+    "caching-disabled": lambda c, f: _plan_caching_disabled(c),
+    "block-size": lambda c, f: _plan_block_size(c),
+    "eviction-churn": lambda c, f: _plan_eviction_churn(c),
+    "prefix-drift": lambda c, f: _plan_prefix_drift(c),
+    "fp8-kv-cache": _plan_fp8,
+    "kv-pool-too-small": lambda c, f: _plan_kv_pool_too_small(c),
+    "other-process": lambda c, f: _plan_lower_gmu(
+        c, "the other processes on the device keep their memory", leave_other=True
     ),
-    ("gpu-oom", "utilization-too-high"): lambda c, f: _plan_lower_gmu(
+    "utilization-too-high": lambda c, f: _plan_lower_gmu(
         c, "activations get the headroom they ran out of"
     ),
+    "activation-peak": lambda c, f: _plan_activation_peak(c),
+    "cudagraph-capture": lambda c, f: _plan_cudagraph_capture(c),
+    "cudagraph-pool": lambda c, f: _plan_cudagraph_pool(c),
 }
 
 
 @dataclass(frozen=True)
 class FindingPlan:
-    """The changes for one finding (index into the report's findings), in order."""
+    """The advice for one finding (index into the report's findings), in order, and the
+    changes the bundle's numbers ruled out (each with what would have to be true)."""
 
     index: int
-    changes: tuple[Change, ...]
+    items: tuple[Item, ...]
+    not_advised: tuple[str, ...] = ()
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return tuple(it.change for it in self.items if it.change is not None)
 
 
 def _direction(e: Edit) -> str | None:
     return {"raise": "up", "lower": "down"}.get(e.action)
 
 
-def plan(findings: Sequence[Finding], cfg: EngineConfig, signals: SignalSet) -> list[FindingPlan]:
-    """Changes per finding. Refuted findings and causes without a planner get none."""
-    ctx = _Ctx(cfg, window_of(signals), SignalView(signals))
+@dataclass(frozen=True)
+class Item:
+    """One printed line of a finding's advice: a planned change or a playbook text line."""
+
+    change: Change | None = None
+    text: str = ""
+    move: Move | None = None  # the playbook's declared move a change made
+
+    def render(self, cfg: EngineConfig) -> str:
+        return self.change.render(cfg) if self.change is not None else self.text
+
+
+def _cause_of(playbooks: Sequence[Playbook], f: Finding) -> Cause | None:
+    """The playbook cause a finding came from (its playbook first, then by cause id)."""
+    ranked = sorted(playbooks, key=lambda pb: pb.id != f.id)
+    return next((c for pb in ranked for c in pb.causes if c.id == f.cause), None)
+
+
+def _matches(ch: Change, move: Move) -> bool:
+    if ch.edits:
+        e = ch.edits[0]
+        return e.action == move.action and move.flag == "--" + canonical_flag(e.flag)
+    return move.action == ch.kind
+
+
+def declared_move(ch: Change, moves: Sequence[Move]) -> Move | None:
+    """The playbook move a planned change is an instance of (its first edit's action and
+    flag; a client or capacity change by kind), or None: a change the playbook never declared."""
+    return next((m for m in moves if _matches(ch, m)), None)
+
+
+def plan(
+    findings: Sequence[Finding],
+    cfg: EngineConfig,
+    signals: SignalSet,
+    playbooks: Sequence[Playbook] | None = None,
+) -> list[FindingPlan]:
+    """Advice per finding, in the order its playbook lists it: planner items planned from the
+    bundle and checked (vLLM's start-up rules, the device's memory, the window), text items as
+    the engine renders them. Refuted findings get none; an unidentified finding keeps its
+    "collect next" lines."""
+    from kvdoctor.rules.engine import load_playbooks, remediation_line
+
+    books = list(playbooks) if playbooks is not None else load_playbooks()
+    view = SignalView(signals)
+    win = window_of(signals)
     plans: list[FindingPlan] = []
     # A knob moved one way for an earlier (higher-ranked) finding is never moved the other way
     # for a later one (DESIGN.md §6: a rule never advises both directions).
     directions: dict[str, str] = {}
     for i, f in enumerate(findings):
-        planner = PLANNERS.get((f.symptom, f.cause))
-        if f.status == "refuted" or planner is None:
+        cause = _cause_of(books, f)
+        if f.status == "refuted" or cause is None:
             continue
-        kept: list[Change] = []
-        for ch in planner(ctx, f):
-            if ch.edits and problems(cfg, ch.args(cfg)):
-                continue  # vLLM would refuse it, or it would do nothing
-            dirs = [(e.flag, d) for e in ch.edits if (d := _direction(e)) is not None]
-            if any(directions.get(flag, d) != d for flag, d in dirs):
+        ctx = _Ctx(cfg, win, view)
+        measured = f.reproducer.measured if f.reproducer else {}
+        items: list[Item] = []
+        for rem in cause.remediation:
+            if rem.planner is None:
+                line = remediation_line(rem, view, measured)
+                if line is not None:
+                    items.append(Item(text=line))
                 continue
-            for flag, d in dirs:
-                directions.setdefault(flag, d)
-            kept.append(ch)
-        if kept and kept[0].alternative:
-            kept[0] = _alt(kept[0], False)
-        plans.append(FindingPlan(i, tuple(kept)))
+            for ch in PLANNERS[rem.planner](ctx, f):
+                if ch.edits:
+                    refused = problems(cfg, ch.args(cfg))
+                    if refused:
+                        continue  # vLLM would refuse it, or it would do nothing
+                dirs = [(e.flag, d) for e in ch.edits if (d := _direction(e)) is not None]
+                if any(directions.get(flag, d) != d for flag, d in dirs):
+                    continue
+                for flag, d in dirs:
+                    directions.setdefault(flag, d)
+                items.append(Item(change=ch, move=declared_move(ch, rem.moves)))
+        if items and items[0].text.startswith("Or "):
+            # "Or ..." after a change the bundle ruled out: the alternative is now the advice.
+            rest = items[0].text[3:]
+            items[0] = Item(text=rest[:1].upper() + rest[1:])
+        first = next((k for k, it in enumerate(items) if it.change is not None), None)
+        if first is not None and items[first].change is not None:
+            ch0 = items[first].change
+            assert ch0 is not None
+            if ch0.alternative and not any(it.text for it in items[:first]):
+                items[first] = Item(change=_alt(ch0, False), move=items[first].move)
+        plans.append(FindingPlan(i, tuple(items), tuple(ctx.notes)))
     return plans
 
 
 def apply_plans(
     findings: Sequence[Finding], cfg: EngineConfig, plans: Sequence[FindingPlan]
 ) -> list[Finding]:
-    """Findings with ``remediation`` replaced by the planned lines (others untouched)."""
+    """Findings with ``remediation`` (and ``not_advised``) from the plans; others untouched."""
     by_index = {p.index: p for p in plans}
     out: list[Finding] = []
     for i, f in enumerate(findings):
         p = by_index.get(i)
         if p is None:
-            out.append(f)
+            out.append(f)  # refuted, unidentified ("collect next"), or no playbook cause
             continue
-        lines = [ch.render(cfg) for ch in p.changes]
-        if not lines:
-            # Nothing the planner could check applies: keep the playbook's advice that names no
-            # flag (a flag edit it could not validate is not shown).
-            lines = [line for line in f.remediation if "--" not in line]
-        out.append(f.model_copy(update={"remediation": lines}))
+        lines = [it.render(cfg) for it in p.items]
+        out.append(f.model_copy(update={"remediation": lines, "not_advised": list(p.not_advised)}))
     return out

@@ -43,6 +43,9 @@ class Evidence(_Strict):
     signal: str
     value: float | int | str | bool | None
     expected: str
+    # Whether the value meets the row's condition, as the engine evaluated it (None: the row
+    # states no condition, or the value is unknown). Stored, never re-read from the prose.
+    met: bool | None = None
 
 
 class ReproducerOutcome(_Strict):
@@ -67,6 +70,9 @@ class Finding(_Strict):
     basis: str | None = None
     # One line per look-alike cause this finding beat, and why.
     why_not: list[str] = Field(default_factory=list)
+    # Changes the playbook knows for this cause that the bundle's own numbers rule out, each
+    # with what would have to be true for it (additive: never printed as advice).
+    not_advised: list[str] = Field(default_factory=list)
 
 
 class DifferentialEntry(_Strict):

@@ -386,6 +386,8 @@ class FindingView:
     f: Finding
     title: Markup
     remediation: tuple[Markup, ...]
+    # Changes the bundle's own numbers rule out, each with what would have to be true.
+    not_advised: tuple[Markup, ...]
     why_not: tuple[Markup, ...]
     basis: Markup | None
     ref: str
@@ -668,6 +670,7 @@ def _finding_view(
         f=finding,
         title=_prose(finding.title),
         remediation=tuple(_prose(step) for step in finding.remediation),
+        not_advised=tuple(_prose(line) for line in finding.not_advised),
         why_not=tuple(_prose(line) for line in finding.why_not),
         basis=_prose(finding.basis) if finding.basis else None,
         ref=f"{finding.symptom}/{finding.cause}",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.rules.formatting import human, placeholders_as_names, render_or
 from kvdoctor.rules.predicates import DERIVED, PREDICATES
-from kvdoctor.rules.schema import RUNBOOK_SECTIONS, Cause, Clause, Condition, Playbook
+from kvdoctor.rules.schema import RUNBOOK_SECTIONS, Cause, Clause, Condition, Move, Playbook
 from kvdoctor.signals.fleet import FLEET_SIGNALS, constant
 
 DOC_HEADER = (
@@ -44,6 +44,22 @@ def _num(v: object) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     return str(v)
+
+
+_MOVE_VERBS = {"remove": "Remove", "set": "Set", "raise": "Raise", "lower": "Lower"}
+
+
+def move_text(m: Move) -> str:
+    """A planner's move as explain, the runbooks and docs/rules.md state it."""
+    if m.action == "client":
+        head = "In the clients" + (f": {m.target}" if m.target else "")
+    elif m.action == "capacity":
+        head = "Raise replicas" + (f" from {m.target}" if m.target else "")
+    else:
+        head = f"{_MOVE_VERBS[m.action]} {m.flag}"
+        if m.target:
+            head += f" ({m.target})" if m.action == "remove" else f" to {m.target}"
+    return f"{head}: {m.effect}"
 
 
 def describe_condition(c: Condition) -> str:
@@ -189,6 +205,13 @@ def _cause_md(pb: Playbook, cause: Cause, level: str) -> list[str]:
         out.append(f"  - {name}: expected {expected}")
     out.append("- **Remediation:**")
     for r in cause.remediation:
+        if r.planner is not None:
+            # The moves the report's planner may print, with what each target is computed
+            # from; the report prints the same action on the same flag with the number.
+            for m in r.moves:
+                out.append(f"  - {move_text(m)} *(planned from the bundle: `{r.planner}`)*")
+            continue
+        assert r.text is not None
         cond = ""
         if r.when is not None:
             cond += f" *(only when {describe_clause(r.when)})*"

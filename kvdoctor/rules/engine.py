@@ -367,7 +367,8 @@ def check_playbook(pb: Playbook) -> list[str]:
             if ev.fallback is not None:
                 problems += _template_problems(ev.fallback, f"{at}.evidence.{ei}.fallback", known)
         for ri, rem in enumerate(cause.remediation):
-            problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text", known)
+            if rem.text is not None:
+                problems += _template_problems(rem.text, f"{at}.remediation.{ri}.text", known)
             for fi, fb in enumerate(rem.fallbacks):
                 problems += _template_problems(fb, f"{at}.remediation.{ri}.fallback.{fi}", known)
             for key in ("when", "unless"):
@@ -559,6 +560,9 @@ _Line = tuple[str, tuple[str, str] | None]  # rendered text, (knob, direction)
 def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
     out: list[_Line] = []
     for item in items:
+        # A planner item is planned from the bundle (kvdoctor/remediation), not rendered here.
+        if item.text is None:
+            continue
         if item.when is not None and eval_clause(item.when, ctx) is not True:
             continue
         if item.unless is not None and eval_clause(item.unless, ctx) is True:
@@ -567,6 +571,13 @@ def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
         knob = (item.knob, item.direction) if item.knob and item.direction else None
         out.append((text, knob))
     return out
+
+
+def remediation_line(item: Remediation, view: View, measured: JsonObject) -> str | None:
+    """A text item of a cause's advice as a finding prints it, or None when its ``when`` /
+    ``unless`` keep it out (planner items are planned in kvdoctor/remediation)."""
+    lines = _remediation([item], _Context(view, measured))
+    return lines[0][0] if lines else None
 
 
 def _row_lookup(view: View, key: str) -> Callable[[str], TemplateValue]:

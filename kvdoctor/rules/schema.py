@@ -198,8 +198,66 @@ class EvidenceSpec(_Strict):
     fallback: str | None = None
 
 
+# The named planners in kvdoctor/remediation (orchestration, above the rules): a playbook
+# names one, the loader refuses any other name, and a test holds this tuple equal to the
+# planner registry (kvdoctor.remediation.advice.PLANNERS).
+PLANNER_NAMES: tuple[str, ...] = (
+    "activation-peak",
+    "block-size",
+    "caching-disabled",
+    "cudagraph-capture",
+    "cudagraph-pool",
+    "eviction-churn",
+    "fp8-kv-cache",
+    "kv-admission",
+    "kv-capacity",
+    "kv-pool-too-small",
+    "kv-read-bound",
+    "long-prefill-hol",
+    "other-process",
+    "prefill-bound",
+    "prefill-interference",
+    "prefix-drift",
+    "queueing",
+    "request-too-long",
+    "utilization-too-high",
+)
+
+MoveAction = Literal["remove", "set", "raise", "lower", "client", "capacity"]
+
+
+class Move(_Strict):
+    """One change a planner may print: the action, the vLLM flag (none for a client-side or
+    capacity change), what its target is computed from, and the predicted effect.
+
+    ``explain``, the runbooks and docs/rules.md print these; the report prints the planner's
+    concrete edit (the same action on the same flag, the target computed from the bundle), and
+    a test holds every printed change to a declared move of its cause.
+    """
+
+    action: MoveAction
+    flag: str | None = None
+    target: str | None = None
+    effect: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _flag(self) -> Move:
+        needs_flag = self.action in ("remove", "set", "raise", "lower")
+        if needs_flag != (self.flag is not None):
+            raise ValueError(f"a {self.action} move {'needs' if needs_flag else 'takes no'} flag")
+        if self.flag is not None and not self.flag.startswith("--"):
+            raise ValueError("flag is written as on vLLM's command line (--name)")
+        return self
+
+
 class Remediation(_Strict):
-    text: str = Field(min_length=1)
+    """One item of a cause's advice: a line of text (advice that names no flag the bundle can
+    size), or a named planner with the moves it may make (flag edits computed from the bundle
+    and checked for feasibility before they are printed)."""
+
+    text: str | None = Field(default=None, min_length=1)
+    planner: str | None = None
+    moves: list[Move] = Field(default_factory=list)
     knob: str | None = None
     direction: Direction | None = None
     # Only advised when this is known to hold (e.g. "raise utilization" only with GPU
@@ -219,6 +277,20 @@ class Remediation(_Strict):
 
     @model_validator(mode="after")
     def _knob(self) -> Remediation:
+        if self.planner is not None:
+            if self.planner not in PLANNER_NAMES:
+                raise ValueError(
+                    f"unknown planner {self.planner!r} (known: {', '.join(PLANNER_NAMES)})"
+                )
+            if self.text is not None or self.knob is not None or self.fallback is not None:
+                raise ValueError("a planner item takes moves, not text, knob or fallback")
+            if not self.moves:
+                raise ValueError("a planner item lists the moves it may make")
+            return self
+        if self.text is None:
+            raise ValueError("a remediation item needs text or a planner")
+        if self.moves:
+            raise ValueError("moves belong to a planner item")
         if (self.knob is None) != (self.direction is None):
             raise ValueError("knob and direction go together")
         if self.knob is None or self.direction is None:

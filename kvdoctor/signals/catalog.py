@@ -137,6 +137,24 @@ _DEFS: list[tuple[str, str, str]] = [
         "tokens",
         "Start-up refusal: 'the estimated maximum model length is N' (what the pool holds).",
     ),
+    (
+        "log_weights_bytes",
+        "bytes",
+        "Start-up line 'Model loading took X GiB memory': weight bytes on one device.",
+    ),
+    (
+        "log_available_kv_bytes",
+        "bytes",
+        "Start-up line 'Available KV cache memory: X GiB': what utilization × memory left for "
+        "the pool after weights, activations and CUDA graphs (one device).",
+    ),
+    (
+        "log_vllm_hint",
+        "text",
+        "vLLM's own advice in its last start-up error ('Try increasing `gpu_memory_utilization`"
+        " ...', 'Please try lowering `max_num_seqs` ...'), verbatim, one line.",
+    ),
+    ("gpu_device_count", "count", "Devices NVML sampled."),
 ]
 
 # --- metrics vLLM added from 0.12 to 0.33 (kvdoctor/signals/v1_extra.py); None where absent

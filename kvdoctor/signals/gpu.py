@@ -3,15 +3,29 @@ memory, and the device's published bandwidth."""
 
 from __future__ import annotations
 
+import re
+
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.signals.common import Out, not_checked_reason
 
+# vLLM's own processes name their PID in every log line they write: "(EngineCore_DP0
+# pid=4242)", "(VllmWorker TP1 pid=4301)", "(Worker_TP0 pid=...)", "(APIServer pid=...)".
+_LOG_PID = re.compile(r"\((?:[A-Za-z_]*(?:Engine|Worker|APIServer|vllm|VLLM)[\w ]*?) pid=(\d+)\)")
 
-def _is_server_process(name: str) -> bool:
+
+def server_pids(logs: str | None) -> frozenset[int]:
+    """PIDs of vLLM's engine core, workers and ranks named in the server log."""
+    if not logs:
+        return frozenset()
+    return frozenset(int(m.group(1)) for m in _LOG_PID.finditer(logs))
+
+
+def _is_server_process(name: str, pid: int, pids: frozenset[int]) -> bool:
     # The GPU probe names processes of the detected vLLM server "vllm (...)"; vLLM's own
-    # workers set titles like "VLLM::EngineCore" / "VLLM::Worker".
+    # workers set titles like "VLLM::EngineCore" / "VLLM::Worker"; ranks the log names by PID
+    # are the server's too, whatever NVML calls them ("python3").
     low = name.lower()
-    return "vllm" in low or "enginecore" in low
+    return pid in pids or "vllm" in low or "enginecore" in low
 
 
 def gpu(out: Out, bundle: Bundle) -> None:
@@ -24,26 +38,29 @@ def gpu(out: Out, bundle: Bundle) -> None:
     samples = bundle.gpu
     if not samples or not any(s.devices for s in samples):
         why = not_checked_reason(bundle, "gpu", "no GPU samples in the bundle")
-        for n in (*names, "gpu_name", "gpu_bandwidth"):
+        for n in (*names, "gpu_name", "gpu_bandwidth", "gpu_device_count"):
             out.set(n, None, reason=why)
         return
     # The busiest device: highest used memory at any sample (ties: lowest index).
     peak: dict[int, tuple[int, int]] = {}
+    # Other processes' memory per device (memory is per device: two cards' sums are not one
+    # card's need), the largest of any device at any sample.
     other_peak: int | None = None
+    pids = server_pids(bundle.logs)
     for s in samples:
-        other = 0
-        known = False
         for d in s.devices:
             used, total = peak.get(d.index, (0, d.memory_total))
             peak[d.index] = (max(used, d.memory_used), d.memory_total)
+            other = 0
+            known = False
             for p in d.processes:
                 if p.used_memory is None:
                     continue
                 known = True
-                if not _is_server_process(p.name):
+                if not _is_server_process(p.name, p.pid, pids):
                     other += p.used_memory
-        if known:
-            other_peak = other if other_peak is None else max(other_peak, other)
+            if known:
+                other_peak = other if other_peak is None else max(other_peak, other)
     index = min(peak, key=lambda i: (-peak[i][0], i))
     used, total = peak[index]
     prov = f"gpu.jsonl: device {index}, peak over {len(samples)} NVML samples"
@@ -55,10 +72,12 @@ def gpu(out: Out, bundle: Bundle) -> None:
         prov,
         reason="device reports zero total memory",
     )
+    out.set("gpu_device_count", len(peak), f"gpu.jsonl: devices over {len(samples)} samples")
     out.set(
         "gpu_other_process_bytes",
         other_peak,
-        "gpu.jsonl: peak memory of processes not belonging to the vLLM server",
+        "gpu.jsonl: peak memory on one device of processes not belonging to the vLLM server "
+        "(vLLM's engine core, workers and the ranks its log names by PID excluded)",
         reason="NVML gave no per-process memory",
     )
     name = next((d.name for s in samples for d in s.devices if d.index == index), None)

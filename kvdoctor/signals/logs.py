@@ -33,7 +33,19 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
+    # v1/worker/gpu_model_runner.py and gpu_worker.py (0.10 to 0.32).
+    "weights": re.compile(r"Model loading took ([\d.]+) ?GiB"),
+    "available_kv": re.compile(r"Available KV cache memory: (-?[\d.]+) ?GiB"),
+    # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py).
+    "hint": re.compile(r"((?:Please )?[Tt]ry (?:increasing|lowering|decreasing) `[a-z_]+`[^.\n]*)"),
 }
+
+_GIB = 1 << 30
+
+
+def _gib_bytes(text: str) -> int | None:
+    v = to_float(text)
+    return None if v is None else int(v * _GIB)
 
 
 def logs(out: Out, bundle: Bundle) -> None:
@@ -46,6 +58,9 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_max_model_len_exceeds_kv",
         "log_fp8_kv_cache",
         "log_estimated_max_model_len",
+        "log_weights_bytes",
+        "log_available_kv_bytes",
+        "log_vllm_hint",
     )
     text = bundle.logs
     if text is None:
@@ -86,4 +101,25 @@ def logs(out: Out, bundle: Bundle) -> None:
         to_float(conc[-1]) if conc else None,
         "logs.txt: last 'Maximum concurrency' line",
         reason="no maximum concurrency line in the logs",
+    )
+    weights = [m.group(1) for m in p["weights"].finditer(text)]
+    out.set(
+        "log_weights_bytes",
+        _gib_bytes(weights[-1]) if weights else None,
+        "logs.txt: last 'Model loading took X GiB memory' line",
+        reason="no model loading line in the logs",
+    )
+    avail = [m.group(1) for m in p["available_kv"].finditer(text)]
+    out.set(
+        "log_available_kv_bytes",
+        _gib_bytes(avail[-1]) if avail else None,
+        "logs.txt: last 'Available KV cache memory' line",
+        reason="no available KV cache memory line in the logs",
+    )
+    hints = [m.group(1).strip() for m in p["hint"].finditer(text)]
+    out.set(
+        "log_vllm_hint",
+        hints[-1] if hints else None,
+        "logs.txt: vLLM's own advice in its last start-up error",
+        reason="no advice from vLLM in the logs",
     )

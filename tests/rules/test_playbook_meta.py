@@ -123,6 +123,9 @@ def test_kv_pool_too_small_never_lowers_utilization() -> None:
     cause = pb.cause("kv-pool-too-small")
     assert cause is not None
     directions = {r.direction for r in cause.remediation if r.knob == "gpu_memory_utilization"}
+    directions |= {
+        m.action for r in cause.remediation for m in r.moves if m.flag == "--gpu-memory-utilization"
+    }
     assert directions == {"raise"}
 
 

@@ -86,6 +86,36 @@ def build_inputs(case: dict[str, Any]) -> tuple[SignalSet, list[ReproducerRecord
     return signals, _records(list(case.get("reproducers") or []))
 
 
+def case_bundle(case: dict[str, Any]) -> Any:
+    """The bundle a case replays (its command line and logs plan the advice), or None."""
+    if "real" in case:
+        return real_bundle(case["real"])
+    if "bundle" in case:
+        from kvdoctor.bundle.reader import read_bundle
+
+        return read_bundle(Path((CASES_DIR / case["bundle"]).resolve()))
+    return None
+
+
+def advised(
+    findings: list[Finding], notes: list[Finding], signals: SignalSet, bundle: Any = None
+) -> tuple[list[Finding], list[Finding]]:
+    """Findings and notes with the remediation the report prints, planned as the pipeline
+    plans a bundle (findings then notes together)."""
+    from kvdoctor.remediation.config import config_from_signals, engine_config
+    from kvdoctor.remediation.planner import apply_plans, plan
+
+    if bundle is not None:
+        from kvdoctor.pipeline import kv_for
+
+        cfg = engine_config(bundle, signals, kv_for(bundle, signals))
+    else:
+        cfg = config_from_signals(signals)
+    both = [*findings, *notes]
+    done = apply_plans(both, cfg, plan(both, cfg, signals, PLAYBOOKS))
+    return done[: len(findings)], done[len(findings) :]
+
+
 def _find(findings: list[Finding], symptom: str, cause: str) -> Finding | None:
     return next((f for f in findings if f.symptom == symptom and f.cause == cause), None)
 
@@ -114,6 +144,9 @@ def _check_expectation(findings: list[Finding], notes: list[Finding], exp: dict[
         assert needle in text, f"{f.cause}: {needle!r} not in remediation:\n{text}"
     for needle in exp.get("remediation_excludes", []):
         assert needle not in text, f"{f.cause}: {needle!r} in remediation:\n{text}"
+    not_advised = "\n".join(f.not_advised)
+    for needle in exp.get("not_advised_contains", []):
+        assert needle in not_advised, f"{f.cause}: {needle!r} not in not_advised:\n{not_advised}"
     if exp.get("remediation_empty"):
         assert f.remediation == []
     for signal, value in (exp.get("evidence") or {}).items():
@@ -145,7 +178,9 @@ def check_invariants(findings: list[Finding]) -> None:
 def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
     signals, records = build_inputs(case)
     result = triage(signals, records, PLAYBOOKS)
-    findings, notes = result.findings, result.notes
+    # The advice a report prints: the same planner over the same findings (a rule case tests
+    # the printed remediation, not a second copy of it).
+    findings, notes = advised(result.findings, result.notes, signals, case_bundle(case))
     check_invariants(findings)
     check_invariants(notes)
     for note in notes:

@@ -83,3 +83,32 @@ def test_bad_input_is_one_line_and_exit_2(
     rc, out, err = _run(args, capsys)
     assert rc == 2 and out == ""
     assert err.startswith("kvdoctor: error: ") and err.count("\n") == 1, err
+
+
+def test_different_servers_are_refused_unless_forced_and_never_verified(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from kvdoctor.bundle.writer import write_bundle
+
+    b = read_bundle(FIXTURES / "preemption-storm" / "bundle.tar.gz")
+    assert b.server is not None
+    # The same fixed server, on another vLLM release and another model: not "the same server
+    # after the change".
+    other = read_bundle(FIXTURES / "healthy" / "bundle.tar.gz")
+    assert other.server is not None
+    server = other.server.model_copy(
+        update={
+            "version": {"version": "0.11.0"},
+            "models": {"object": "list", "data": [{"id": "another-model"}]},
+        }
+    )
+    write_bundle(other.model_copy(update={"server": server}), tmp_path / "after")
+    code, out, err = _run(["compare", _bundle("preemption-storm"), str(tmp_path / "after")], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "different servers" in err and "--force" in err
+    code, out, _ = _run(
+        ["compare", _bundle("preemption-storm"), str(tmp_path / "after"), "--force"], capsys
+    )
+    assert code == 1  # a forced comparison never verifies a fix
+    assert "Compared with --force although these are different servers" in out
+    assert "vLLM 0.32.0 before, 0.11.0 after" in out
