@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Build the bundles of the a-* cases. Usage (from the worktree root):
+
+    PYTHONPATH=. /work/main/.venv/bin/python cases/_tools/a/cases.py [case-id ...]
+
+Each builder takes the numbers its case.yaml quotes from the source and fills in the rest as
+case.yaml's `assumed:` says. Without arguments every case is rebuilt.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import models  # noqa: E402
+from gen import GiB, MiB, Engine, device, prom_error, v0_engine, v0_text, v1_text, write_bundle  # noqa: E402
+
+CASES = Path(__file__).resolve().parents[2]
+BUILDERS = {}
+
+
+def case(fn):
+    BUILDERS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def ts(day: str, hms: str) -> str:
+    return f"{day} {hms}"
+
+
+# --------------------------------------------------------------------------------------------
+@case
+def a_cudagraph_capture_oom_deepseek_r1():
+    """vllm#15598: DeepSeek-R1 TP8 x PP4 on 4x8 L40S, gmu 0.98, OOM while capturing CUDA graphs."""
+    d = "03-27"
+    head = "gpu01"
+    per_tok = 1152 * 16  # MLA: (512 + 64) x 2 B per layer; 16 layers on this pipeline stage
+    kv_bytes = 21.20 * GiB
+    blocks = int(kv_bytes // (per_tok * 16))
+    conc = blocks * 16 / 16384
+    lines = [
+        f"INFO {d} 10:21:40 [__init__.py:207] Automatically detected platform cuda.",
+        f"INFO {d} 10:21:41 [api_server.py:912] vLLM API server version 0.7.3",
+        f"INFO {d} 10:21:41 [api_server.py:913] args: Namespace(subparser='serve', model_tag='/ai_models/hf_hub/models/deepseek-ai/DeepSeek-R1', host='0.0.0.0', port=9999, served_model_name=['DeepSeek-R1'], max_model_len=16384, tensor_parallel_size=8, pipeline_parallel_size=4, gpu_memory_utilization=0.98, trust_remote_code=True, enforce_eager=False, max_num_seqs=None, kv_cache_dtype='auto', block_size=None, swap_space=4, distributed_executor_backend=None)",
+        f"INFO {d} 10:21:55 [config.py:542] This model supports multiple tasks: {{'generate', 'embed', 'score', 'reward', 'classify'}}. Defaulting to 'generate'.",
+        f"INFO {d} 10:21:55 [config.py:1430] Defaulting to use ray for distributed inference",
+        f"INFO {d} 10:21:56 [llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='/ai_models/hf_hub/models/deepseek-ai/DeepSeek-R1', speculative_config=None, tokenizer='/ai_models/hf_hub/models/deepseek-ai/DeepSeek-R1', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=16384, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=8, pipeline_parallel_size=4, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='xgrammar'), seed=0, served_model_name=DeepSeek-R1, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=False, chunked_prefill_enabled=False, use_async_output_proc=False, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"splitting_ops\":[],\"compile_sizes\":[],\"cudagraph_capture_sizes\":[256,248,240,232,224,216,208,200,192,184,176,168,160,152,144,136,128,120,112,104,96,88,80,72,64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":256}}, use_cached_outputs=False,",
+        f"INFO {d} 10:22:31 [ray_distributed_executor.py:153] use_ray_spmd_worker: False",
+        f"INFO {d} 10:23:02 [cuda.py:161] Using Triton MLA backend.",
+        f"INFO {d} 10:23:15 [model_runner.py:1110] Starting to load model /ai_models/hf_hub/models/deepseek-ai/DeepSeek-R1...",
+        f"INFO {d} 10:28:36 [model_runner.py:1115] Loading model weights took 20.6396 GB",
+        f"(RayWorkerWrapper pid=1463574, ip=192.168.10.60) INFO {d} 10:28:37 [model_runner.py:1115] Loading model weights took 20.6396 GB [repeated 31x across cluster]",
+        f"INFO {d} 10:29:01 [worker.py:267] Memory profiling takes 4.26 seconds",
+        f"INFO {d} 10:29:01 [worker.py:267] the current vLLM instance can use total_gpu_memory (44.53GiB) x gpu_memory_utilization (0.98) = 43.64GiB",
+        f"INFO {d} 10:29:01 [worker.py:267] model weights take 20.64GiB; non_torch_memory takes 0.28GiB; PyTorch activation peak memory takes 1.52GiB; the rest of the memory reserved for KV Cache is 21.20GiB.",
+        f"(RayWorkerWrapper pid=1463574, ip=192.168.10.60) INFO {d} 10:29:01 [worker.py:267] Memory profiling takes 4.26 seconds [repeated 30x across cluster]",
+        f"(RayWorkerWrapper pid=1463574, ip=192.168.10.60) INFO {d} 10:29:01 [worker.py:267] the current vLLM instance can use total_gpu_memory (44.53GiB) x gpu_memory_utilization (0.98) = 43.64GiB [repeated 30x across cluster]",
+        f"(RayWorkerWrapper pid=1463574, ip=192.168.10.60) INFO {d} 10:29:01 [worker.py:267] model weights take 20.64GiB; non_torch_memory takes 0.28GiB; PyTorch activation peak memory takes 1.52GiB; the rest of the memory reserved for KV Cache is 21.20GiB. [repeated 30x across cluster]",
+        f"INFO {d} 10:29:02 [executor_base.py:111] # cuda blocks: {blocks}, # CPU blocks: 14563",
+        f"INFO {d} 10:29:02 [executor_base.py:116] Maximum concurrency for 16384 tokens per request: {conc:.2f}x",
+        f"INFO {d} 10:29:03 [model_runner.py:1442] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+        f"(RayWorkerWrapper pid=1861983) INFO {d} 10:29:03 [model_runner.py:1442] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+        "Capturing CUDA graph shapes:  43%|████▎     | 15/35 [00:09<00:12,  1.60it/s]",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620] Error executing method 'initialize_cache'. This might cause deadlock in distributed execution.",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620] Traceback (most recent call last):",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]   File \"/root/miniconda3/envs/vllm/lib/python3.12/site-packages/vllm/worker/worker_base.py\", line 612, in execute_method",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]     return run_method(target, method, args, kwargs)",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]   File \"/root/miniconda3/envs/vllm/lib/python3.12/site-packages/vllm/worker/worker.py\", line 311, in initialize_cache",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]     self._warm_up_model()",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]   File \"/root/miniconda3/envs/vllm/lib/python3.12/site-packages/vllm/worker/worker.py\", line 341, in _warm_up_model",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]     self.model_runner.capture_model(self.gpu_cache)",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]   File \"/root/miniconda3/envs/vllm/lib/python3.12/site-packages/vllm/worker/model_runner.py\", line 1560, in capture_model",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620]     graph_runner.capture(**capture_inputs)",
+        f"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR {d} 10:29:13 [worker_base.py:620] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of 44.53 GiB of which 448.00 KiB is free. Including non-PyTorch memory, this process has 44.52 GiB memory in use. Of the allocated memory 43.12 GiB is allocated by PyTorch, with 698.00 MiB allocated in private pools (e.g., CUDA Graphs), and 226.41 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+        f"ERROR {d} 10:29:14 [engine.py:400] RayWorkerWrapper died while executing initialize_cache; shutting down.",
+        "Traceback (most recent call last):",
+        "  File \"/root/miniconda3/envs/vllm/bin/vllm\", line 8, in <module>",
+        "    sys.exit(main())",
+        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::RayWorkerWrapper.execute_method() (pid=206994, ip=192.168.10.25)",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of 44.53 GiB of which 448.00 KiB is free.",
+    ]
+    total = 46068 * MiB
+    t_cap = 1743071350.0
+    pids = [1861983, 1861984, 1861985, 1861986, 1861987, 1861988, 1861989, 1861990]
+    devs = [device(i, "NVIDIA L40S", total, [(p, "ray::RayWorkerWrapper", int((44.30 + 0.01 * i) * GiB))],
+                   extra_used=int(0.45 * GiB)) for i, p in enumerate(pids)]
+    gpu = [{"t": t_cap, "devices": devs}]
+    scrapes = [prom_error(1743071360.0, 9999), prom_error(1743071365.0, 9999)]
+    argv = ["vllm", "serve", "/ai_models/hf_hub/models/deepseek-ai/DeepSeek-R1", "--trust-remote-code",
+            "--served-model-name", "DeepSeek-R1", "--max-model-len", "16384", "--host", "0.0.0.0", "--port", "9999",
+            "--tensor-parallel-size", "8", "--pipeline-parallel-size", "4", "--gpu-memory-utilization", "0.98"]
+    args = {"trust-remote-code": True, "served-model-name": "DeepSeek-R1", "max-model-len": 16384, "host": "0.0.0.0",
+            "port": 9999, "tensor-parallel-size": 8, "pipeline-parallel-size": 4, "gpu-memory-utilization": 0.98}
+    write_bundle(CASES / "a-cudagraph-capture-oom-deepseek-r1", endpoint=f"http://{head}:9999",
+                 started_at=1743071350.0, interval_s=5.0,
+                 notes="Start-up failure of a 32-GPU (4 nodes x 8 L40S) Ray deployment; the API server never came up. "
+                       "NVML sample is of the head node while CUDA graphs were being captured.",
+                 scrapes=scrapes, engine_args={"argv": argv, "args": args},
+                 model_config=models.DEEPSEEK_R1, gpu=gpu, logs="\n".join(lines) + "\n")
+
+
+def main(argv: list[str]) -> None:
+    names = argv or list(BUILDERS)
+    for n in names:
+        BUILDERS[n]()
+        print("built", n)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
