@@ -101,6 +101,58 @@ def a_cudagraph_capture_oom_deepseek_r1():
                  model_config=models.DEEPSEEK_R1, gpu=gpu, logs="\n".join(lines) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_nccl_workspace_pp_terminal_rank():
+    """vllm PR#45517: TP=2 PP=2 on 4x 24 GB, gmu 0.70; NCCL workspace 8.76 GiB on cuda:2."""
+    d = "06-13"
+    model = "/models/Qwen3-VL-27B-AWQ"
+    w = {0: (4011, "Worker_PP0_TP0", 1.62), 1: (4012, "Worker_PP0_TP1", 1.94),
+         2: (4013, "Worker_PP1_TP0", 8.76), 3: (4014, "Worker_PP1_TP1", 6.10)}
+    L = []
+    L += [f"(APIServer pid=1) INFO {d} 09:12:01 [utils.py:297]        █     █     █▄   ▄█",
+          f"(APIServer pid=1) INFO {d} 09:12:01 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.22.0",
+          f"(APIServer pid=1) INFO {d} 09:12:01 [utils.py:297]   █▄█▀ █     █     █     █  model   {model}",
+          f"(APIServer pid=1) INFO {d} 09:12:01 [utils.py:233] non-default args: {{'model_tag': '{model}', 'model': '{model}', 'quantization': 'awq_marlin', 'tensor_parallel_size': 2, 'pipeline_parallel_size': 2, 'gpu_memory_utilization': 0.7, 'max_model_len': 32768}}",
+          f"(EngineCore pid=212) INFO {d} 09:12:19 [core.py:114] Initializing a V1 LLM engine (v0.22.0) with config: model='{model}', tokenizer='{model}', dtype=torch.float16, max_seq_len=32768, tensor_parallel_size=2, pipeline_parallel_size=2, quantization=awq_marlin, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, enable_prefix_caching=True, enable_chunked_prefill=True",
+          f"(EngineCore pid=212) INFO {d} 09:12:19 [multiproc_executor.py:134] DP group leader: node_rank=0, node_rank_within_dp=0, master_addr=127.0.0.1, world_size=4, local_world_size=4"]
+    for i, (pid, name, _) in w.items():
+        pp, tp = i // 2, i % 2
+        L.append(f"({name} pid={pid}) INFO {d} 09:12:31 [parallel_state.py:1411] rank {i} in world size 4 is assigned as DP rank 0, PP rank {pp}, PCP rank 0, TP rank {tp}, EP rank N/A")
+    for i, (pid, name, _) in w.items():
+        L.append(f"({name} pid={pid}) INFO {d} 09:12:32 [pynccl.py:111] vLLM is using nccl==2.28.9")
+    for i, (pid, name, _) in w.items():
+        L.append(f"({name} pid={pid}) INFO {d} 09:12:34 [custom_all_reduce.py:154] Registering 0 cuda graph addresses")
+    pid, name, used = w[2]
+    free = 23.56 - used
+    L += [f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771] WorkerProc failed to start.",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771] Traceback (most recent call last):",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 742, in worker_main",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]     worker = WorkerProc(*args, **kwargs)",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 571, in __init__",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]     self.worker.init_device()",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py\", line 262, in init_device",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771]     raise ValueError(",
+          f"({name} pid={pid}) ERROR {d} 09:12:36 [multiproc_executor.py:771] ValueError: Free memory on device cuda:2 ({free:.1f}/23.56 GiB) on startup is less than desired GPU memory utilization (0.7, 16.49 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+          f"(EngineCore pid=212) ERROR {d} 09:12:37 [core.py:1165] EngineCore failed to start.",
+          f"(EngineCore pid=212) ERROR {d} 09:12:37 [core.py:1165] Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause.",
+          f"(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    total = 24576 * MiB
+    t = 1781342356.0
+    devs = [device(i, "NVIDIA GeForce RTX 3090", total, [(pid_, "VLLM::" + nm, int(u * GiB))]) for i, (pid_, nm, u) in w.items()]
+    args = {"model": model, "quantization": "awq_marlin", "tensor-parallel-size": 2, "pipeline-parallel-size": 2,
+            "gpu-memory-utilization": 0.7, "max-model-len": 32768}
+    write_bundle(CASES / "a-nccl-workspace-pp-terminal-rank", endpoint="http://127.0.0.1:8000", started_at=t - 5,
+                 interval_s=5.0,
+                 notes="Start-up failure of a TP=2 x PP=2 server on four 24 GB consumer GPUs. NVML sampled once, "
+                       "right after NCCL initialisation, before the worker on cuda:2 raised.",
+                 scrapes=[prom_error(t + 2), prom_error(t + 7)],
+                 engine_args={"argv": ["vllm", "serve", model, "--quantization", "awq_marlin", "--tensor-parallel-size", "2",
+                                       "--pipeline-parallel-size", "2", "--gpu-memory-utilization", "0.70", "--max-model-len", "32768"],
+                              "args": args},
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
