@@ -153,6 +153,71 @@ def a_nccl_workspace_pp_terminal_rank():
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_sampler_warmup_oom_qwen3_32b():
+    """llm-d#787: vLLM v0.11.0, Qwen3-32B TP=2, gmu 0.95: OOM warming up the sampler (1024 dummy reqs)."""
+    d = "02-17"
+    model = "Qwen/Qwen3-32B"
+    per_tok = 64 * 4 * 128 * 2 * 2  # 64 layers, 4 of 8 KV heads per TP rank, K+V, bf16
+    kv = 41.87 * GiB
+    tokens = int(kv // (per_tok * 16)) * 16
+    conc = tokens / 40960
+    W = [(187, "Worker_TP0"), (188, "Worker_TP1")]
+    L = [f"(APIServer pid=1) INFO {d} 03:14:02 [api_server.py:1839] vLLM API server version 0.11.0",
+         f"(APIServer pid=1) INFO {d} 03:14:02 [utils.py:233] non-default args: {{'model_tag': '{model}', 'port': 8200, 'model': '{model}', 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.95}}",
+         f"(APIServer pid=1) INFO {d} 03:14:12 [model.py:547] Resolved architecture: Qwen3ForCausalLM",
+         f"(APIServer pid=1) INFO {d} 03:14:12 [model.py:1510] Using max model len 40960",
+         f"(APIServer pid=1) INFO {d} 03:14:13 [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+         f"(EngineCore_DP0 pid=121) INFO {d} 03:14:24 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=40960, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, served_model_name={model}, enable_prefix_caching=True, chunked_prefill_enabled=True, compilation_config={{'level': 3, 'cudagraph_mode': [2, 1], 'cudagraph_capture_sizes': [512, 504, 496, 488, 480, 472, 464, 456, 448, 440, 432, 424, 416, 408, 400, 392, 384, 376, 368, 360, 352, 344, 336, 328, 320, 312, 304, 296, 288, 280, 272, 264, 256, 248, 240, 232, 224, 216, 208, 200, 192, 184, 176, 168, 160, 152, 144, 136, 128, 120, 112, 104, 96, 88, 80, 72, 64, 56, 48, 40, 32, 24, 16, 8, 4, 2, 1], 'max_capture_size': 512}}"]
+    for pid, n in W:
+        L.append(f"({n} pid={pid}) INFO {d} 03:15:41 [gpu_model_runner.py:2653] Model loading took 30.59 GiB and 88.412101 seconds")
+    for pid, n in W:
+        L.append(f"({n} pid={pid}) INFO {d} 03:16:05 [monitor.py:34] torch.compile takes 19.88 s in total")
+    for pid, n in W:
+        L.append(f"({n} pid={pid}) INFO {d} 03:16:08 [gpu_worker.py:298] Available KV cache memory: 41.87 GiB")
+    L += [f"(EngineCore_DP0 pid=121) INFO {d} 03:16:09 [kv_cache_utils.py:1087] GPU KV cache size: {tokens:,} tokens",
+          f"(EngineCore_DP0 pid=121) INFO {d} 03:16:09 [kv_cache_utils.py:1091] Maximum concurrency for 40,960 tokens per request: {conc:.2f}x",
+          "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:09<00:00,  7.03it/s]",
+          "Capturing CUDA graphs (decode, FULL): 100%|██████████| 67/67 [00:06<00:00, 10.41it/s]"]
+    for pid, n in W:
+        L.append(f"({n} pid={pid}) INFO {d} 03:16:26 [gpu_model_runner.py:3480] Graph capturing finished in 17 secs, took 1.19 GiB")
+    pid, n = W[0]
+    pre = f"({n} pid={pid}) ERROR {d} 03:16:27 [multiproc_executor.py:671]"
+    L += [f"{pre} WorkerProc hit an exception.",
+          f"{pre} Traceback (most recent call last):",
+          f"{pre}   File \"/opt/vllm/lib64/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py\", line 3204, in _dummy_sampler_run",
+          f"{pre}     sampler_output = self.sampler(logits=logits,",
+          f"{pre} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB. GPU 0 has a total capacity of 79.18 GiB of which 823.88 MiB is free. Including non-PyTorch memory, this process has 78.35 GiB memory in use. Of the allocated memory 76.21 GiB is allocated by PyTorch, with 1.19 GiB allocated in private pools (e.g., CUDA Graphs), and 214.06 MiB is reserved by PyTorch but unallocated.",
+          f"{pre} ",
+          f"{pre} The above exception was the direct cause of the following exception:",
+          f"{pre} ",
+          f"{pre} Traceback (most recent call last):",
+          f"{pre}   File \"/opt/vllm/lib64/python3.12/site-packages/vllm/v1/executor/multiproc_executor.py\", line 666, in worker_busy_loop",
+          f"{pre}     output = func(*args, **kwargs)",
+          f"{pre}   File \"/opt/vllm/lib64/python3.12/site-packages/vllm/v1/worker/gpu_worker.py\", line 429, in compile_or_warm_up_model",
+          f"{pre}     self.model_runner._dummy_sampler_run(",
+          f"{pre}   File \"/opt/vllm/lib64/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py\", line 3221, in _dummy_sampler_run",
+          f"{pre}     raise RuntimeError(",
+          f"{pre} RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
+          f"(EngineCore_DP0 pid=121) ERROR {d} 03:16:27 [core.py:708] EngineCore failed to start.",
+          f"(EngineCore_DP0 pid=121) ERROR {d} 03:16:27 [core.py:708] RuntimeError: Worker failed with error 'CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.', please check the stack trace above for the root cause",
+          f"(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    total = 81559 * MiB
+    t = 1771298186.0
+    devs = [device(i, "NVIDIA H100 80GB HBM3", total, [(p, "VLLM::" + nm, int(78.35 * GiB) - i * int(0.02 * GiB))])
+            for i, (p, nm) in enumerate(W)]
+    args = {"model": model, "port": 8200, "tensor-parallel-size": 2, "gpu-memory-utilization": 0.95}
+    write_bundle(CASES / "a-sampler-warmup-oom-qwen3-32b", endpoint="http://ms-inference-scheduling-decode:8200",
+                 started_at=t - 10, interval_s=5.0,
+                 notes="Decode pod of an llm-d nightly E2E (8 such pods, all crash-looping). Captured during one start "
+                       "attempt: the API server never served /metrics.",
+                 scrapes=[prom_error(t - 5, 8200, "10.128.4.17"), prom_error(t, 8200, "10.128.4.17"), prom_error(t + 5, 8200, "10.128.4.17")],
+                 engine_args={"argv": ["vllm", "serve", model, "--port", "8200", "--tensor-parallel-size", "2",
+                                       "--gpu-memory-utilization=0.95"], "args": args},
+                 model_config=models.QWEN3_32B, gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
