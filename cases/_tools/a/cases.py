@@ -218,6 +218,42 @@ def a_sampler_warmup_oom_qwen3_32b():
                  model_config=models.QWEN3_32B, gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_util_0_1_below_weights_t4():
+    """vllm#7028: offline LLM(...) on a Colab T4, AWQ 7B, gpu_memory_utilization=0.1."""
+    d = "08-01"
+    model = "hiuman/Vistral-7B-Chat-quantize"
+    L = [f"WARNING {d} 07:12:03 config.py:254] awq quantization is not fully optimized yet. The speed can be slower than non-quantized models.",
+         f"INFO {d} 07:12:03 llm_engine.py:176] Initializing an LLM engine (v0.5.3.post1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=awq, enforce_eager=True, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None), seed=0, served_model_name={model}, use_v2_block_manager=False, enable_prefix_caching=False)",
+         f"INFO {d} 07:12:05 model_runner.py:680] Starting to load model {model}...",
+         f"INFO {d} 07:12:06 weight_utils.py:223] Using model weights format ['*.safetensors']",
+         f"INFO {d} 07:13:40 model_runner.py:692] Loading model weights took 3.8842 GB",
+         f"INFO {d} 07:13:46 gpu_executor.py:102] # GPU blocks: 0, # CPU blocks: 2048",
+         "---------------------------------------------------------------------------",
+         "ValueError                                Traceback (most recent call last)",
+         "<ipython-input-3-5b1e0c27a9f4> in <cell line: 3>()",
+         "      1 from vllm import LLM, SamplingParams",
+         "      2 sampling_params = SamplingParams(temperature=0.1, top_p=0.95, max_tokens = 128)",
+         f"----> 3 llm = LLM(model=\"{model}\", quantization=\"AWQ\",enforce_eager=True, gpu_memory_utilization=0.1)",
+         "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py in initialize_cache(self, num_gpu_blocks, num_cpu_blocks)",
+         "--> 218         raise_if_cache_size_invalid(num_gpu_blocks,",
+         "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py in raise_if_cache_size_invalid(num_gpu_blocks, block_size, max_model_len)",
+         "    363     if num_gpu_blocks <= 0:",
+         "--> 364         raise ValueError(\"No available memory for the cache blocks. \"",
+         "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."]
+    t = 1722496426.0
+    devs = [device(0, "Tesla T4", 15360 * MiB, [(5213, "/usr/bin/python3", int(4.61 * GiB))])]
+    args = {"model": model, "quantization": "AWQ", "enforce_eager": True, "gpu_memory_utilization": 0.1}
+    write_bundle(CASES / "a-util-0-1-below-weights-t4", endpoint="colab-notebook:offline-LLM", started_at=t - 100,
+                 interval_s=5.0,
+                 notes="Offline vllm.LLM(...) in a Google Colab notebook (T4): there is no HTTP server, so no /metrics; "
+                       "the bundle carries the notebook output and one NVML sample taken when the cell raised.",
+                 scrapes=[{"t": t, "error": "no /metrics endpoint: offline vllm.LLM() in a notebook, no HTTP server"}],
+                 engine_args={"argv": None, "args": args}, model_config=models.VISTRAL_7B_AWQ,
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
