@@ -254,6 +254,50 @@ def a_util_0_1_below_weights_t4():
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_max_model_len_262k_qwen3_coder_dp8():
+    """vllm-project/recipes#12: Qwen3-Coder-480B FP8, DP=8 + EP on 8x H20, 262144 tokens need 62 GiB."""
+    d = "08-04"
+    model = "/tmp/model/Qwen3-Coder-480B-A35B-Instruct-FP8"
+    L = [f"INFO {d} 06:20:11 [__init__.py:241] Automatically detected platform cuda.",
+         f"(APIServer pid=1) INFO {d} 06:20:15 [api_server.py:1805] vLLM API server version 0.10.1.dev101+gbda9d0535",
+         f"(APIServer pid=1) INFO {d} 06:20:15 [utils.py:326] non-default args: {{'model_tag': '{model}', 'enable_auto_tool_choice': True, 'tool_call_parser': 'qwen3_coder', 'model': '{model}', 'served_model_name': ['Qwen3-Coder-480B-A35B-FP8'], 'data_parallel_size': 8, 'enable_expert_parallel': True, 'gpu_memory_utilization': 0.95}}",
+         f"(APIServer pid=1) INFO {d} 06:20:24 [config.py:726] Resolved architecture: Qwen3MoeForCausalLM",
+         f"(APIServer pid=1) INFO {d} 06:20:24 [config.py:1759] Using max model len 262144",
+         f"(APIServer pid=1) INFO {d} 06:20:25 [config.py:2588] Chunked prefill is enabled with max_num_batched_tokens=8192."]
+    for r in range(8):
+        L.append(f"(EngineCore_{r} pid={3100 + r}) INFO {d} 06:20:41 [core.py:71] Initializing a V1 LLM engine (v0.10.1.dev101+gbda9d0535) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=262144, download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=8, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, served_model_name=Qwen3-Coder-480B-A35B-FP8, enable_prefix_caching=True, chunked_prefill_enabled=True")
+    for r in range(8):
+        L.append(f"(EngineCore_{r} pid={3100 + r}) INFO {d} 06:27:52 [gpu_model_runner.py:1953] Model loading took 66.97 GiB and 421.337219 seconds")
+    for r in range(8):
+        L.append(f"(EngineCore_{r} pid={3100 + r}) INFO {d} 06:28:40 [gpu_worker.py:276] Available KV cache memory: 55.65 GiB")
+    for r in range(8):
+        pre = f"(EngineCore_{r} pid={3100 + r}) ERROR {d} 06:28:41 [core.py:700]"
+        L += [f"{pre} EngineCore failed to start.",
+              f"{pre} Traceback (most recent call last):",
+              f"{pre}   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 1107, in get_kv_cache_config",
+              f"{pre}     check_enough_kv_cache_memory(vllm_config, kv_cache_spec, available_memory)",
+              f"{pre}   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 699, in check_enough_kv_cache_memory",
+              f"{pre}     raise ValueError(",
+              f"{pre} ValueError: To serve at least one request with the models's max seq len (262144), (62.00 GiB KV cache is needed, which is larger than the available KV cache memory (55.65 GiB). Based on the available memory, the estimated maximum model length is 235296. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
+    L.append("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_0': 1, 'EngineCore_1': 1, 'EngineCore_2': 1, 'EngineCore_3': 1, 'EngineCore_4': 1, 'EngineCore_5': 1, 'EngineCore_6': 1, 'EngineCore_7': 1}")
+    t = 1754288920.0
+    devs = [device(r, "NVIDIA H20", 143771 * MiB, [(3100 + r, f"VLLM::EngineCore_{r}", int((77.9 + 0.03 * r) * GiB))]) for r in range(8)]
+    args = {"model": model, "served-model-name": "Qwen3-Coder-480B-A35B-FP8", "data-parallel-size": 8,
+            "enable-expert-parallel": True, "enable-auto-tool-choice": True, "tool-call-parser": "qwen3_coder",
+            "gpu-memory-utilization": 0.95}
+    argv = ["vllm", "serve", model, "--served-model-name", "Qwen3-Coder-480B-A35B-FP8", "-dp=8", "--enable-expert-parallel",
+            "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder", "--gpu-memory-utilization", "0.95"]
+    write_bundle(CASES / "a-max-model-len-262k-qwen3-coder-dp8", endpoint="http://127.0.0.1:8000", started_at=t - 10,
+                 interval_s=5.0,
+                 notes="Start-up refusal of all eight data-parallel engines (second attempt, --gpu-memory-utilization 0.95; "
+                       "the first, default 0.9, failed the same way with 48.66 GiB available).",
+                 scrapes=[prom_error(t - 5), prom_error(t), prom_error(t + 5)],
+                 engine_args={"argv": argv, "args": args}, model_config=models.QWEN3_CODER_480B_FP8,
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
