@@ -298,6 +298,33 @@ def a_max_model_len_262k_qwen3_coder_dp8():
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_stale_instance_holds_gpu():
+    """llm-d-fast-model-actuation#709: the new instance finds 0.41/79.18 GiB free on cuda:0."""
+    d = "08-11"
+    L = [f"(APIServer pid=3102) INFO {d} 13:55:41 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.26.0",
+         f"(APIServer pid=3102) INFO {d} 13:55:41 [utils.py:233] non-default args: {{'port': 8005, 'gpu_memory_utilization': 0.85, 'enable_sleep_mode': True}}",
+         f"(EngineCore pid=3310) INFO {d} 13:56:08 [v1/engine/core.py:101] Initializing a V1 LLM engine (v0.26.0) with config: enable_sleep_mode=True, kv_cache_dtype=auto, device_config=cuda",
+         f"(EngineCore pid=3310) INFO {d} 13:56:13 [distributed/parallel_state.py:1411] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, PCP rank 0, TP rank 0, EP rank N/A",
+         f"(EngineCore pid=3310) ERROR {d} 13:56:14 [v1/engine/core.py:1195] EngineCore failed to start.",
+         f"(EngineCore pid=3310) ERROR {d} 13:56:14 [v1/engine/core.py:1195] Traceback (most recent call last):",
+         f"(EngineCore pid=3310) ERROR {d} 13:56:14 [v1/engine/core.py:1195]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py\", line 276, in init_device",
+         f"(EngineCore pid=3310) ERROR {d} 13:56:14 [v1/engine/core.py:1195]     raise ValueError(",
+         f"(EngineCore pid=3310) ERROR {d} 13:56:14 [v1/engine/core.py:1195] ValueError: Free memory on device cuda:0 (0.41/79.18 GiB) on startup is less than desired GPU memory utilization (0.85, 67.3 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+         f"(APIServer pid=3102) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    t = 1786456574.0
+    devs = [device(0, "NVIDIA H100 80GB HBM3", 81559 * MiB, [(2841, "VLLM::EngineCore", 81141 * MiB - int(0.52 * GiB)),
+                                                           (3310, "VLLM::EngineCore", int(0.52 * GiB))])]
+    write_bundle(CASES / "a-stale-instance-holds-gpu", endpoint="http://10.131.8.254:8005", started_at=t - 10,
+                 interval_s=5.0,
+                 notes="A replacement vLLM instance started by the dual-pods controller on a GPU the previous instance "
+                       "had not yet released; it crashed at start-up and was replaced repeatedly.",
+                 scrapes=[prom_error(t - 5, 8005, "10.131.8.254"), prom_error(t, 8005, "10.131.8.254")],
+                 engine_args={"argv": None, "args": {"port": 8005, "gpu-memory-utilization": 0.85, "enable-sleep-mode": True}},
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
