@@ -325,6 +325,64 @@ def a_stale_instance_holds_gpu():
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_tp2_4090_per_device_max_model_len():
+    """vllm#13061: R1-Distill-Qwen-14B, TP=2 on two RTX 4090, gmu 0.98: 131072 > 81536 tokens."""
+    d = "02-11"
+    model = "/root/autodl-tmp/deepseek-ai/DeepSeek-R1-Distill-Qwen-14B"
+    W = "(VllmWorkerProcess pid=1786)"
+    L = [f"INFO {d} 07:39:58 __init__.py:190] Automatically detected platform cuda.",
+         f"INFO {d} 07:40:00 api_server.py:840] vLLM API server version 0.7.2",
+         f"INFO {d} 07:40:00 api_server.py:841] args: Namespace(subparser='serve', model_tag='{model}', host=None, port=8000, model='{model}', trust_remote_code=True, max_model_len=None, tensor_parallel_size=2, gpu_memory_utilization=0.98, enforce_eager=False, max_num_seqs=None, enable_prefix_caching=None, kv_cache_dtype='auto', swap_space=4)",
+         f"INFO {d} 07:40:08 config.py:542] This model supports multiple tasks: {{'generate', 'score', 'reward', 'embed', 'classify'}}. Defaulting to 'generate'.",
+         f"INFO {d} 07:40:08 config.py:1401] Defaulting to use mp for distributed inference",
+         f"INFO {d} 07:40:12 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='xgrammar'), seed=0, served_model_name={model}, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=False, chunked_prefill_enabled=False, use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"splitting_ops\":[],\"compile_sizes\":[],\"cudagraph_capture_sizes\":[256,248,240,232,224,216,208,200,192,184,176,168,160,152,144,136,128,120,112,104,96,88,80,72,64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":256}}, use_cached_outputs=True,",
+         f"WARNING {d} 07:40:12 multiproc_worker_utils.py:300] Reducing Torch parallelism from 16 threads to 1 to avoid unnecessary CPU contention. Set OMP_NUM_THREADS in the external environment to tune this value as needed.",
+         f"INFO {d} 07:40:12 custom_cache_manager.py:19] Setting Triton cache manager to: vllm.triton_utils.custom_cache_manager:CustomCacheManager",
+         f"{W} INFO {d} 07:40:14 multiproc_worker_utils.py:229] Worker ready; awaiting tasks",
+         f"INFO {d} 07:40:15 cuda.py:230] Using Flash Attention backend.",
+         f"{W} INFO {d} 07:40:15 cuda.py:230] Using Flash Attention backend.",
+         f"INFO {d} 07:40:16 utils.py:950] Found nccl from library libnccl.so.2",
+         f"INFO {d} 07:40:16 pynccl.py:69] vLLM is using nccl==2.21.5",
+         f"{W} INFO {d} 07:40:16 pynccl.py:69] vLLM is using nccl==2.21.5",
+         f"WARNING {d} 07:40:17 custom_all_reduce.py:136] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+         f"{W} WARNING {d} 07:40:17 custom_all_reduce.py:136] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+         f"INFO {d} 07:40:17 model_runner.py:1110] Starting to load model {model}...",
+         f"{W} INFO {d} 07:40:17 model_runner.py:1110] Starting to load model {model}...",
+         f"{W} INFO {d} 07:40:45 model_runner.py:1115] Loading model weights took 13.9476 GB",
+         f"INFO {d} 07:40:45 model_runner.py:1115] Loading model weights took 13.9476 GB",
+         f"{W} INFO {d} 07:40:48 worker.py:266] Memory profiling takes 2.91 seconds",
+         f"{W} INFO {d} 07:40:48 worker.py:266] the current vLLM instance can use total_gpu_memory (23.55GiB) x gpu_memory_utilization (0.98) = 23.08GiB",
+         f"{W} INFO {d} 07:40:48 worker.py:266] model weights take 13.95GiB; non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 8.69GiB.",
+         f"INFO {d} 07:40:48 worker.py:266] Memory profiling takes 2.95 seconds",
+         f"INFO {d} 07:40:48 worker.py:266] the current vLLM instance can use total_gpu_memory (23.55GiB) x gpu_memory_utilization (0.98) = 23.08GiB",
+         f"INFO {d} 07:40:48 worker.py:266] model weights take 13.95GiB; non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 8.69GiB.",
+         f"INFO {d} 07:40:48 executor_base.py:110] # CUDA blocks: 5096, # CPU blocks: 2730",
+         f"INFO {d} 07:40:48 executor_base.py:115] Maximum concurrency for 131072 tokens per request: 0.62x",
+         f"ERROR {d} 07:40:49 engine.py:389] The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (81536). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+         "Traceback (most recent call last):",
+         "  File \"/root/miniconda3/lib/python3.12/site-packages/vllm/worker/worker.py\", line 292, in initialize_cache",
+         "    raise_if_cache_size_invalid(num_gpu_blocks,",
+         "  File \"/root/miniconda3/lib/python3.12/site-packages/vllm/worker/worker.py\", line 540, in raise_if_cache_size_invalid",
+         "    raise ValueError(",
+         "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (81536). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+         f"ERROR {d} 07:40:49 multiproc_worker_utils.py:124] Worker VllmWorkerProcess pid 1786 died, exit code: -15",
+         f"INFO {d} 07:40:49 multiproc_worker_utils.py:128] Killing local vLLM worker processes"]
+    t = 1739259648.0
+    devs = [device(0, "NVIDIA GeForce RTX 4090", 24564 * MiB, [(1655, "/root/miniconda3/bin/python", int(14.62 * GiB))]),
+            device(1, "NVIDIA GeForce RTX 4090", 24564 * MiB, [(1786, "/root/miniconda3/bin/python", int(14.60 * GiB))])]
+    args = {"model": model, "trust-remote-code": True, "tensor-parallel-size": 2, "gpu-memory-utilization": 0.98}
+    argv = ["vllm", "serve", "--trust-remote-code", "--tensor_parallel_size", "2", "--gpu_memory_utilization=0.98", model]
+    write_bundle(CASES / "a-tp2-4090-per-device-max-model-len", endpoint="http://127.0.0.1:8000", started_at=t - 5,
+                 interval_s=5.0,
+                 notes="Start-up refusal of a tensor-parallel (TP=2) server on two RTX 4090. NVML sampled during memory "
+                       "profiling, a second before the refusal: one vLLM process per GPU (engine/rank 0 and VllmWorkerProcess 1786).",
+                 scrapes=[prom_error(t + 1), prom_error(t + 6)],
+                 engine_args={"argv": argv, "args": args}, model_config=models.R1_DISTILL_QWEN_14B,
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
