@@ -358,7 +358,7 @@ def a_tp2_4090_per_device_max_model_len():
          f"INFO {d} 07:40:48 worker.py:266] Memory profiling takes 2.95 seconds",
          f"INFO {d} 07:40:48 worker.py:266] the current vLLM instance can use total_gpu_memory (23.55GiB) x gpu_memory_utilization (0.98) = 23.08GiB",
          f"INFO {d} 07:40:48 worker.py:266] model weights take 13.95GiB; non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 8.69GiB.",
-         f"INFO {d} 07:40:48 executor_base.py:110] # CUDA blocks: 5096, # CPU blocks: 2730",
+         f"INFO {d} 07:40:48 executor_base.py:110] # cuda blocks: 5096, # CPU blocks: 2730",
          f"INFO {d} 07:40:48 executor_base.py:115] Maximum concurrency for 131072 tokens per request: 0.62x",
          f"ERROR {d} 07:40:49 engine.py:389] The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (81536). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
          "Traceback (most recent call last):",
