@@ -138,7 +138,7 @@ def a_nccl_workspace_pp_terminal_rank():
           f"(EngineCore pid=212) ERROR {d} 09:12:37 [core.py:1165] Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause.",
           f"(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
     total = 24576 * MiB
-    t = 1781342356.0
+    t = 1781341956.0
     devs = [device(i, "NVIDIA GeForce RTX 3090", total, [(pid_, "VLLM::" + nm, int(u * GiB))]) for i, (pid_, nm, u) in w.items()]
     args = {"model": model, "quantization": "awq_marlin", "tensor-parallel-size": 2, "pipeline-parallel-size": 2,
             "gpu-memory-utilization": 0.7, "max-model-len": 32768}
@@ -381,6 +381,138 @@ def a_tp2_4090_per_device_max_model_len():
                  scrapes=[prom_error(t + 1), prom_error(t + 6)],
                  engine_args={"argv": argv, "args": args}, model_config=models.R1_DISTILL_QWEN_14B,
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
+def models_body(served: str, root: str, max_len: int, created: int) -> dict:
+    return {"object": "list", "data": [{"id": served, "object": "model", "created": created, "owned_by": "vllm",
+                                        "root": root, "parent": None, "max_model_len": max_len,
+                                        "permission": [{"id": "modelperm-5d0c1f7e2a9b4c3d", "object": "model_permission",
+                                                        "created": created, "allow_create_engine": False,
+                                                        "allow_sampling": True, "allow_logprobs": True,
+                                                        "allow_search_indices": False, "allow_view": True,
+                                                        "allow_fine_tuning": False, "organization": "*", "group": None,
+                                                        "is_blocking": False}]}]}
+
+
+def stats_line(pid: int, day: str, hms: str, eng: int, pt: float, gt: float, run: int, wait: int, kv: float,
+               hit: float, fmt: str = "GPU KV cache usage") -> str:
+    return (f"(APIServer pid={pid}) INFO {day} {hms} [loggers.py:257] Engine {eng:03d}: Avg prompt throughput: {pt:.1f} tokens/s, "
+            f"Avg generation throughput: {gt:.1f} tokens/s, Running: {run} reqs, Waiting: {wait} reqs, "
+            f"{fmt}: {kv * 100:.1f}%, Prefix cache hit rate: {hit * 100:.1f}%")
+
+
+def hms_of(t: float) -> str:
+    import time as _t
+    return _t.strftime("%H:%M:%S", _t.gmtime(t))
+
+
+# --------------------------------------------------------------------------------------------
+@case
+def a_max_num_seqs_100_piecewise_cliff():
+    """vllm PR#57355: max_num_seqs=100, FULL decode graphs only up to 96; batch 97-100 run PIECEWISE."""
+    vers = ("0.24.0", "0.32.0")
+    served = "meta-llama/Llama-3.3-70B-Instruct"
+    day = "09-16"
+    t0 = 1789577100.0
+    n = 24
+    pool_tokens = 1_609_600
+    e = Engine(labels={"engine": "0", "model_name": served}, created=t0 - 600)
+    cache = {"block_size": "16", "cache_dtype": "auto", "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9",
+             "num_gpu_blocks": str(pool_tokens // 16), "num_gpu_blocks_override": "None", "num_cpu_blocks": "None",
+             "kv_cache_size_tokens": str(pool_tokens), "kv_cache_memory_bytes": "None", "is_attention_free": "False",
+             "prefix_caching_hash_algo": "sha256", "sliding_window": "None", "_block_size_resolved": "True",
+             "user_specified_block_size": "False", "kv_cache_max_concurrency": f"{pool_tokens / 131072:.2f}",
+             "kv_sharing_fast_prefill": "False", "kv_offloading_backend": "native", "kv_offloading_size": "None",
+             "mamba_cache_mode": "none", "mamba_block_size": "None", "mamba_cache_dtype": "auto",
+             "mamba_ssm_cache_dtype": "auto", "mamba_page_size_padded": "None", "hash_block_size": "None",
+             "kv_cache_dtype_skip_layers": "[]"}
+    for k in ["vllm:prompt_tokens", "vllm:generation_tokens", "vllm:num_preemptions", "vllm:prefix_cache_queries",
+              "vllm:prefix_cache_hits", "vllm:prompt_tokens_cached", "vllm:external_prefix_cache_queries",
+              "vllm:external_prefix_cache_hits"]:
+        e.counters[k] = 0.0
+    # warm-up traffic before the capture window (the load had been running 5 min at 96 clients)
+    done_f = 0.0
+    scrapes, gpu, logs = [], [], []
+    pid = 1
+    prompt_len, out_len = 1024, 2000
+    prev = (0.0, 0.0)
+    for i in range(-60, n):
+        t = t0 + 5 * i
+        if i < 8:
+            clients, itl = 96, 0.0295 + 0.0004 * (i % 3)
+        else:
+            clients, itl = 100, 0.055 + (0.112 - 0.055) * (i - 8) / (n - 9)
+        running = clients
+        gen = running * 5.0 / itl
+        fin = gen / out_len
+        done_f += fin
+        e.inc("vllm:generation_tokens", gen)
+        e.inc("vllm:prompt_tokens", fin * prompt_len)
+        e.inc("vllm:prefix_cache_queries", fin * prompt_len)
+        e.inc("vllm:prefix_cache_hits", fin * 16 * 2)  # shared chat-template prefix: 2 blocks
+        e.inc("vllm:prompt_tokens_cached", fin * 32)
+        e.inc_l("vllm:request_success", "finished_reason", "length", fin)
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_compute", fin * (prompt_len - 32))
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_cache_hit", fin * 32)
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "external_kv_transfer", 0.0)
+        e.observe("vllm:inter_token_latency_seconds", itl, gen * 0.92)
+        e.observe("vllm:inter_token_latency_seconds", itl * 1.7, gen * 0.08)
+        ttft = 0.16 if i < 8 else 0.31 + 0.2 * (i - 8) / 15
+        e.observe("vllm:time_to_first_token_seconds", ttft, fin)
+        e.observe("vllm:request_queue_time_seconds", 0.004, fin)
+        e.observe("vllm:request_prefill_time_seconds", ttft - 0.004, fin)
+        e.observe("vllm:request_decode_time_seconds", itl * out_len, fin)
+        e.observe("vllm:request_inference_time_seconds", ttft + itl * out_len, fin)
+        e.observe("vllm:e2e_request_latency_seconds", ttft + itl * out_len + 0.01, fin)
+        e.observe("vllm:request_time_per_output_token_seconds", itl, fin)
+        e.observe("vllm:request_prompt_tokens", prompt_len, fin)
+        e.observe("vllm:request_generation_tokens", out_len, fin)
+        e.observe("vllm:request_params_max_tokens", out_len, fin)
+        e.observe("vllm:request_max_num_generation_tokens", out_len, fin)
+        e.observe("vllm:request_params_n", 1, fin)
+        e.observe("vllm:request_prefill_kv_computed_tokens", prompt_len - 32, fin)
+        e.observe("vllm:iteration_tokens_total", running, 5.0 / itl * 0.92)
+        e.observe("vllm:iteration_tokens_total", running + 512, 5.0 / itl * 0.08)
+        e.gauges["vllm:num_requests_running"] = running
+        e.gauges["vllm:num_requests_waiting"] = 0 if i % 5 else 1
+        e.gauges["vllm:kv_cache_usage_perc"] = running * (prompt_len + out_len / 2) / pool_tokens
+        if i < 0:
+            prev = (e.counters["vllm:prompt_tokens"], e.counters["vllm:generation_tokens"])
+            continue
+        scrapes.append({"t": t + 0.21, "status": 200, "text": v1_text(vers, [e], cache)})
+        used = int(166.3 * GiB)
+        gpu.append({"t": t + 0.3, "devices": [device(k, "NVIDIA B200", 183359 * MiB, [(312 + k, f"VLLM::Worker_TP{k}", used)]) for k in range(4)]})
+        if i % 2 == 1:
+            g = e.counters["vllm:generation_tokens"]
+            p_ = e.counters["vllm:prompt_tokens"]
+            logs.append(stats_line(pid, day, hms_of(t), 0, (p_ - prev[0]) / 10, (g - prev[1]) / 10, running,
+                                   int(e.gauges["vllm:num_requests_waiting"]), e.gauges["vllm:kv_cache_usage_perc"], 0.031))
+            prev = (p_, g)
+    head = [f"(APIServer pid=1) INFO {day} 16:31:02 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.28.0",
+            f"(APIServer pid=1) INFO {day} 16:31:02 [utils.py:233] non-default args: {{'model_tag': '{served}', 'model': '{served}', 'tensor_parallel_size': 4, 'max_num_seqs': 100}}",
+            f"(APIServer pid=1) INFO {day} 16:31:11 [model.py:1582] Using max model len 131072",
+            f"(APIServer pid=1) INFO {day} 16:31:11 [scheduler.py:231] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+            f"(EngineCore pid=251) INFO {day} 16:31:20 [core.py:114] Initializing a V1 LLM engine (v0.28.0) with config: model='{served}', speculative_config=None, tokenizer='{served}', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=4, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, enable_prefix_caching=True, enable_chunked_prefill=True, compilation_config={{'mode': <CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'cudagraph_capture_sizes': [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200], 'max_cudagraph_capture_size': 200}}",
+            f"(Worker_TP0 pid=312) INFO {day} 16:33:31 [gpu_model_runner.py:5405] Model loading took 32.88 GiB memory and 96.214877 seconds",
+            f"(Worker_TP0 pid=312) INFO {day} 16:34:02 [gpu_model_runner.py:6681] Profiling CUDA graph memory: PIECEWISE=28 (largest=200), FULL=15 (largest=96)",
+            f"(Worker_TP0 pid=312) INFO {day} 16:34:05 [gpu_model_runner.py:6806] Estimated CUDA graph memory: 0.94 GiB total",
+            f"(Worker_TP0 pid=312) INFO {day} 16:34:05 [gpu_worker.py:563] Available KV cache memory: 122.81 GiB",
+            f"(EngineCore pid=251) INFO {day} 16:34:05 [kv_cache_utils.py:2146] GPU KV cache size: {pool_tokens:,} tokens",
+            f"(EngineCore pid=251) INFO {day} 16:34:05 [kv_cache_utils.py:2147] Maximum concurrency for 131,072 tokens per request: {pool_tokens / 131072:.2f}x",
+            "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 28/28 [00:07<00:00,  3.71it/s]",
+            "Capturing CUDA graphs (decode, FULL): 100%|██████████| 15/15 [00:03<00:00,  4.66it/s]",
+            f"(Worker_TP0 pid=312) INFO {day} 16:34:17 [gpu_model_runner.py:6582] Graph capturing finished in 11 secs, took 0.91 GiB",
+            f"(APIServer pid=1) INFO {day} 16:34:40 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000"]
+    write_bundle(CASES / "a-max-num-seqs-100-piecewise-cliff", endpoint="http://10.0.12.7:8000", started_at=t0,
+                 interval_s=5.0,
+                 notes="Load test with closed-loop clients (1024-token prompts, 2000 output tokens, ignore_eos): 96 "
+                       "clients for the first 40 s, then raised to 100 (= --max-num-seqs). Operator report: aggregate "
+                       "throughput fell below 1,000 tok/s after the step to 100 clients.",
+                 scrapes=scrapes, server={"version": {"version": "0.28.0"},
+                                          "models": models_body(served, served, 131072, 1789550620), "health": 200},
+                 engine_args={"argv": ["vllm", "serve", served, "--tensor-parallel-size", "4", "--max-num-seqs", "100"],
+                              "args": {"model": served, "tensor-parallel-size": 4, "max-num-seqs": 100}},
+                 model_config=models.LLAMA33_70B, gpu=gpu, logs="\n".join(head + logs) + "\n")
 
 
 def main(argv: list[str]) -> None:

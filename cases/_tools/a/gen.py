@@ -58,6 +58,15 @@ def _num(v: float) -> str:
     return repr(float(v))
 
 
+def _cnt(v: float) -> str:
+    """A counter / bucket count on the wire: whole events (the state keeps fractions)."""
+    return repr(float(int(v + 1e-9)))
+
+
+def _help(name: str, wire: str) -> str:
+    return HELP.get(wire, HELP.get(name, name))
+
+
 @dataclass
 class Hist:
     buckets: list[float]
@@ -126,7 +135,7 @@ def v1_text(versions: tuple[str, ...], engines: list[Engine], cache_info: dict[s
     for name in gnames:
         if kind(name) != "gauge":
             continue
-        out += [f"# HELP {name} {HELP.get(name, name)}", f"# TYPE {name} gauge"]
+        out += [f"# HELP {name} {_help(name, name)}", f"# TYPE {name} gauge"]
         out += [f"{name}{{{_lbl(e.labels)}}} {_num(e.gauges[name])}" for e in engines if name in e.gauges]
     lnames = sorted({k[0] for e in engines for k in e.labelled})
     for name in lnames:
@@ -134,13 +143,13 @@ def v1_text(versions: tuple[str, ...], engines: list[Engine], cache_info: dict[s
         if k is None:
             continue
         wire = name + ("_total" if k == "counter" else "")
-        out += [f"# HELP {wire} {HELP.get(name, name)}", f"# TYPE {wire} {k}"]
+        out += [f"# HELP {wire} {_help(name, wire)}", f"# TYPE {wire} {k}"]
         for e in engines:
             for (n, label, value), v in sorted(e.labelled.items()):
                 if n == name:
-                    out.append(f"{wire}{{{_lbl(e.labels)},{label}=\"{value}\"}} {_num(v)}")
+                    out.append(f"{wire}{{{_lbl(e.labels)},{label}=\"{value}\"}} {_cnt(v) if k == 'counter' else _num(v)}")
         if k == "counter":
-            out += [f"# HELP {name}_created {HELP.get(name, name)}", f"# TYPE {name}_created gauge"]
+            out += [f"# HELP {name}_created {_help(name, wire)}", f"# TYPE {name}_created gauge"]
             for e in engines:
                 for (n, label, value), _v in sorted(e.labelled.items()):
                     if n == name:
@@ -149,15 +158,15 @@ def v1_text(versions: tuple[str, ...], engines: list[Engine], cache_info: dict[s
     for name in cnames:
         if kind(name) != "counter":
             continue
-        out += [f"# HELP {name}_total {HELP.get(name, name)}", f"# TYPE {name}_total counter"]
-        out += [f"{name}_total{{{_lbl(e.labels)}}} {_num(e.counters[name])}" for e in engines if name in e.counters]
-        out += [f"# HELP {name}_created {HELP.get(name, name)}", f"# TYPE {name}_created gauge"]
+        out += [f"# HELP {name}_total {_help(name, name + '_total')}", f"# TYPE {name}_total counter"]
+        out += [f"{name}_total{{{_lbl(e.labels)}}} {_cnt(e.counters[name])}" for e in engines if name in e.counters]
+        out += [f"# HELP {name}_created {_help(name, name + '_total')}", f"# TYPE {name}_created gauge"]
         out += [f"{name}_created{{{_lbl(e.labels)}}} {_num(e.created)}" for e in engines if name in e.counters]
     hnames = sorted({n for e in engines for n in e.hists})
     for name in hnames:
         if kind(name) != "histogram":
             continue
-        out += [f"# HELP {name} {HELP.get(name, name)}", f"# TYPE {name} histogram"]
+        out += [f"# HELP {name} {_help(name, name)}", f"# TYPE {name} histogram"]
         for e in engines:
             h = e.hists.get(name)
             if h is None:
@@ -165,11 +174,11 @@ def v1_text(versions: tuple[str, ...], engines: list[Engine], cache_info: dict[s
             cum = 0.0
             for le, c in zip(h.buckets, h.counts):
                 cum += c
-                out.append(f'{name}_bucket{{{_lbl(e.labels)},le="{le}"}} {_num(cum)}')
-            out.append(f'{name}_bucket{{{_lbl(e.labels)},le="+Inf"}} {_num(h.n)}')
-            out.append(f"{name}_count{{{_lbl(e.labels)}}} {_num(h.n)}")
+                out.append(f'{name}_bucket{{{_lbl(e.labels)},le="{le}"}} {_cnt(cum)}')
+            out.append(f'{name}_bucket{{{_lbl(e.labels)},le="+Inf"}} {_cnt(h.n)}')
+            out.append(f"{name}_count{{{_lbl(e.labels)}}} {_cnt(h.n)}")
             out.append(f"{name}_sum{{{_lbl(e.labels)}}} {_num(h.total)}")
-        out += [f"# HELP {name}_created {HELP.get(name, name)}", f"# TYPE {name}_created gauge"]
+        out += [f"# HELP {name}_created {_help(name, name)}", f"# TYPE {name}_created gauge"]
         out += [f"{name}_created{{{_lbl(e.labels)}}} {_num(e.created)}" for e in engines if name in e.hists]
     if cache_info is not None and "vllm:cache_config_info" in have:
         allowed = set(metric_entry(versions[0], "vllm:cache_config_info")["labels"])  # type: ignore[index]
@@ -219,18 +228,18 @@ def v0_text(e: Engine, cache_info: dict[str, str] | None) -> str:
     for name, v in e.gauges.items():
         out += [f"# HELP {name} {V0_HELP[name]}", f"# TYPE {name} gauge", f"{name}{{{_lbl(e.labels)}}} {_num(v)}"]
     for name, v in e.counters.items():
-        out += [f"# HELP {name} {V0_HELP[name]}", f"# TYPE {name} counter", f"{name}{{{_lbl(e.labels)}}} {_num(v)}"]
+        out += [f"# HELP {name} {V0_HELP[name]}", f"# TYPE {name} counter", f"{name}{{{_lbl(e.labels)}}} {_cnt(v)}"]
     for (name, label, value), v in sorted(e.labelled.items()):
         out += [f"# HELP {name} {V0_HELP[name]}", f"# TYPE {name} counter",
-                f"{name}{{{_lbl(e.labels)},{label}=\"{value}\"}} {_num(v)}"]
+                f"{name}{{{_lbl(e.labels)},{label}=\"{value}\"}} {_cnt(v)}"]
     for name, h in e.hists.items():
         out += [f"# HELP {name} {V0_HELP[name]}", f"# TYPE {name} histogram"]
         cum = 0.0
         for le, c in zip(h.buckets, h.counts):
             cum += c
-            out.append(f'{name}_bucket{{{_lbl(e.labels)},le="{le}"}} {_num(cum)}')
-        out.append(f'{name}_bucket{{{_lbl(e.labels)},le="+Inf"}} {_num(h.n)}')
-        out.append(f"{name}_count{{{_lbl(e.labels)}}} {_num(h.n)}")
+            out.append(f'{name}_bucket{{{_lbl(e.labels)},le="{le}"}} {_cnt(cum)}')
+        out.append(f'{name}_bucket{{{_lbl(e.labels)},le="+Inf"}} {_cnt(h.n)}')
+        out.append(f"{name}_count{{{_lbl(e.labels)}}} {_cnt(h.n)}")
         out.append(f"{name}_sum{{{_lbl(e.labels)}}} {_num(h.total)}")
     return "\n".join(out) + "\n"
 
