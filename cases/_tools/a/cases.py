@@ -515,6 +515,126 @@ def a_max_num_seqs_100_piecewise_cliff():
                  model_config=models.LLAMA33_70B, gpu=gpu, logs="\n".join(head + logs) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_dp4_engine0_overloaded():
+    """vllm#48808: DP=4 on H20, Qwen3-4B fine-tune, long-context eval: engine 0 takes 27 of 32 requests."""
+    vers = ("0.18.0", "0.24.0")
+    served = "qwen3_4b_pcy"
+    root = "/models/qwen3_4b_pcy"
+    day = "05-28"
+    import datetime as _dt
+    t0 = _dt.datetime(2026, 5, 28, 12, 58, 26, tzinfo=_dt.timezone.utc).timestamp()
+    n = 25
+    pool = 549_808
+    engines = [Engine(labels={"engine": str(k), "model_name": served}, created=t0 - 1200) for k in range(4)]
+    cache = {"block_size": "16", "cache_dtype": "auto", "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9",
+             "num_gpu_blocks": str(pool // 16), "num_gpu_blocks_override": "None", "num_cpu_blocks": "None",
+             "kv_cache_memory_bytes": "None", "is_attention_free": "False", "prefix_caching_hash_algo": "sha256",
+             "sliding_window": "None", "_block_size_resolved": "True", "user_specified_block_size": "False",
+             "kv_sharing_fast_prefill": "False", "kv_offloading_backend": "native", "kv_offloading_size": "None",
+             "mamba_cache_mode": "none", "mamba_block_size": "None", "mamba_cache_dtype": "auto",
+             "mamba_ssm_cache_dtype": "auto", "mamba_page_size_padded": "None", "calculate_kv_scales": "False"}
+    for e in engines:
+        for k in ["vllm:prompt_tokens", "vllm:generation_tokens", "vllm:num_preemptions", "vllm:prefix_cache_queries",
+                  "vllm:prefix_cache_hits", "vllm:prompt_tokens_cached", "vllm:external_prefix_cache_queries",
+                  "vllm:external_prefix_cache_hits"]:
+            e.counters[k] = 0.0
+    P, OUT = 16_000, 2_000
+    scrapes, gpu, logs = [], [], []
+    prev = [(0.0, 0.0)] * 4
+
+    def sched(i: int) -> list[int]:
+        if i < 0:  # from the even split of the run's start (the issue's 12:53:45 snapshot) to the window
+            f = (i + 60) / 60
+            e0, e2, e3 = round(8 + 12 * f), round(8 - 5 * f), round(8 - 7 * f)
+            return [e0, 32 - e0 - e2 - e3, e2, e3]
+        e3 = 1 if i < 5 else 0
+        e2 = max(0, 3 - i // 4)
+        e1 = 8 - round(3 * i / (n - 1))
+        return [32 - e1 - e2 - e3, e1, e2, e3]
+
+    for i in range(-60, n):
+        t = t0 + 5 * i
+        run = sched(i)
+        for k, e in enumerate(engines):
+            r = run[k]
+            # per 5 s: n_d decode steps of itl_base, n_p prefill-chunk steps (8192 tokens) of 0.38 s;
+            # prompt tokens = finished x P = n_p x 8192 (steady state)
+            if r == 0:
+                itl_base, n_d, n_p = 0.0, 0.0, 0.0
+            else:
+                itl_base = 0.006 + 0.00075 * r
+                ratio = r * (P / OUT) / (8192 - r * (P / OUT))
+                n_d = 5.0 / (itl_base + ratio * 0.38)
+                n_p = ratio * n_d
+            f_stall = n_p / (n_d + n_p) if r else 0.0
+            gen = r * (n_d + n_p)
+            fin = gen / OUT
+            e.inc("vllm:generation_tokens", gen)
+            e.inc("vllm:prompt_tokens", fin * P)
+            e.inc("vllm:prefix_cache_queries", fin * P)
+            e.inc("vllm:prefix_cache_hits", fin * 256)  # eval template header: 16 blocks
+            e.inc("vllm:prompt_tokens_cached", fin * 256)
+            e.inc_l("vllm:request_success", "finished_reason", "stop", fin * 0.93)
+            e.inc_l("vllm:request_success", "finished_reason", "length", fin * 0.07)
+            e.inc_l("vllm:prompt_tokens_by_source", "source", "local_compute", fin * (P - 256))
+            e.inc_l("vllm:prompt_tokens_by_source", "source", "local_cache_hit", fin * 256)
+            e.inc_l("vllm:prompt_tokens_by_source", "source", "external_kv_transfer", 0.0)
+            if gen:
+                e.observe("vllm:inter_token_latency_seconds", itl_base, gen * (1 - f_stall))
+                e.observe("vllm:inter_token_latency_seconds", 0.38, gen * f_stall)
+                ttft = 0.8 + 0.015 * r
+                itl_mean = itl_base * (1 - f_stall) + 0.38 * f_stall
+                for name, v in [("vllm:time_to_first_token_seconds", ttft), ("vllm:request_queue_time_seconds", 0.006),
+                                ("vllm:request_prefill_time_seconds", ttft - 0.006),
+                                ("vllm:request_decode_time_seconds", itl_mean * OUT),
+                                ("vllm:request_inference_time_seconds", ttft + itl_mean * OUT),
+                                ("vllm:e2e_request_latency_seconds", ttft + itl_mean * OUT + 0.02),
+                                ("vllm:request_time_per_output_token_seconds", itl_mean),
+                                ("vllm:request_prompt_tokens", P), ("vllm:request_generation_tokens", OUT),
+                                ("vllm:request_params_max_tokens", 4096), ("vllm:request_max_num_generation_tokens", OUT),
+                                ("vllm:request_params_n", 1), ("vllm:request_prefill_kv_computed_tokens", P - 256)]:
+                    e.observe(name, v, fin)
+                e.observe("vllm:iteration_tokens_total", r, n_d)
+                e.observe("vllm:iteration_tokens_total", 8192, n_p)
+            e.gauges["vllm:num_requests_running"] = r
+            e.gauges["vllm:num_requests_waiting"] = 0
+            e.gauges["vllm:kv_cache_usage_perc"] = r * (P + OUT / 2) / pool
+        if i < 0:
+            prev = [(e.counters["vllm:prompt_tokens"], e.counters["vllm:generation_tokens"]) for e in engines]
+            continue
+        scrapes.append({"t": t + 0.18, "status": 200, "text": v1_text(vers, engines, cache)})
+        devs = []
+        for k in range(4):
+            devs.append(device(k, "NVIDIA H20", 97871 * MiB, [(405 + k, f"VLLM::EngineCore_DP{k}", int(86.1 * GiB))]))
+        gpu.append({"t": t + 0.3, "devices": devs})
+        if i % 2 == 0:
+            for k, e in enumerate(engines):
+                g, p_ = e.counters["vllm:generation_tokens"], e.counters["vllm:prompt_tokens"]
+                logs.append(stats_line(1, day, hms_of(t), k, (p_ - prev[k][0]) / 10, (g - prev[k][1]) / 10, run[k], 0,
+                                       e.gauges["vllm:kv_cache_usage_perc"], 0.016))
+                prev[k] = (p_, g)
+    head = [f"(APIServer pid=1) INFO {day} 12:31:40 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.22.0",
+            f"(APIServer pid=1) INFO {day} 12:31:40 [utils.py:233] non-default args: {{'model_tag': '{root}', 'model': '{root}', 'served_model_name': ['{served}'], 'data_parallel_size': 4}}",
+            f"(APIServer pid=1) INFO {day} 12:31:49 [model.py:1582] Using max model len 40960"]
+    for k in range(4):
+        head.append(f"(EngineCore_DP{k} pid={405 + k}) INFO {day} 12:32:03 [core.py:114] Initializing a V1 LLM engine (v0.22.0) with config: model='{root}', dtype=torch.bfloat16, max_seq_len=40960, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=4, quantization=None, enforce_eager=False, kv_cache_dtype=auto, served_model_name={served}, enable_prefix_caching=True, enable_chunked_prefill=True")
+    for k in range(4):
+        head.append(f"(EngineCore_DP{k} pid={405 + k}) INFO {day} 12:33:10 [gpu_worker.py:460] Available KV cache memory: 75.51 GiB")
+        head.append(f"(EngineCore_DP{k} pid={405 + k}) INFO {day} 12:33:10 [kv_cache_utils.py:1733] GPU KV cache size: {pool:,} tokens")
+    head.append(f"(APIServer pid=1) INFO {day} 12:33:52 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000")
+    write_bundle(CASES / "a-dp4-engine0-overloaded", endpoint="http://127.0.0.1:8000", started_at=t0, interval_s=5.0,
+                 notes="One /metrics endpoint of a data-parallel server (4 engines, engine label 0-3, one H20 each) "
+                       "during a long-context evaluation run with 32 concurrent requests. Operator report: at the start "
+                       "the engines had 8 running requests each; now most requests sit on engine 0 and two GPUs idle.",
+                 scrapes=scrapes, server={"version": {"version": "0.22.0"},
+                                          "models": models_body(served, root, 40960, 1779971632), "health": 200},
+                 engine_args={"argv": ["vllm", "serve", root, "--served-model-name", served, "--data-parallel-size", "4"],
+                              "args": {"model": root, "served-model-name": served, "data-parallel-size": 4}},
+                 model_config=models.QWEN3_4B, gpu=gpu, logs="\n".join(head + logs) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
