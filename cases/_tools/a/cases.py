@@ -635,6 +635,99 @@ def a_dp4_engine0_overloaded():
                  model_config=models.QWEN3_4B, gpu=gpu, logs="\n".join(head + logs) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_dashboard_kv_usage_no_data_rename():
+    """production-stack PR#989: bundled Grafana panels query vllm:gpu_cache_usage_perc etc. -> No data."""
+    import datetime as _dt
+    import math
+    vers = ("0.24.0",)
+    served = "meta-llama/Llama-3.1-8B-Instruct"
+    day = "07-01"
+    t0 = _dt.datetime(2026, 7, 1, 9, 20, 0, tzinfo=_dt.timezone.utc).timestamp()
+    n, step = 30, 4.0
+    pool = 467_584
+    e = Engine(labels={"engine": "0", "model_name": served}, created=t0 - 7200)
+    cache = {"block_size": "16", "cache_dtype": "auto", "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9",
+             "num_gpu_blocks": str(pool // 16), "num_gpu_blocks_override": "None", "num_cpu_blocks": "None",
+             "kv_cache_memory_bytes": "None", "is_attention_free": "False", "prefix_caching_hash_algo": "sha256",
+             "sliding_window": "None", "_block_size_resolved": "True", "user_specified_block_size": "False",
+             "kv_sharing_fast_prefill": "False", "kv_offloading_backend": "native", "kv_offloading_size": "None",
+             "mamba_cache_mode": "none", "mamba_block_size": "None", "mamba_cache_dtype": "auto",
+             "mamba_ssm_cache_dtype": "auto", "mamba_page_size_padded": "None"}
+    for k in ["vllm:prompt_tokens", "vllm:generation_tokens", "vllm:num_preemptions", "vllm:prefix_cache_queries",
+              "vllm:prefix_cache_hits", "vllm:prompt_tokens_cached", "vllm:external_prefix_cache_queries",
+              "vllm:external_prefix_cache_hits", "vllm:corrupted_requests"]:
+        e.counters[k] = 0.0
+    scrapes, gpu, logs = [], [], []
+    prev = (0.0, 0.0)
+    P, HIT, OUT = 1850, 1024, 310
+    for i in range(-900, n):  # the server has been serving for an hour before the capture
+        t = t0 + step * i
+        rps = 2.6 + 0.5 * math.sin(i / 40.0)
+        fin = rps * step
+        running = rps * (0.12 + OUT * 0.0165)
+        e.inc("vllm:prompt_tokens", fin * P)
+        e.inc("vllm:generation_tokens", fin * OUT)
+        e.inc("vllm:prefix_cache_queries", fin * P)
+        e.inc("vllm:prefix_cache_hits", fin * HIT)
+        e.inc("vllm:prompt_tokens_cached", fin * HIT)
+        e.inc_l("vllm:request_success", "finished_reason", "stop", fin * 0.96)
+        e.inc_l("vllm:request_success", "finished_reason", "length", fin * 0.04)
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_compute", fin * (P - HIT))
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_cache_hit", fin * HIT)
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "external_kv_transfer", 0.0)
+        e.inc_l("vllm:num_requests_waiting_by_reason", "reason", "capacity", 0.0)
+        itl = 0.0148 + 0.00012 * running
+        e.observe("vllm:inter_token_latency_seconds", itl, fin * OUT * 0.95)
+        e.observe("vllm:inter_token_latency_seconds", itl * 2.2, fin * OUT * 0.05)
+        for name, v in [("vllm:time_to_first_token_seconds", 0.092), ("vllm:request_queue_time_seconds", 0.003),
+                        ("vllm:request_prefill_time_seconds", 0.085), ("vllm:request_decode_time_seconds", itl * OUT),
+                        ("vllm:request_inference_time_seconds", 0.085 + itl * OUT),
+                        ("vllm:e2e_request_latency_seconds", 0.095 + itl * OUT),
+                        ("vllm:request_time_per_output_token_seconds", itl), ("vllm:request_prompt_tokens", P),
+                        ("vllm:request_generation_tokens", OUT), ("vllm:request_params_max_tokens", 1024),
+                        ("vllm:request_max_num_generation_tokens", OUT), ("vllm:request_params_n", 1),
+                        ("vllm:request_prefill_kv_computed_tokens", P - HIT)]:
+            e.observe(name, v, fin)
+        e.observe("vllm:iteration_tokens_total", round(running), step / itl * 0.9)
+        e.observe("vllm:iteration_tokens_total", 900, step / itl * 0.1)
+        e.gauges["vllm:num_requests_running"] = round(running)
+        e.gauges["vllm:num_requests_waiting"] = 0
+        e.gauges["vllm:kv_cache_usage_perc"] = round(running) * (P + OUT / 2) / pool + 0.22  # + cached prefixes kept
+        e.labelled[("vllm:num_requests_waiting_by_reason", "reason", "capacity")] = 0.0
+        e.labelled[("vllm:num_requests_waiting_by_reason", "reason", "deferred")] = 0.0
+        if i < 0:
+            prev = (e.counters["vllm:prompt_tokens"], e.counters["vllm:generation_tokens"])
+            continue
+        scrapes.append({"t": t + 0.11, "status": 200, "text": v1_text(vers, [e], cache)})
+        gpu.append({"t": t + 0.2, "devices": [device(0, "NVIDIA L40S", 46068 * MiB, [(188, "VLLM::EngineCore", int(40.9 * GiB))])]})
+        if i % 3 == 2:
+            g, p_ = e.counters["vllm:generation_tokens"], e.counters["vllm:prompt_tokens"]
+            hit = e.counters["vllm:prefix_cache_hits"] / e.counters["vllm:prefix_cache_queries"]
+            logs.append(stats_line(1, day, hms_of(t), 0, (p_ - prev[0]) / 12, (g - prev[1]) / 12,
+                                   round(running), 0, e.gauges["vllm:kv_cache_usage_perc"], hit))
+            prev = (p_, g)
+    head = [f"(APIServer pid=1) INFO {day} 08:17:33 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.24.0",
+            f"(APIServer pid=1) INFO {day} 08:17:33 [utils.py:233] non-default args: {{'model_tag': '{served}', 'host': '0.0.0.0', 'model': '{served}', 'max_model_len': 32768}}",
+            f"(EngineCore pid=188) INFO {day} 08:18:02 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model='{served}', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=True, enable_chunked_prefill=True",
+            f"(EngineCore pid=188) INFO {day} 08:18:41 [gpu_worker.py:508] Available KV cache memory: 28.54 GiB",
+            f"(EngineCore pid=188) INFO {day} 08:18:41 [kv_cache_utils.py:2146] GPU KV cache size: {pool:,} tokens",
+            f"(EngineCore pid=188) INFO {day} 08:18:41 [kv_cache_utils.py:2147] Maximum concurrency for 32,768 tokens per request: {pool / 32768:.2f}x",
+            f"(APIServer pid=1) INFO {day} 08:19:20 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000"]
+    write_bundle(CASES / "a-dashboard-kv-usage-no-data-rename", endpoint="http://vllm-llama-8b-engine-service.default:80",
+                 started_at=t0, interval_s=step,
+                 notes="Operator report after upgrading the engine image to vLLM 0.24.0 under the production-stack Helm "
+                       "chart: the bundled Grafana dashboard shows 'No data' in the 'GPU KV cache usage' and 'Time per "
+                       "output token' panels and 0 swapped requests; users have not complained. Captured to check "
+                       "whether the KV cache is broken.",
+                 scrapes=scrapes, server={"version": {"version": "0.24.0"},
+                                          "models": models_body(served, served, 32768, 1782893960), "health": 200},
+                 engine_args={"argv": ["vllm", "serve", served, "--host", "0.0.0.0", "--max-model-len", "32768"],
+                              "args": {"model": served, "host": "0.0.0.0", "max-model-len": 32768}},
+                 model_config=models.LLAMA31_8B, gpu=gpu, logs="\n".join(head + logs) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
