@@ -728,6 +728,115 @@ def a_dashboard_kv_usage_no_data_rename():
                  model_config=models.LLAMA31_8B, gpu=gpu, logs="\n".join(head + logs) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_runtime_oom_mistral_large_0_99():
+    """vllm#13100: Mistral-Large-2407 GPTQ on one A100 80GB, V0 0.7.2, gmu 0.99: OOM under concurrent long prompts."""
+    import datetime as _dt
+    served = "TechxGenus/Mistral-Large-Instruct-2407-GPTQ"
+    day = "02-11"
+    t0 = _dt.datetime(2025, 2, 11, 8, 24, 50, tzinfo=_dt.timezone.utc).timestamp()
+    pool = 4077 * 16
+    e = v0_engine(served)
+    for k in ["vllm:num_preemptions_total", "vllm:prompt_tokens_total", "vllm:generation_tokens_total"]:
+        e.counters[k] = 0.0
+    cache = {"block_size": "16", "cache_dtype": "fp8_e4m3", "calculate_kv_scales": "False", "cpu_offload_gb": "0",
+             "enable_prefix_caching": "False", "gpu_memory_utilization": "0.99", "is_attention_free": "False",
+             "num_cpu_blocks": "1489", "num_gpu_blocks": "4077", "num_gpu_blocks_override": "None",
+             "sliding_window": "None", "swap_space_bytes": "4294967296"}
+    # (running, waiting, kv usage, prompt tok, gen tok, finished) per 5 s; earlier traffic folded into the totals
+    e.counters["vllm:prompt_tokens_total"] = 1_184_302
+    e.counters["vllm:generation_tokens_total"] = 61_877
+    e.labelled[("vllm:request_success_total", "finished_reason", "stop")] = 118
+    e.labelled[("vllm:request_success_total", "finished_reason", "length")] = 4
+    e.hists["vllm:time_to_first_token_seconds"].observe(4.8, 70)
+    e.hists["vllm:time_to_first_token_seconds"].observe(9.1, 52)
+    e.hists["vllm:time_per_output_token_seconds"].observe(0.036, 58_000)
+    e.hists["vllm:time_per_output_token_seconds"].observe(0.41, 3_755)
+    e.hists["vllm:e2e_request_latency_seconds"].observe(24.0, 122)
+    plan = [(2, 0, 0.31, 0, 66, 0), (2, 0, 0.32, 0, 67, 0), (3, 0, 0.47, 10240, 58, 0), (3, 0, 0.48, 0, 94, 0),
+            (3, 0, 0.49, 0, 95, 0), (2, 0, 0.33, 0, 81, 1), (3, 0, 0.49, 11088, 52, 0), (3, 0, 0.50, 0, 93, 0),
+            (3, 0, 0.51, 0, 92, 0), (4, 1, 0.52, 0, 90, 0), (4, 1, 0.53, 0, 88, 0), (4, 1, 0.53, 0, 71, 0)]
+    scrapes, logs = [], []
+    for i, (r, w, kv, pt, gt, fin) in enumerate(plan):
+        t = t0 + 5 * i
+        e.counters["vllm:prompt_tokens_total"] += pt
+        e.counters["vllm:generation_tokens_total"] += gt
+        if fin:
+            e.labelled[("vllm:request_success_total", "finished_reason", "stop")] += fin
+            e.hists["vllm:e2e_request_latency_seconds"].observe(31.0, fin)
+        if pt:
+            e.hists["vllm:time_to_first_token_seconds"].observe(8.7 if pt > 11000 else 7.9, 1)
+        e.hists["vllm:time_per_output_token_seconds"].observe(0.037, gt * 0.9 if not pt else gt * 0.7)
+        e.hists["vllm:time_per_output_token_seconds"].observe(0.44 if not pt else 3.9, gt * 0.1 if not pt else gt * 0.3)
+        e.gauges = {"vllm:num_requests_running": r, "vllm:num_requests_waiting": w, "vllm:num_requests_swapped": 0,
+                    "vllm:gpu_cache_usage_perc": kv, "vllm:cpu_cache_usage_perc": 0.0}
+        scrapes.append({"t": t + 0.3, "status": 200, "text": v0_text(e, cache)})
+        logs.append(f"vllm  | INFO {day} {hms_of(t)} metrics.py:455] Avg prompt throughput: {pt / 5:.1f} tokens/s, Avg generation throughput: {gt / 5:.1f} tokens/s, Running: {r} reqs, Swapped: 0 reqs, Pending: {w} reqs, GPU KV cache usage: {kv * 100:.1f}%, CPU KV cache usage: 0.0%.")
+    # 08:25:49: two ~10.8k-token prompts scheduled together (no chunked prefill at 25000 tokens) -> OOM
+    tc = t0 + 59
+    scrapes.append({"t": tc + 1.3, "status": 200, "text": v0_text(e, cache)})
+    scrapes += [prom_error(tc + 6.3, 8080), prom_error(tc + 11.3, 8080)]
+    err = f"vllm  | ERROR {day} 08:25:49 serving_chat.py:661]"
+    crash = [f"vllm  | INFO {day} 08:25:46 engine.py:275] Added request chatcmpl-1c4e2b0f7a9d4e33b51c2e6a1f0d8c27.",
+             f"vllm  | INFO {day} 08:25:46 engine.py:275] Added request chatcmpl-93d7f41a06c84b8f9e2d5b7c3a1e4f60.",
+             f"{err} Error in chat completion stream generator.",
+             f"{err} Traceback (most recent call last):",
+             f"{err}   File \"/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/serving_chat.py\", line 335, in chat_completion_stream_generator",
+             f"{err}     async for res in result_generator:",
+             f"{err}   File \"/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/llama.py\", line 95, in forward",
+             f"{err}     x = self.act_fn(gate_up)",
+             f"{err}            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             f"{err}   File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1747, in _call_impl",
+             f"{err}     return forward_call(*args, **kwargs)",
+             f"{err}            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             f"{err}   File \"/usr/local/lib/python3.12/dist-packages/vllm/model_executor/custom_op.py\", line 25, in forward",
+             f"{err}     return self._forward_method(*args, **kwargs)",
+             f"{err}            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             f"{err}   File \"/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/activation.py\", line 81, in forward_cuda",
+             f"{err}     out = torch.empty(output_shape, dtype=x.dtype, device=x.device)",
+             f"{err}           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             f"{err} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.15 GiB. GPU 0 has a total capacity of 79.15 GiB of which 687.31 MiB is free. Process 2201874 has 78.47 GiB memory in use. Of the allocated memory 76.52 GiB is allocated by PyTorch, with 640.00 MiB allocated in private pools (e.g., CUDA Graphs), and 1.09 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+             f"vllm  | ERROR {day} 08:25:49 async_llm_engine.py:68] Engine background task failed",
+             f"vllm  | ERROR {day} 08:25:49 async_llm_engine.py:68] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.15 GiB.",
+             f"vllm  | CRITICAL {day} 08:25:51 launcher.py:101] AsyncLLMEngine has failed, terminating server process",
+             "vllm  | INFO:     Shutting down",
+             "vllm exited with code 0"]
+    head = [f"vllm  | INFO {day} 07:58:12 api_server.py:840] vLLM API server version 0.7.2",
+            f"vllm  | INFO {day} 07:58:12 api_server.py:841] args: Namespace(subparser=None, host=None, port=8000, model='{served}', disable_frontend_multiprocessing=True, max_model_len=25000, max_num_seqs=64, gpu_memory_utilization=0.99, kv_cache_dtype='fp8_e4m3', enforce_eager=False, enable_chunked_prefill=None, enable_prefix_caching=None, swap_space=4)",
+            f"vllm  | INFO {day} 07:58:20 gptq_marlin.py:112] The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.",
+            f"vllm  | INFO {day} 07:58:20 config.py:1014] Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+            f"vllm  | INFO {day} 07:58:21 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: model='{served}', speculative_config=None, tokenizer='{served}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=25000, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=gptq_marlin, enforce_eager=False, kv_cache_dtype=fp8_e4m3,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='xgrammar'), seed=0, served_model_name={served}, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=False, chunked_prefill_enabled=False, use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"splitting_ops\":[],\"compile_sizes\":[],\"cudagraph_capture_sizes\":[64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":64}}, use_cached_outputs=False,",
+            f"vllm  | INFO {day} 07:58:23 cuda.py:161] Using FlashInfer backend.",
+            f"vllm  | INFO {day} 08:03:40 model_runner.py:1115] Loading model weights took 63.4107 GB",
+            f"vllm  | INFO {day} 08:03:58 worker.py:266] Memory profiling takes 17.84 seconds",
+            f"vllm  | INFO {day} 08:03:58 worker.py:266] the current vLLM instance can use total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.99) = 78.36GiB",
+            f"vllm  | INFO {day} 08:03:58 worker.py:266] model weights take 63.41GiB; non_torch_memory takes 0.29GiB; PyTorch activation peak memory takes 3.71GiB; the rest of the memory reserved for KV Cache is 10.95GiB.",
+            f"vllm  | INFO {day} 08:03:58 executor_base.py:110] # cuda blocks: 4077, # CPU blocks: 1489",
+            f"vllm  | INFO {day} 08:03:58 executor_base.py:115] Maximum concurrency for 25000 tokens per request: {pool / 25000:.2f}x",
+            f"vllm  | INFO {day} 08:04:03 model_runner.py:1434] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+            f"vllm  | INFO {day} 08:04:29 model_runner.py:1562] Graph capturing finished in 26 secs, took 0.64 GiB",
+            f"vllm  | INFO {day} 08:04:29 llm_engine.py:431] init engine (profile, create kv cache, warmup model) took 48.97 seconds",
+            f"vllm  | INFO {day} 08:04:31 launcher.py:29] Available routes are:",
+            "vllm  | INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"]
+    gpu = []
+    for i in range(len(plan)):
+        used = int(76.9 * GiB) if i < 11 else int(77.3 * GiB)
+        gpu.append({"t": t0 + 5 * i + 0.4, "devices": [device(0, "NVIDIA A100-SXM4-80GB", 81920 * MiB, [(2201874, "python3", used)])]})
+    gpu.append({"t": tc + 1.4, "devices": [device(0, "NVIDIA A100-SXM4-80GB", 81920 * MiB, [(2201874, "python3", int(78.47 * GiB))])]})
+    args = {"model": served, "gpu-memory-utilization": 0.99, "disable-frontend-multiprocessing": True, "max_model_len": 25000,
+            "max-num-seqs": 64, "kv-cache-dtype": "fp8_e4m3"}
+    argv = ["vllm", "serve", "--model", served, "--gpu-memory-utilization", "0.99", "--disable-frontend-multiprocessing",
+            "--max_model_len", "25000", "--max-num-seqs", "64", "--kv-cache-dtype", "fp8_e4m3"]
+    write_bundle(CASES / "a-runtime-oom-mistral-large-0-99", endpoint="http://localhost:8080", started_at=t0, interval_s=5.0,
+                 notes="docker compose service 'vllm' (host port 8080 -> 8000), env VLLM_USE_V1=0, "
+                       "VLLM_ATTENTION_BACKEND=FLASHINFER, CUDA_LAUNCH_BLOCKING=1. Captured while several users sent long "
+                       "chat contexts at the same time; the server died during the capture.",
+                 scrapes=scrapes, server={"version": {"version": "0.7.2"}, "models": None, "health": None},
+                 engine_args={"argv": argv, "args": args}, model_config=models.MISTRAL_LARGE_2407_GPTQ, gpu=gpu,
+                 logs="\n".join(head + logs + crash) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:

@@ -244,10 +244,11 @@ def v0_text(e: Engine, cache_info: dict[str, str] | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def v0_engine(model_name: str) -> Engine:
+def v0_engine(model_name: str, extended_buckets: bool = True) -> Engine:
+    """extended_buckets: the longer TTFT/TPOT/e2e layouts later V0 releases (0.6+) share with V1."""
     e = Engine(labels={"model_name": model_name})
     for n, b in V0_BUCKETS.items():
-        e.hists[n] = Hist(list(b))
+        e.hists[n] = Hist(list(BUCKETS[n]) if extended_buckets and n in BUCKETS else list(b))
     return e
 
 
