@@ -837,6 +837,50 @@ def a_runtime_oom_mistral_large_0_99():
                  logs="\n".join(head + logs + crash) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_cudagraph_estimate_under_reserves_nvfp4():
+    """vllm#57475: profiled CUDA-graph estimate too small at gmu 0.98 on a 24 GB laptop GPU; 0.97 boots."""
+    d = "09-18"
+    model = "/models/Qwen3.8-27B-NVFP4"
+    E = "(EngineCore pid=4417)"
+    L = [f"(APIServer pid=4302) INFO {d} 21:02:11 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.29.1rc1.dev339+gda9888462",
+         f"(APIServer pid=4302) INFO {d} 21:02:11 [utils.py:233] non-default args: {{'model_tag': '{model}', 'model': '{model}', 'trust_remote_code': True, 'dtype': 'bfloat16', 'max_model_len': 124000, 'gpu_memory_utilization': 0.98, 'kv_cache_dtype': 'nvfp4', 'enable_prefix_caching': True, 'max_num_batched_tokens': 2048, 'max_num_seqs': 1}}",
+         f"{E} INFO {d} 21:02:30 [core.py:114] Initializing a V1 LLM engine (v0.29.1rc1.dev339+gda9888462) with config: model='{model}', dtype=torch.bfloat16, max_seq_len=124000, tensor_parallel_size=1, quantization=modelopt_fp4, enforce_eager=False, kv_cache_dtype=nvfp4, enable_prefix_caching=True, enable_chunked_prefill=True",
+         f"{E} INFO {d} 21:02:31 [cuda.py:367] Using FLASHINFER attention backend (VLLM_ATTENTION_BACKEND=FLASHINFER).",
+         f"{E} INFO {d} 21:03:05 [gpu_model_runner.py:5405] Model loading took 16.86 GiB memory and 31.842210 seconds",
+         f"{E} INFO {d} 21:03:19 [gpu_model_runner.py:6681] Profiling CUDA graph memory: PIECEWISE=2 (largest=2), FULL=1 (largest=1)",
+         f"{E} INFO {d} 21:03:20 [gpu_model_runner.py:6806] Estimated CUDA graph memory: 0.31 GiB total",
+         f"{E} INFO {d} 21:03:20 [gpu_worker.py:642] Available KV cache memory: 2.97 GiB",
+         f"{E} INFO {d} 21:03:20 [gpu_worker.py:657] CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.9800 is equivalent to --gpu-memory-utilization=0.9661 without CUDA graph memory profiling. To maintain the same effective KV cache size as before, increase --gpu-memory-utilization to 0.9939. To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.",
+         f"{E} INFO {d} 21:03:20 [kv_cache_utils.py:2146] GPU KV cache size: 150,745 tokens",
+         f"{E} INFO {d} 21:03:20 [kv_cache_utils.py:2147] Maximum concurrency for 124,000 tokens per request: 1.22x",
+         "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 2/2 [00:00<00:00,  3.12it/s]",
+         f"{E} INFO {d} 21:03:21 [gpu_model_runner.py:6582] Graph capturing finished in 1 secs, took 0.46 GiB",
+         f"{E} INFO {d} 21:03:21 [gpu_worker.py:619] CUDA graph pool memory: 0.46 GiB (actual), 0.31 GiB (estimated), difference: 0.15 GiB (48.4%).",
+         "Capturing CUDA graphs (decode, FULL):   0%|          | 0/1 [00:00<?, ?it/s]",
+         f"{E} ERROR {d} 21:03:21 [core.py:1165] EngineCore failed to start.",
+         f"{E} ERROR {d} 21:03:21 [core.py:1165] Traceback (most recent call last):",
+         f"{E} ERROR {d} 21:03:21 [core.py:1165]   File \"/opt/vllm/vllm/v1/worker/gpu_worker.py\", line 731, in compile_or_warm_up_model",
+         f"{E} ERROR {d} 21:03:21 [core.py:1165]     cuda_graph_memory_bytes = self.model_runner.capture_model()",
+         f"{E} ERROR {d} 21:03:21 [core.py:1165] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of which 120.88 MiB is free. Including non-PyTorch memory, this process has 22.23 GiB memory in use. Of the allocated memory 21.58 GiB is allocated by PyTorch, with 460.00 MiB allocated in private pools (e.g., CUDA Graphs), and 97.19 MiB is reserved by PyTorch but unallocated. If this problem persists, try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0",
+         f"(APIServer pid=4302) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    import datetime as _dt
+    t = _dt.datetime(2026, 9, 18, 21, 3, 21, tzinfo=_dt.timezone.utc).timestamp()
+    devs = [device(0, "NVIDIA GeForce RTX 5090 Laptop GPU", 24463 * MiB, [(4417, "VLLM::EngineCore", int(22.23 * GiB))])]
+    args = {"model": model, "kv-cache-dtype": "nvfp4", "gpu-memory-utilization": 0.98, "max-model-len": 124000, "max-num-seqs": 1,
+            "max-num-batched-tokens": 2048, "enable-prefix-caching": True, "trust-remote-code": True, "dtype": "bfloat16"}
+    argv = ["vllm", "serve", model, "--kv-cache-dtype", "nvfp4", "--gpu-memory-utilization", "0.98", "--max-model-len", "124000",
+            "--max-num-seqs", "1", "--max-num-batched-tokens", "2048", "--enable-prefix-caching", "--trust-remote-code",
+            "--dtype", "bfloat16"]
+    write_bundle(CASES / "a-cudagraph-estimate-under-reserves-nvfp4", endpoint="http://127.0.0.1:8000", started_at=t - 10,
+                 interval_s=5.0,
+                 notes="Single-GPU start-up failure on a 24 GB RTX 5090 Laptop GPU (VLLM_ATTENTION_BACKEND=FLASHINFER). "
+                       "The same command with --gpu-memory-utilization 0.97 boots and serves.",
+                 scrapes=[prom_error(t - 5), prom_error(t + 1)], engine_args={"argv": argv, "args": args},
+                 gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
