@@ -881,6 +881,88 @@ def a_cudagraph_estimate_under_reserves_nvfp4():
                  gpu=[{"t": t, "devices": devs}], logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def a_prefix_hit_tile_reads_dashes_rename():
+    """niklasfrick/spark-dashboard PR#14: the Prefix Hit tile queried vllm:gpu_prefix_cache_hit_rate -> '-- %'."""
+    import datetime as _dt
+    import math
+    vers = ("0.18.0", "0.24.0")
+    served = "meta-llama/Llama-3.1-8B-Instruct"
+    day = "04-23"
+    t0 = _dt.datetime(2026, 4, 23, 19, 5, 0, tzinfo=_dt.timezone.utc).timestamp()
+    n, step = 40, 3.0
+    pool = 573_440
+    e = Engine(labels={"engine": "0", "model_name": served}, created=t0 - 5400)
+    cache = {"block_size": "16", "cache_dtype": "auto", "enable_prefix_caching": "True", "gpu_memory_utilization": "0.7",
+             "num_gpu_blocks": str(pool // 16), "num_gpu_blocks_override": "None", "num_cpu_blocks": "None",
+             "kv_cache_memory_bytes": "None", "is_attention_free": "False", "prefix_caching_hash_algo": "sha256",
+             "sliding_window": "None", "_block_size_resolved": "True", "user_specified_block_size": "False",
+             "kv_sharing_fast_prefill": "False", "kv_offloading_backend": "native", "kv_offloading_size": "None",
+             "mamba_cache_mode": "none", "mamba_block_size": "None", "mamba_cache_dtype": "auto",
+             "mamba_ssm_cache_dtype": "auto", "mamba_page_size_padded": "None", "calculate_kv_scales": "False"}
+    for k in ["vllm:prompt_tokens", "vllm:generation_tokens", "vllm:num_preemptions", "vllm:prefix_cache_queries",
+              "vllm:prefix_cache_hits", "vllm:prompt_tokens_cached", "vllm:external_prefix_cache_queries",
+              "vllm:external_prefix_cache_hits"]:
+        e.counters[k] = 0.0
+    scrapes, logs = [], []
+    prev = (0.0, 0.0)
+    for i in range(-1800, n):  # an agent session: one conversation re-sent turn after turn
+        t = t0 + step * i
+        turn_ctx = 6000 + 40 * ((i + 1800) % 150)  # the conversation grows, then a new session starts
+        new_tokens = 220
+        busy = (i % 4) != 3
+        fin = 0.27 if busy else 0.0
+        e.inc("vllm:prompt_tokens", fin * turn_ctx)
+        e.inc("vllm:prefix_cache_queries", fin * turn_ctx)
+        e.inc("vllm:prefix_cache_hits", fin * (turn_ctx - new_tokens - 16))
+        e.inc("vllm:prompt_tokens_cached", fin * (turn_ctx - new_tokens - 16))
+        e.inc("vllm:generation_tokens", step * 38.0 if busy else 0.0)
+        e.inc_l("vllm:request_success", "finished_reason", "stop", fin)
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_compute", fin * (new_tokens + 16))
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "local_cache_hit", fin * (turn_ctx - new_tokens - 16))
+        e.inc_l("vllm:prompt_tokens_by_source", "source", "external_kv_transfer", 0.0)
+        if busy:
+            e.observe("vllm:inter_token_latency_seconds", 0.0262, step * 38.0)
+            for name, v in [("vllm:time_to_first_token_seconds", 0.11), ("vllm:request_queue_time_seconds", 0.002),
+                            ("vllm:request_prefill_time_seconds", 0.1), ("vllm:request_decode_time_seconds", 3.6),
+                            ("vllm:request_inference_time_seconds", 3.7), ("vllm:e2e_request_latency_seconds", 3.72),
+                            ("vllm:request_time_per_output_token_seconds", 0.0262), ("vllm:request_prompt_tokens", turn_ctx),
+                            ("vllm:request_generation_tokens", 140), ("vllm:request_params_max_tokens", 4096),
+                            ("vllm:request_max_num_generation_tokens", 140), ("vllm:request_params_n", 1),
+                            ("vllm:request_prefill_kv_computed_tokens", new_tokens + 16)]:
+                e.observe(name, v, fin)
+            e.observe("vllm:iteration_tokens_total", 1, step / 0.0262)
+        e.gauges["vllm:num_requests_running"] = 1 if busy else 0
+        e.gauges["vllm:num_requests_waiting"] = 0
+        e.gauges["vllm:kv_cache_usage_perc"] = (turn_ctx if busy else 0) / pool
+        if i < 0:
+            prev = (e.counters["vllm:prompt_tokens"], e.counters["vllm:generation_tokens"])
+            continue
+        scrapes.append({"t": t + 0.07, "status": 200, "text": v1_text(vers, [e], cache)})
+        if i % 4 == 3:
+            g, p_ = e.counters["vllm:generation_tokens"], e.counters["vllm:prompt_tokens"]
+            hit = e.counters["vllm:prefix_cache_hits"] / e.counters["vllm:prefix_cache_queries"]
+            logs.append(stats_line(1, day, hms_of(t), 0, (p_ - prev[0]) / 12, (g - prev[1]) / 12,
+                                   int(e.gauges["vllm:num_requests_running"]), 0, e.gauges["vllm:kv_cache_usage_perc"], hit))
+            prev = (p_, g)
+    head = [f"(APIServer pid=1) INFO {day} 17:35:02 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.1",
+            f"(APIServer pid=1) INFO {day} 17:35:02 [utils.py:233] non-default args: {{'model_tag': '{served}', 'host': '0.0.0.0', 'model': '{served}', 'max_model_len': 65536, 'gpu_memory_utilization': 0.7}}",
+            f"(EngineCore pid=97) INFO {day} 17:36:40 [gpu_worker.py:460] Available KV cache memory: 70.00 GiB",
+            f"(EngineCore pid=97) INFO {day} 17:36:40 [kv_cache_utils.py:1733] GPU KV cache size: {pool:,} tokens",
+            f"(APIServer pid=1) INFO {day} 17:37:31 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000"]
+    write_bundle(CASES / "a-prefix-hit-tile-reads-dashes-rename", endpoint="http://spark-01.local:8000", started_at=t0,
+                 interval_s=step,
+                 notes="Single-user agent workload on a DGX Spark (GB10). Operator report: the dashboard's 'Prefix Hit' "
+                       "tile has never shown a value ('-- %') although prefix caching is on; is caching broken?",
+                 scrapes=scrapes, server={"version": {"version": "0.19.1"},
+                                          "models": models_body(served, served, 65536, 1776965851), "health": 200},
+                 engine_args={"argv": ["vllm", "serve", served, "--host", "0.0.0.0", "--max-model-len", "65536",
+                                       "--gpu-memory-utilization", "0.7"],
+                              "args": {"model": served, "host": "0.0.0.0", "max-model-len": 65536, "gpu-memory-utilization": 0.7}},
+                 model_config=models.LLAMA31_8B, logs="\n".join(head + logs) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
