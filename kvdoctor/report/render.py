@@ -448,12 +448,13 @@ class EngineArgRow:
     value: Markup
 
 
-CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction", "symptom"]
+CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction"]
 # Which verdict sentence the report opens with (the template holds one sentence per case).
 VerdictCase = Literal[
     "unknown",
     "healthy",
     "inconclusive",
+    "refused-start",
     "card-full",
     "kv-full",
     "lead-kv-not-full",
@@ -692,7 +693,12 @@ def _status_case(finding: Finding, reproducer: ReproducerView | None) -> StatusC
 
 
 def _verdict_case(
-    verdict: Verdict, card_full: bool, kv_full: bool, lead: FindingView | None, kv_max: Scalar
+    verdict: Verdict,
+    card_full: bool,
+    kv_full: bool,
+    lead: FindingView | None,
+    kv_max: Scalar,
+    refused_start: bool = False,
 ) -> VerdictCase:
     if verdict == "unknown":
         return "unknown"
@@ -700,6 +706,8 @@ def _verdict_case(
         return "healthy"
     if verdict == "inconclusive":
         return "inconclusive"
+    if refused_start:
+        return "refused-start"
     if card_full:
         return "card-full"
     if kv_full:
@@ -789,11 +797,19 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
 
     kv_max = _num_or_none(sig.get("kv_usage_max"))
     gpu_fraction = _num_or_none(sig.get("gpu_memory_used_fraction"))
+    # Only what the bundle shows: an out-of-memory line, vLLM finding no memory for the pool,
+    # or NVML at the top of the card. A gpu-oom finding alone is not evidence the card is full
+    # (a start-up refusal of max_model_len happens on a card with room).
     card_full = (
         sig.get("log_oom") is True
         or sig.get("log_no_cache_memory") is True
         or (gpu_fraction is not None and gpu_fraction >= CARD_FULL_FRACTION)
-        or (primary is not None and primary.symptom == "gpu-oom")
+    )
+    refused_start = (
+        primary is not None
+        and primary.symptom == "gpu-oom"
+        and sig.get("log_max_model_len_exceeds_kv") is True
+        and not card_full
     )
     kv_full = kv_max is not None and kv_max >= KV_FULL_FRACTION
     # What proves the card full, strongest first: the template holds one sentence per reason.
@@ -803,10 +819,8 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
             card_full_reason = "no-cache-memory"
         elif sig.get("log_oom") is True:
             card_full_reason = "oom-log"
-        elif gpu_fraction is not None:
-            card_full_reason = "gpu-fraction"
         else:
-            card_full_reason = "symptom"
+            card_full_reason = "gpu-fraction"
 
     kv_series = ctx.series.get("kv_usage", [])
     preempt_series = ctx.series.get("preemptions", [])
@@ -863,7 +877,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         notes=tuple(notes_view if findings_view else notes_view[1:]),
         ruled_out=tuple(ruled_out_view),
         verdict_case=_verdict_case(
-            report.verdict, card_full, kv_full, lead, sig.get("kv_usage_max")
+            report.verdict, card_full, kv_full, lead, sig.get("kv_usage_max"), refused_start
         ),
         card_full_reason=card_full_reason,
         gpu_fraction=gpu_fraction,

@@ -24,8 +24,16 @@ def _is_server_process(name: str, pid: int, pids: frozenset[int]) -> bool:
     # The GPU probe names processes of the detected vLLM server "vllm (...)"; vLLM's own
     # workers set titles like "VLLM::EngineCore" / "VLLM::Worker"; ranks the log names by PID
     # are the server's too, whatever NVML calls them ("python3").
+    # Under Ray (multi-node tensor or pipeline parallelism) vLLM's ranks are Ray actors that
+    # NVML lists as "ray::RayWorkerWrapper".
     low = name.lower()
-    return pid in pids or "vllm" in low or "enginecore" in low
+    return (
+        pid in pids
+        or "vllm" in low
+        or "enginecore" in low
+        or "rayworker" in low
+        or low.startswith("ray::")
+    )
 
 
 def gpu(out: Out, bundle: Bundle) -> None:
@@ -47,17 +55,22 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # card's need), the largest of any device at any sample.
     other_peak: int | None = None
     pids = server_pids(bundle.logs)
+    # While the server answers its /metrics it holds memory on its devices: a device's only
+    # process, unnamed ("python3"), is the server's own, not another process beside it.
+    serving = any(sc.ok for sc in bundle.scrapes)
     for s in samples:
         for d in s.devices:
             used, total = peak.get(d.index, (0, d.memory_total))
             peak[d.index] = (max(used, d.memory_used), d.memory_total)
             other = 0
             known = False
+            holders = [p for p in d.processes if p.used_memory]
+            sole = serving and len(holders) == 1
             for p in d.processes:
                 if p.used_memory is None:
                     continue
                 known = True
-                if not _is_server_process(p.name, p.pid, pids):
+                if not sole and not _is_server_process(p.name, p.pid, pids):
                     other += p.used_memory
             if known:
                 other_peak = other if other_peak is None else max(other_peak, other)

@@ -28,6 +28,15 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the "
         r"available KV cache memory"
     ),
+    # The same refusal in V0 (worker/worker.py raise_if_cache_size_invalid, 0.4 to 0.10):
+    # "The model's max seq len (N) is larger than the maximum number of tokens that can be
+    # stored in KV cache (M)". M is the pool, so a max_model_len of M fits.
+    "exceeds_v0": re.compile(
+        r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be "
+        r"stored in KV cache \((\d+)\)"
+    ),
+    # V0's memory profiling line (worker/worker.py): "model weights take 13.95GiB".
+    "weights_v0": re.compile(r"model weights take ([\d.]+) ?GiB"),
     # The config line at engine start ("kv_cache_dtype=fp8, ...") or the cache-config notice.
     "fp8": re.compile(r"Using (fp8\w*) data type to store kv cache|kv_cache_dtype=(fp8\w*)"),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
@@ -79,16 +88,24 @@ def logs(out: Out, bundle: Bundle) -> None:
         v0 + v1,
         "logs.txt: V0 preemption warnings + 'Preemptions: N' of V1 periodic stats lines",
     )
-    out.set("log_max_model_len_exceeds_kv", bool(p["exceeds"].search(text)), prov)
+    v0_refusals = list(p["exceeds_v0"].finditer(text))
+    out.set(
+        "log_max_model_len_exceeds_kv",
+        bool(p["exceeds"].search(text)) or bool(v0_refusals),
+        prov,
+    )
     out.set("log_fp8_kv_cache", bool(p["fp8"].search(text)), prov)
     est = [m.group(1) for m in p["estimated"].finditer(text)]
+    est += [m.group(2) for m in v0_refusals]
     out.set(
         "log_estimated_max_model_len",
         to_int(est[-1]) if est else None,
         "logs.txt: start-up refusal 'the estimated maximum model length is N'",
         reason="no start-up refusal with an estimated maximum model length in the logs",
     )
-    tokens = [m.group(1) for m in p["kv_tokens"].finditer(text)]
+    tokens = [m.group(1) for m in p["kv_tokens"].finditer(text)] or [
+        m.group(2) for m in v0_refusals
+    ]
     out.set(
         "log_kv_cache_tokens",
         to_int(tokens[-1]) if tokens else None,
@@ -102,7 +119,9 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: last 'Maximum concurrency' line",
         reason="no maximum concurrency line in the logs",
     )
-    weights = [m.group(1) for m in p["weights"].finditer(text)]
+    weights = [m.group(1) for m in p["weights"].finditer(text)] or [
+        m.group(1) for m in p["weights_v0"].finditer(text)
+    ]
     out.set(
         "log_weights_bytes",
         _gib_bytes(weights[-1]) if weights else None,
