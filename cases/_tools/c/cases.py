@@ -39,10 +39,22 @@ def jit(rng: random.Random, base: float, rel: float) -> float:
 
 
 def hseries(n: int, base_total: float, base_shape, per: list[float], shape) -> list:
-    """Histogram increments: index 0 holds what accumulated before the capture."""
+    """Histogram increments: index 0 holds what accumulated before the capture. Later
+    intervals share out their observations over ``shape`` with the rounding remainder carried
+    to the next interval, so rare tail values still appear at their overall weight."""
     out = [spread(base_total, base_shape)]
+    wsum = sum(w for _, w in shape)
+    acc = [0.0] * len(shape)
+    emitted = [0] * len(shape)
     for i in range(1, n):
-        out.append(spread(per[i], shape) if per[i] > 0 else [])
+        step = []
+        for j, (v, w) in enumerate(shape):
+            acc[j] += max(0.0, per[i]) * w / wsum
+            k = int(acc[j] + 1e-9) - emitted[j]
+            if k > 0:
+                emitted[j] += k
+                step.append((v, float(k)))
+        out.append(step)
     return out
 
 
@@ -100,8 +112,8 @@ def watermark_off() -> None:
     e.lcounters = {("vllm:request_success", "finished_reason", "length"): cum(168, done),
                    ("vllm:request_success", "finished_reason", "stop"): [0.0] * n,
                    ("vllm:request_success", "finished_reason", "abort"): [0.0] * n}
-    ttft_shape = [(1.2, 15), (4.0, 20), (6.5, 16), (8.5, 20), (12.0, 17), (18.0, 8), (24.0, 3),
-                  (27.0, 1)]
+    ttft_shape = [(1.2, 15), (4.0, 20), (6.5, 16), (8.5, 20), (12.0, 16), (18.0, 7), (24.0, 4),
+                  (28.0, 2)]
     first = done
     e.hists = {
         "vllm:time_to_first_token_seconds": hseries(n, 296, ttft_shape, first, ttft_shape),
