@@ -281,6 +281,12 @@ _DEFS += [
         "fraction",
         "--gpu-memory-utilization that start-up line suggests to keep the pre-0.21 KV pool size.",
     ),
+    (
+        "finished_length_share_window",
+        "fraction",
+        "Share of the window's finished requests that stopped at max_tokens "
+        "(finished_reason=length) rather than at a stop token.",
+    ),
     # --- the evidence that decides a prefix miss (kvdoctor.signals.prompts)
     ("prompt_sample_prompts", "count", "Prompts analysed from --prompts or the request log."),
     ("prompt_sample_source", "name", "Where the prompt sample came from: prompts-file "

@@ -166,6 +166,18 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         f"metrics: {obs.wire(REQUEST_SUCCESS)} increase (all finish reasons)",
         reason=absent(obs, REQUEST_SUCCESS, window=True),
     )
+    # Requests that ran to their max_tokens: outputs that never end are what a broken quantized
+    # cache produces (garbage until the limit); benchmarks with ignore_eos look the same.
+    length = obs.counter_increase(
+        REQUEST_SUCCESS, where=lambda labels: dict(labels).get("finished_reason") == "length"
+    )
+    share = length / done if done and length is not None else None
+    out.set(
+        "finished_length_share_window",
+        share,
+        f"metrics: {obs.wire(REQUEST_SUCCESS)}{{finished_reason=\"length\"}} over all finished",
+        reason="no request finished in the window, or no finished_reason label",
+    )
 
 
 # ---------------------------------------------------------------------------- prefix cache
