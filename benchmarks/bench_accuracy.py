@@ -258,7 +258,11 @@ def score_dir(
             ctl = check_control(control, texts, truth.get("baseline", {}))
             control_ok, why, measured = ctl.ok, ctl.why, ctl.measured
             also = also_right(klass, measured)
-            quiet = bundle.model_copy(update={"reproducers": None, "unread_reproducers": []})
+            # Offline: the capture alone, without the experiments' records and without the
+            # operator's prompt sample (what the metrics, logs and config can decide).
+            quiet = bundle.model_copy(
+                update={"reproducers": None, "unread_reproducers": [], "prompt_sample": None}
+            )
             offline_report = diagnose_bundle(quiet).model_dump(mode="json", by_alias=True)
             if replay_live:
                 live_report = diagnose_bundle(bundle).model_dump(mode="json", by_alias=True)

@@ -83,6 +83,8 @@ UNDECIDABLE_OFFLINE: frozenset[str] = frozenset(
         "salt-per-user",
         "eviction-fresh",
         "healthy-unshared-long",
+        # Caching off is a setting; what it costs depends on whether the traffic shares.
+        "caching-disabled",
     }
 )
 # Prompts in the sample given to a live draw of these classes.

@@ -102,7 +102,14 @@ def test_only_prefix_classes_send_drifting_or_sub_block_prefixes() -> None:
     # Drifting text or a shared prefix under one block is a prefix-miss cause of its own: in a
     # draw of another class it would be a second truth.
     for d in ALL:
-        if d.klass in ("prefix-drift", "block-larger-than-prefix", "eviction-churn"):
+        if d.klass in (
+            "prefix-drift",
+            "prefix-drift-fresh",
+            "block-larger-than-prefix",
+            "sub-block-long",
+            "eviction-churn",
+            "eviction-fresh",
+        ):
             continue
         for p in d.phases:
             assert p.spec.prefix != "timestamp-first", d.name
@@ -357,3 +364,31 @@ def test_each_class_turns_into_a_lab_scenario(klass: str) -> None:
     assert sc.engine_args == d.engine_args and sc.workload == d.phases
     assert sc.engine_env()["VLLM_CPU_KVCACHE_SPACE"] == str(d.kv_cache_space_gib)
     assert (sc.expected.symptom, sc.expected.cause) == TRUTH[klass]
+
+
+def test_the_new_shapes_have_no_history_and_the_undecidable_get_prompts() -> None:
+    from kvdoctor.lab.randomized import UNDECIDABLE_OFFLINE
+
+    seen = {d.klass for d in ALL}
+    for klass in (
+        "prefix-drift-fresh",
+        "sub-block-long",
+        "salt-per-user",
+        "eviction-fresh",
+        "healthy-unshared-long",
+    ):
+        assert klass in seen and klass in UNDECIDABLE_OFFLINE
+    for d in ALL:
+        if d.klass in ("prefix-drift-fresh", "sub-block-long", "salt-per-user", "eviction-fresh"):
+            assert not d.history, d.name
+            assert not d.control.prior_hits, d.name
+        if d.klass == "sub-block-long":
+            spec = d.phases[0].spec
+            assert spec.shared_prefix_tokens < BLOCK_SIZE <= spec.prompt_tokens // 2
+        if d.klass == "salt-per-user":
+            assert all(p.spec.cache_salts > 1 for p in d.phases), d.name
+        if d.klass == "healthy-unshared-long":
+            assert all(
+                p.spec.prefix == "unique" and p.spec.prompt_tokens > 2 * BLOCK_SIZE
+                for p in d.phases
+            ), d.name
