@@ -32,7 +32,7 @@ def expected_yaml(sc: Scenario, status: str | None = None) -> str:
     included), else the scenario's."""
     data: dict[str, object] = {"description": f"lab scenario {sc.name}: {sc.title}"}
     if sc.expected.symptom is None:
-        data["verdict"] = "healthy"
+        data["verdict"] = sc.expected.verdict or "healthy"
         data["absent"] = [{"status": "confirmed"}, {"status": "suspected"}]
     else:
         primary: dict[str, str] = {"symptom": sc.expected.symptom}
@@ -43,7 +43,7 @@ def expected_yaml(sc: Scenario, status: str | None = None) -> str:
             primary["status"] = wanted
         data["primary"] = primary
         if sc.expected.note:
-            data["verdict"] = "healthy"
+            data["verdict"] = sc.expected.verdict or "healthy"
             data["notes"] = [dict(primary, severity="info")]
             data["absent"] = [{"status": "confirmed"}, {"status": "suspected"}]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
@@ -57,6 +57,8 @@ def mismatch(sc: Scenario, run: ScenarioRun, *, strict_status: bool = True) -> s
     if run.report is None:
         return f"no report (exit {run.exit_code}): {run.stderr.strip()[-300:]}"
     firing = [f for f in run.report.get("findings", []) if f.get("status") != "refuted"]
+    if sc.expected.verdict is not None and run.report.get("verdict") != sc.expected.verdict:
+        return f"verdict {run.report.get('verdict')}, expected {sc.expected.verdict}"
     if sc.expected.symptom is None:
         return None if not firing else f"expected nothing firing, got {len(firing)} finding(s)"
     p = run.primary

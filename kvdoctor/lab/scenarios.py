@@ -47,6 +47,9 @@ class Expected:
     # The cause is expected behaviour with no harm (an info cause): the report's verdict is
     # healthy and the cause is its lead note (report/1.2 ``notes``), with no finding.
     note: bool = False
+    # The verdict, when it is not the one the symptom implies: "inconclusive" where the
+    # capture cannot decide (report/1.3; e.g. 0 % hits over long prompts with no prompt sample).
+    verdict: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,11 @@ SCENARIOS: dict[str, Scenario] = {
                     )
                 ),
             ),
-            expected=Expected(symptom="prefix-miss", cause="caching-disabled"),
+            # Caching off is a setting: with no harm measured and no prompt sample it is a
+            # (confirmed) note and the report is inconclusive (issue 28).
+            expected=Expected(
+                symptom="prefix-miss", cause="caching-disabled", note=True, verdict="inconclusive"
+            ),
         ),
         Scenario(
             name="prefix-short",
@@ -226,9 +233,9 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             # From the server's side this traffic shares nothing: it never hit its prefix
             # cache (lifetime 0 %), so the window cannot tell drifting prompts from unrelated
-            # ones, and zero hits on traffic without a shared prefix is not a finding. The
-            # prefix probe proves the cache works (caching-disabled refuted), no more.
-            expected=Expected(symptom=None, cause=None, status=None),
+            # ones: without a prompt sample the report is inconclusive, never healthy (issue
+            # 28). The prefix probe proves the cache works (caching-disabled refuted), no more.
+            expected=Expected(symptom=None, cause=None, status=None, verdict="inconclusive"),
         ),
         Scenario(
             name="eviction-churn",

@@ -350,6 +350,17 @@ def _prefill_share(s: SignalView) -> Scalar:
     return _ttft_share(s, "prefill_time")
 
 
+@derived(
+    "running_max_engine",
+    "requests",
+    "Peak running requests of the engine --max-num-seqs limits: the busiest engine's with "
+    "several (data parallelism), else running_max.",
+)
+def _running_max_engine(s: SignalView) -> Scalar:
+    per = s.num("running_max_per_engine")
+    return per if per is not None else s.num("running_max")
+
+
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
 def _itl_spread(s: SignalView) -> Scalar:
     r = _ratio(s.num("itl_p99"), s.num("itl_p50"))

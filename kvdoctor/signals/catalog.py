@@ -31,6 +31,8 @@ _DEFS: list[tuple[str, str, str]] = [
     ("running_last", "requests", "Running requests at the last scrape."),
     ("running_max", "requests", "Most running requests in the window."),
     ("running_mean", "requests", "Mean running requests."),
+    ("running_max_per_engine", "requests", "Peak running requests of the busiest engine, "
+     "when the endpoint serves several (data parallelism); None with one engine."),
     ("waiting_last", "requests", "Waiting requests at the last scrape."),
     ("waiting_max", "requests", "Most waiting requests in the window."),
     ("waiting_mean", "requests", "Mean waiting requests."),
@@ -281,6 +283,15 @@ _DEFS += [
         "fraction",
         "--gpu-memory-utilization that start-up line suggests to keep the pre-0.21 KV pool size.",
     ),
+    (
+        "itl_stalls_window",
+        "count",
+        "Token gaps of a second or more in the window (ITL histogram above its first bound "
+        "≥ 1 s): streams that froze mid-answer, however few against the percentiles.",
+    ),
+    ("itl_p10", "s", "10th percentile of inter-token latency (the fastest tokens: the decode "
+     "floor when most steps carry something else); None inside the first bucket."),
+    ("itl_stall_min_s", "s", "The bucket bound the counted stalls are above (1 s or more)."),
     (
         "finished_length_share_window",
         "fraction",

@@ -349,6 +349,44 @@ def latency(out: Out, obs: Observations) -> None:
             )
         if has_mean:
             out.set(mean_name, total / count, f"metrics: {wire} _sum/_count deltas")
+    _itl_stalls(out, obs)
+
+
+# A gap of a second between two tokens of a stream is a freeze the reader sees, whatever the
+# percentiles say: a few multi-second stalls among tens of thousands of tokens sit above p99.
+STALL_S = 1.0
+
+
+def _itl_stalls(out: Out, obs: Observations) -> None:
+    base = LATENCY_HISTOGRAMS.get("itl")
+    hist = obs.histogram_window(base) if base else None
+    if hist is None or hist[2] <= 0:
+        why = "no inter-token latency histogram in the window"
+        out.set("itl_p10", None, reason=why)
+        out.set("itl_stalls_window", None, reason=why)
+        out.set("itl_stall_min_s", None, reason=why)
+        return
+    buckets = hist[0]
+    # The fastest tenth of tokens: the decode floor when most steps carry something else (a
+    # prefill chunk). Only above the first bucket: inside it the position is a guess.
+    p10 = histogram_quantile(0.1, buckets)
+    first = next((le for le, _ in buckets if math.isfinite(le)), None)
+    if p10 is not None and first is not None and p10 > first:
+        out.set("itl_p10", p10, "metrics: ITL histogram p10 of bucket deltas over the window")
+    else:
+        out.set("itl_p10", None, reason="the fastest tenth of tokens falls in the first bucket")
+    # The largest finite bound at or below STALL_S: samples above it waited at least that long.
+    bounds = [(le, c) for le, c in buckets if math.isfinite(le) and le >= STALL_S]
+    if not bounds:
+        out.set("itl_stalls_window", None, reason=f"no ITL bucket bound at or above {STALL_S} s")
+        out.set("itl_stall_min_s", None, reason=f"no ITL bucket bound at or above {STALL_S} s")
+        return
+    le, below = bounds[0]
+    total = buckets[-1][1]
+    wire = obs.wire(base + "_bucket").removesuffix("_bucket") if base else "ITL"
+    prov = f"metrics: {wire} observations above the {le:g} s bucket over the window"
+    out.set("itl_stalls_window", as_count(max(0.0, total - below)), prov)
+    out.set("itl_stall_min_s", float(le), prov)
 
 
 # ------------------------------------------------------------------------------ per engine

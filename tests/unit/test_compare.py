@@ -61,11 +61,11 @@ def test_a_healthy_before_has_nothing_to_verify(capsys: pytest.CaptureFixture[st
 
 
 def test_findings_are_marked_new_and_better() -> None:
-    before = diagnose(read_bundle(_bundle("prefix-off")))
+    before = diagnose(read_bundle(_bundle("long-prefill-hol")))
     after = diagnose(read_bundle(_bundle("queueing")))
     c = compare(before, after)
     results = {f"{d.id}/{d.cause}": d.result for d in c.findings}
-    assert results["prefix-miss/caching-disabled"] == "gone"
+    assert results["slow-itl/prefill-interference"] == "gone"
     assert results["high-ttft/queueing"] == "new"
     assert c.verified and c.verdict_before == "degraded"
 
