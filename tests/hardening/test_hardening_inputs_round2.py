@@ -197,7 +197,7 @@ def test_a_dripping_prometheus_is_cut_by_one_deadline(tmp_path: Path) -> None:
     fleet = PromFleet(pods={"p": {"num_requests_running": 1.0}}, mode="drip", drip_s=0.5)
     with serve(handler=prom_handler(fleet)) as (hp, _):
         started = time.monotonic()
-        from kvdoctor.fleet.promapi import PrometheusError, PromClient
+        from kvdoctor.fleet.promapi import PromClient, PrometheusError
 
         with (
             PromClient(f"http://{hp}", timeout_s=2.0) as client,
