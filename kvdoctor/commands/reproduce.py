@@ -103,14 +103,14 @@ def reproduce(
         get_experiment,
         run_experiment,
     )
-    from kvdoctor.urlauth import server_url, url_credentials
+    from kvdoctor.urlauth import server_url
 
     exp = get_experiment(name)
     sent = dict(parse_header(h) for h in headers)
     if endpoint:
         # The same rule as diagnose: user:password@ becomes a header, so the endpoint that goes
         # into records, messages and --save-bundle holds no credential.
-        endpoint, sent = url_credentials(endpoint, sent, "--endpoint")
+        endpoint, sent = server_url(endpoint, sent, "--endpoint")
     ref_sent = dict(parse_header(h, "--reference-header") for h in reference_headers)
     if reference_endpoint:
         # The reference gets the same rule, with its own headers only.
