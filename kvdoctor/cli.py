@@ -126,16 +126,27 @@ def main(argv: list[str] | None = None) -> Any:
     recursion limit, memory, or a bug (named by its type and place, never its message, which
     can quote a credential). ``KVDOCTOR_DEBUG=1`` shows the traceback instead.
     """
-    from kvdoctor.errors import KvdoctorError
 
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
         # From here on Ctrl-C is a KeyboardInterrupt again: the capture window turns it into an
         # early end and keeps what it has, and the handlers below make it one line.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    if threading.current_thread() is threading.main_thread() and (
+    own_sigterm = threading.current_thread() is threading.main_thread() and (
         signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-    ):
+    )
+    if own_sigterm:
         signal.signal(signal.SIGTERM, _terminated)
+    try:
+        _main(argv)
+    finally:
+        # A caller in the same process (tests, an embedding tool) gets its disposition back.
+        if own_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _main(argv: list[str] | None) -> None:
+    from kvdoctor.errors import KvdoctorError
+
     debug = os.environ.get("KVDOCTOR_DEBUG", "") not in ("", "0")
     try:
         # Commands return their exit code; standalone_mode=False hands it back here.

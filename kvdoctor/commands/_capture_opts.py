@@ -72,23 +72,46 @@ def parse_header(text: str, flag: str = "--header") -> tuple[str, str]:
     return name, value.strip()
 
 
+_ENDPOINT_HELP = {
+    "diagnose": "vLLM server root, e.g. http://host:8000; repeat it to diagnose several "
+    "replicas as a fleet.",
+    "record": "vLLM server root, e.g. http://host:8000.",
+    "compare": "Not used: give AFTER (a bundle or the server's URL) as the second argument.",
+}
+_LIVE_PREFIX = {"compare": "AFTER live: "}
+
+
 def capture_options(f: F) -> F:
-    """Add the shared capture flags to a click command."""
+    """Add the shared capture flags to ``diagnose`` (see :func:`capture_options_for`)."""
+    return _add_capture_options(f, "diagnose")
+
+
+def capture_options_for(command: str) -> Callable[[F], F]:
+    """The shared capture flags with their help worded for ``command`` (record, compare)."""
+
+    def add(f: F) -> F:
+        return _add_capture_options(f, command)
+
+    return add
+
+
+def _add_capture_options(f: F, command: str) -> F:
+    live = _LIVE_PREFIX.get(command, "")
     options = [
         click.option(
             "--endpoint",
             "endpoint",
             multiple=True,
             metavar="URL",
-            help="vLLM server root, e.g. http://host:8000 (diagnose: repeat it to diagnose "
-            "several replicas as a fleet).",
+            hidden=command == "compare",
+            help=_ENDPOINT_HELP.get(command, _ENDPOINT_HELP["record"]),
         ),
         click.option(
             "--window",
             type=DURATION,
             default="60s",
             show_default=True,
-            help="How long to watch /metrics (60s, 2m, 500ms or seconds).",
+            help=f"{live}How long to watch /metrics (60s, 2m, 500ms or seconds).",
         ),
         click.option(
             "--interval",
@@ -197,6 +220,21 @@ def single_endpoint(value: str | Sequence[str] | None, command: str = "this comm
             "(kvdoctor diagnose accepts several and compares them as a fleet)"
         )
     return urls[0] if urls else None
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Whether the user typed the option ``name`` (not its default or an environment value)."""
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.PROMPT)
+
+
+def refuse_given(ctx: click.Context, names: dict[str, str], why: str) -> None:
+    """One-line usage error for the first option in ``names`` (param name -> flag) that the
+    user gave although it does not apply: silently ignoring it hides a mistake."""
+    for name, flag in names.items():
+        if given(ctx, name):
+            raise KvdoctorError(f"{flag} does not apply {why}")
 
 
 def pop_capture_params(params: dict[str, Any]) -> dict[str, Any]:

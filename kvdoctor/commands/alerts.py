@@ -93,11 +93,20 @@ def _write_runbooks(directory: Path) -> int:
     help="Metric prefix (ray_vllm: under Ray Serve).",
 )
 @click.option(
-    "--window",
+    "--range",
+    "window",
     default="5m",
     show_default=True,
     metavar="DURATION",
-    help="Range for rate()/increase() and quantiles.",
+    help="PromQL range for rate()/increase() and quantiles.",
+)
+@click.option(
+    "--window",
+    "window_deprecated",
+    default=None,
+    metavar="DURATION",
+    hidden=True,
+    help="Deprecated name of --range (--window is the capture window in diagnose/record).",
 )
 @click.option(
     "--for",
@@ -132,6 +141,7 @@ def alerts(
     runbook_url_base: str | None,
     runbooks_dir: Path | None,
     output: str | None,
+    window_deprecated: str | None = None,
 ) -> int:
     """Generate Prometheus alerting rules from the playbooks.
 
@@ -141,11 +151,33 @@ def alerts(
     """
     from kvdoctor.alerts.generate import RUNBOOK_URL_BASE, generate, render_yaml
     from kvdoctor.alerts.promql import metric_names, parse_version
+    from kvdoctor.commands._capture_opts import given, refuse_given
     from kvdoctor.errors import KvdoctorError
     from kvdoctor.fleet.promapi import format_duration, parse_duration
     from kvdoctor.rules.engine import load_playbooks
 
+    ctx = click.get_current_context()
+    if window_deprecated is not None:
+        if given(ctx, "window"):
+            raise KvdoctorError("give --range only (--window is its deprecated name)")
+        click.echo("kvdoctor: warning: alerts --window is deprecated; use --range", err=True)
+        window = window_deprecated
     if runbooks_dir is not None:
+        refuse_given(
+            ctx,
+            {
+                "vllm_version": "--vllm-version",
+                "endpoint": "--endpoint",
+                "metric_prefix": "--metric-prefix",
+                "window": "--range",
+                "for_": "--for",
+                "runbook_url_base": "--runbook-url-base",
+                "output": "-o",
+            },
+            "with --write-runbooks (it writes the runbook pages and nothing else)",
+        )
+        if window_deprecated is not None:
+            raise KvdoctorError("--window does not apply with --write-runbooks")
         return _write_runbooks(runbooks_dir)
     if vllm_version and endpoint:
         raise KvdoctorError("give --vllm-version or --endpoint, not both")

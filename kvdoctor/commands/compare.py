@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kvdoctor.commands._capture_opts import capture_options, pop_capture_params
+from kvdoctor.commands._capture_opts import capture_options_for, pop_capture_params
 from kvdoctor.errors import KvdoctorError
 
 
@@ -40,7 +40,7 @@ def _diagnosis_of_bundle(path: str) -> Any:
 )
 @click.argument("before", metavar="BEFORE")
 @click.argument("after", metavar="AFTER")
-@capture_options
+@capture_options_for("compare")
 @click.option(
     "--reproduce/--no-reproduce",
     default=True,
@@ -70,10 +70,11 @@ def _diagnosis_of_bundle(path: str) -> Any:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["md", "json"]),
+    type=click.Choice(["md", "text", "json"]),
     default="md",
     show_default=True,
-    help="A Markdown section for the ticket, or the kvdoctor.compare/1 JSON object.",
+    help="A Markdown section for the ticket (md; text is the same), or the kvdoctor.compare/1 "
+    "JSON object.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -106,6 +107,28 @@ def compare(
     from kvdoctor.report.output import write_atomic
 
     capture = pop_capture_params(params)
+    if not _is_url(after):
+        from kvdoctor.commands._capture_opts import refuse_given
+
+        refuse_given(
+            click.get_current_context(),
+            {
+                "window": "--window",
+                "interval": "--interval",
+                "engine_args": "--engine-arg",
+                "allow_load": "--allow-load",
+                "headers": "--header",
+                "insecure": "--insecure",
+                "timeout": "--timeout",
+                "reproduce": "--reproduce/--no-reproduce",
+                "progress": "--progress/--no-progress",
+                "logs": "--logs",
+                "model_config": "--model-config",
+                "slo": "--slo",
+                "slo_file": "--slo-file",
+            },
+            "when AFTER is a bundle (they describe a live capture)",
+        )
     if capture.get("endpoint"):
         raise KvdoctorError("give AFTER as the second argument (a bundle or a URL), not --endpoint")
     if output is not None:

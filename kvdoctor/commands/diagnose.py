@@ -13,6 +13,7 @@ from kvdoctor.commands._capture_opts import (
     endpoints_of,
     parse_header,
     pop_capture_params,
+    refuse_given,
     to_capture_options,
 )
 from kvdoctor.errors import KvdoctorError
@@ -115,10 +116,11 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["md", "json"]),
+    type=click.Choice(["md", "text", "json"]),
     default="md",
     show_default=True,
-    help="Markdown incident report or the kvdoctor.report/1 JSON object.",
+    help="Markdown incident report (md; text is the same: it reads as plain text) or the "
+    "kvdoctor.report/1 JSON object.",
 )
 @click.option(
     "--detail",
@@ -177,6 +179,7 @@ def diagnose(
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
+    _refuse_what_does_not_apply(bundle_path, prometheus, capture_params)
     if output is not None:
         from kvdoctor.report.output import check_output
 
@@ -290,6 +293,66 @@ def _read_prompts(path: Path) -> Any:
     except OSError as exc:
         raise KvdoctorError(f"--prompts: cannot read {path}: {exc.strerror or exc}") from None
     return read_prompts_file(data)
+
+
+_LIVE_ONLY = {
+    "window": "--window",
+    "interval": "--interval",
+    "engine_args": "--engine-arg",
+    "allow_load": "--allow-load",
+    "headers": "--header",
+    "insecure": "--insecure",
+    "timeout": "--timeout",
+    "reference_endpoint": "--reference-endpoint",
+    "reference_headers": "--reference-header",
+    "reproduce": "--reproduce/--no-reproduce",
+    "progress": "--progress/--no-progress",
+}
+_FLEET_ONLY = {
+    "selector": "--selector",
+    "since": "--since",
+    "step": "--step",
+}
+
+
+def _refuse_what_does_not_apply(
+    bundle_path: Path | None, prometheus: str | None, capture_params: dict[str, Any]
+) -> None:
+    """Flags the chosen source never reads are refused in one line, not silently ignored."""
+    ctx = click.get_current_context()
+    if bundle_path is not None:
+        refuse_given(ctx, _LIVE_ONLY, "to --bundle (a replay reads what the bundle holds)")
+        refuse_given(ctx, _FLEET_ONLY, "to --bundle (the bundle holds its own window)")
+        if _is_fleet(bundle_path):
+            refuse_given(
+                ctx,
+                {
+                    "slo": "--slo",
+                    "slo_file": "--slo-file",
+                    "logs": "--logs",
+                    "model_config": "--model-config",
+                },
+                "to a fleet bundle (each replica's own settings are read from it)",
+            )
+    elif prometheus is not None:
+        refuse_given(
+            ctx,
+            {k: v for k, v in _LIVE_ONLY.items() if k not in ("headers", "timeout")},
+            "to --prometheus (range queries, no capture window or experiments)",
+        )
+        refuse_given(
+            ctx,
+            {
+                "slo": "--slo",
+                "slo_file": "--slo-file",
+                "logs": "--logs",
+                "model_config": "--model-config",
+                "redact": "--redact",
+            },
+            "to --prometheus",
+        )
+    else:
+        refuse_given(ctx, _FLEET_ONLY, "without --prometheus")
 
 
 def _inputs(

@@ -194,4 +194,14 @@ def demo(scenario: str, output: Path, vllm_python: str | None, window_s: float) 
         raise
     click.echo(f"kvdoctor: report written to {result.report_path}")
     click.echo(f"verdict: {result.verdict}; primary finding: {result.headline}")
-    return result.exit_code
+    return demo_exit_code(result.verdict)
+
+
+def demo_exit_code(verdict: str) -> int:
+    """The demo's exit code: 0 when it demonstrated what it set out to (the mis-tuned server
+    diagnosed with a finding), 1 when the server it broke on purpose looked healthy, 2 when
+    nothing could be diagnosed. Not ``diagnose``'s code, for which a finding is exit 1: the
+    demo succeeding is finding one."""
+    if verdict == "unknown":
+        return 2
+    return 1 if verdict == "healthy" else 0

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from kvdoctor.commands._capture_opts import (
-    capture_options,
+    capture_options_for,
     pop_capture_params,
     single_endpoint,
     to_capture_options,
@@ -30,7 +30,7 @@ from kvdoctor.commands._capture_opts import (
     default=None,
     help="Progress bar on stderr (default: when stderr is a terminal).",
 )
-@capture_options
+@capture_options_for("record")
 def record(output: Path, notes: str, progress: bool | None, **params: Any) -> int:
     """Record a bundle from a live endpoint.
 

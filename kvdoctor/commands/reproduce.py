@@ -64,7 +64,13 @@ class _ReproduceCommand(click.Command):
 )
 @click.option("--dry-run", is_flag=True, help="Print the plan; send nothing.")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "md", "json"]),
+    default="text",
+    show_default=True,
+    help="Plain lines (text), the same as a Markdown list for a ticket (md), or the record as "
+    "JSON.",
 )
 @click.option(
     "--save-bundle",
@@ -95,14 +101,14 @@ def reproduce(
         get_experiment,
         run_experiment,
     )
-    from kvdoctor.urlauth import server_url, url_credentials
+    from kvdoctor.urlauth import server_url
 
     exp = get_experiment(name)
     sent = dict(parse_header(h) for h in headers)
     if endpoint:
         # The same rule as diagnose: user:password@ becomes a header, so the endpoint that goes
         # into records, messages and --save-bundle holds no credential.
-        endpoint, sent = url_credentials(endpoint, sent, "--endpoint")
+        endpoint, sent = server_url(endpoint, sent, "--endpoint")
     ref_sent = dict(parse_header(h, "--reference-header") for h in reference_headers)
     if reference_endpoint:
         # The reference gets the same rule, with its own headers only.
@@ -130,7 +136,7 @@ def reproduce(
             plan["refused"] = refusal
         if fmt == "json":
             click.echo(json.dumps(plan, indent=2, sort_keys=True))
-        else:
+        else:  # text and md alike: a few plain lines
             click.echo(f"{plan['name']}: {plan['description']}")
             click.echo(f"  sends: {plan['sends']} (dry run: nothing sent)")
             click.echo(
@@ -166,12 +172,23 @@ def reproduce(
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, sort_keys=True))
     else:
-        click.echo(f"{record.name}: {record.verdict} — {record.summary}")
+        from kvdoctor.report.escape import escape_md
+
+        md = fmt == "md"
+
+        def esc(value: object) -> str:
+            return str(escape_md(value, max_len=None)) if md else str(value)
+
+        item = "- " if md else "  "
+        head = f"**{esc(record.name)}**" if md else record.name
+        click.echo(f"{head}: {record.verdict} — {esc(record.summary)}")
+        if md:
+            click.echo("")
         for cause, verdict in sorted(record.cause_verdicts.items()):
-            click.echo(f"  {cause}: {verdict}")
-        click.echo(f"  requests sent: {record.requests_sent}")
+            click.echo(f"{item}{esc(cause)}: {verdict}")
+        click.echo(f"{item}requests sent: {record.requests_sent}")
         if record.aborted:
-            click.echo(f"  stopped early: {record.aborted}")
+            click.echo(f"{item}stopped early: {esc(record.aborted)}")
     return 1 if record.verdict == "confirmed" else 0
 
 

@@ -29,16 +29,16 @@ def check_output(path: str | Path, *, inputs: Sequence[Path | None] = ()) -> Pat
         raise KvdoctorError(f"cannot write report to {target}: no directory {directory}")
     if os.path.lexists(target):
         real = target.resolve()
-        if target.is_symlink() and real.parent != directory.resolve():
-            # A link planted in the output directory must not send the write elsewhere.
-            raise KvdoctorError(
-                f"cannot write report to {target}: it is a symbolic link out of its directory"
-            )
         if real.exists() and not stat.S_ISREG(real.stat().st_mode):
             # os.replace would swap a device (as root, even /dev/null) for a regular file.
             raise KvdoctorError(
                 f"cannot write report to {target}: not a regular file (a device, pipe or socket);"
                 " omit -o to print the report"
+            )
+        if target.is_symlink() and real.parent != directory.resolve():
+            # A link planted in the output directory must not send the write elsewhere.
+            raise KvdoctorError(
+                f"cannot write report to {target}: it is a symbolic link out of its directory"
             )
         target = real
     resolved = target.resolve()

@@ -318,6 +318,14 @@ def test_planted_links_are_not_followed(tmp_path: Path) -> None:
     (rules / "alerts.yaml").symlink_to(outside)
     run = kvdoctor(["alerts", "-o", str(rules / "alerts.yaml")], cwd=tmp_path)
     assert one_line(run), run.stderr
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "healthy"
+    for name in ("bundle.tar.gz", "expected.yaml"):
+        (fixture / name).write_bytes((src / name).read_bytes())
+    (fixture / "report.md").symlink_to(outside)
+    run = kvdoctor(["check", "--update-golden", str(fixture)], cwd=tmp_path)
+    assert "Traceback" not in run.stderr and run.rc == 2, run.stderr
     assert outside.read_text(encoding="utf-8") == "precious\n"
 
 

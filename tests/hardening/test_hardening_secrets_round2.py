@@ -44,7 +44,8 @@ REDACTED_DETAILS = [
     "/raid/models",
     "127.0.0.2",
 ]
-WINDOW = ["--window", "1s", "--interval", "0.5s", "--no-progress"]
+# A generous per-request timeout: these runs share a small host with other test servers.
+WINDOW = ["--window", "2s", "--interval", "1s", "--no-progress", "--timeout", "20s"]
 
 
 def _b64(pair: str) -> str:
@@ -142,6 +143,7 @@ def test_reference_compare_and_logs_leak_nothing(tmp_path: Path) -> None:
             cwd=out,
         )
         runs.append(query)
+    assert runs[1].rc == 0, runs[1].stderr
     basic = "Basic " + _b64(f"carol:{REF_PW}")
     # The reference got its credential as a header, and only the reference got it.
     assert basic in ref_echo.authorizations, ref_echo.authorizations

@@ -40,27 +40,30 @@ def _expo(
     cache = (
         f'block_size="16",cache_dtype="auto",enable_prefix_caching="True",num_gpu_blocks="{BLOCKS}"'
     )
-    return "\n".join(
-        [
-            f'vllm:cache_config_info{{{cache},engine="0"}} 1.0',
-            f"vllm:kv_cache_usage_perc{{{L}}} {kv}",
-            f"vllm:num_requests_running{{{L}}} {running}",
-            f"vllm:num_requests_waiting{{{L}}} {waiting}",
-            f"vllm:num_preemptions_total{{{L}}} 0",
-            f"vllm:prompt_tokens_total{{{L}}} {prompt}",
-            *[
-                f'vllm:inter_token_latency_seconds_bucket{{{L},le="{le}"}} {c}'
-                for le, c in (itl_buckets or {}).items()
-            ],
-            f'vllm:inter_token_latency_seconds_bucket{{{L},le="+Inf"}} {itl_n}',
-            f"vllm:inter_token_latency_seconds_sum{{{L}}} {itl_sum}",
-            f"vllm:inter_token_latency_seconds_count{{{L}}} {itl_n}",
-            f'vllm:time_to_first_token_seconds_bucket{{{L},le="0.05"}} 0',
-            f'vllm:time_to_first_token_seconds_bucket{{{L},le="+Inf"}} {ttft_n}',
-            f"vllm:time_to_first_token_seconds_sum{{{L}}} {ttft_sum}",
-            f"vllm:time_to_first_token_seconds_count{{{L}}} {ttft_n}",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                f'vllm:cache_config_info{{{cache},engine="0"}} 1.0',
+                f"vllm:kv_cache_usage_perc{{{L}}} {kv}",
+                f"vllm:num_requests_running{{{L}}} {running}",
+                f"vllm:num_requests_waiting{{{L}}} {waiting}",
+                f"vllm:num_preemptions_total{{{L}}} 0",
+                f"vllm:prompt_tokens_total{{{L}}} {prompt}",
+                *[
+                    f'vllm:inter_token_latency_seconds_bucket{{{L},le="{le}"}} {c}'
+                    for le, c in (itl_buckets or {}).items()
+                ],
+                f'vllm:inter_token_latency_seconds_bucket{{{L},le="+Inf"}} {itl_n}',
+                f"vllm:inter_token_latency_seconds_sum{{{L}}} {itl_sum}",
+                f"vllm:inter_token_latency_seconds_count{{{L}}} {itl_n}",
+                f'vllm:time_to_first_token_seconds_bucket{{{L},le="0.05"}} 0',
+                f'vllm:time_to_first_token_seconds_bucket{{{L},le="+Inf"}} {ttft_n}',
+                f"vllm:time_to_first_token_seconds_sum{{{L}}} {ttft_sum}",
+                f"vllm:time_to_first_token_seconds_count{{{L}}} {ttft_n}",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _window(intervals: list[dict[str, float]], slo: dict[str, float] | None = None) -> Bundle:

@@ -43,7 +43,7 @@ def test_changed_playbook_is_a_new_key(cache_root: Path, tmp_path: Path) -> None
     before = load_playbooks(src)
     path = src / "slow-itl.yaml"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("\ntitle: \"", "\ntitle: \"Edited ", 1), encoding="utf-8")
+    path.write_text(text.replace('\ntitle: "', '\ntitle: "Edited ', 1), encoding="utf-8")
     after = load_playbooks(src)
     assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2
     itl = {pb.id: pb for pb in after}["slow-itl"]

@@ -38,20 +38,55 @@ def _scrapes(kind: str) -> list[tuple[float, str]]:
     for i in range(N):
         t = T0 + i * STEP
         if kind == "healthy":
-            text = exposition(kv=0.2, running=2, waiting=0, preemptions=0, finished=2 * i,
-                              prefix_queries=100 * i, prefix_hits=60 * i, ttft=0.05)
+            text = exposition(
+                kv=0.2,
+                running=2,
+                waiting=0,
+                preemptions=0,
+                finished=2 * i,
+                prefix_queries=100 * i,
+                prefix_hits=60 * i,
+                ttft=0.05,
+            )
         elif kind == "hot":
-            text = exposition(kv=0.97, running=8, waiting=3, preemptions=4 * i, finished=8 * i,
-                              prefix_queries=400 * i, prefix_hits=100 * i, ttft=2.0, queue=1.5)
+            text = exposition(
+                kv=0.97,
+                running=8,
+                waiting=3,
+                preemptions=4 * i,
+                finished=8 * i,
+                prefix_queries=400 * i,
+                prefix_hits=100 * i,
+                ttft=2.0,
+                queue=1.5,
+            )
         elif kind == "slow":
             # Same traffic as "healthy" (finished requests, prompt tokens), but it holds more
             # requests at once (slower) and preempts: the replica's problem, not routing.
-            text = exposition(kv=0.97, running=8, waiting=3, preemptions=4 * i, finished=2 * i,
-                              prefix_queries=100 * i, prefix_hits=60 * i, ttft=2.0, queue=1.5)
+            text = exposition(
+                kv=0.97,
+                running=8,
+                waiting=3,
+                preemptions=4 * i,
+                finished=2 * i,
+                prefix_queries=100 * i,
+                prefix_hits=60 * i,
+                ttft=2.0,
+                queue=1.5,
+            )
         elif kind == "small-pool":
-            text = exposition(kv=0.98, running=2, waiting=2, preemptions=3 * i, finished=2 * i,
-                              prefix_queries=100 * i, prefix_hits=60 * i, ttft=1.5, queue=1.0,
-                              num_gpu_blocks=64)
+            text = exposition(
+                kv=0.98,
+                running=2,
+                waiting=2,
+                preemptions=3 * i,
+                finished=2 * i,
+                prefix_queries=100 * i,
+                prefix_hits=60 * i,
+                ttft=1.5,
+                queue=1.0,
+                num_gpu_blocks=64,
+            )
         else:
             raise AssertionError(kind)
         out.append((t, text))
@@ -60,8 +95,13 @@ def _scrapes(kind: str) -> list[tuple[float, str]]:
 
 def _local_bundle(scrapes: list[tuple[float, str]]) -> Bundle:
     return Bundle(
-        manifest=Manifest(created_by="test", endpoint="x", started_at=scrapes[0][0],
-                          ended_at=scrapes[-1][0], interval_s=STEP),
+        manifest=Manifest(
+            created_by="test",
+            endpoint="x",
+            started_at=scrapes[0][0],
+            ended_at=scrapes[-1][0],
+            interval_s=STEP,
+        ),
         scrapes=[Scrape(t=t, status=200, text=text) for t, text in scrapes],
     )
 
@@ -104,8 +144,12 @@ class FakePrometheus:
             for inst, pts in self.up.items():
                 vals = self._at_steps(pts, start, end, step)
                 if vals:
-                    result.append({"metric": {"__name__": "up", "instance": inst, "job": self.job},
-                                   "values": vals})
+                    result.append(
+                        {
+                            "metric": {"__name__": "up", "instance": inst, "job": self.job},
+                            "values": vals,
+                        }
+                    )
             return _ok(result)
         if "{" in query and "job=" in query and f'job="{self.job}"' not in query:
             return _ok([])
@@ -144,8 +188,15 @@ SINCE = f"{int((N - 1) * STEP)}s"
 
 
 def _diagnose(prom: FakePrometheus, **kw: Any) -> Any:
-    return diagnose_fleet("http://prom.test:9090", selector='{job="vllm"}', since=SINCE,
-                          step="15s", end=END, client=prom.client(), **kw)
+    return diagnose_fleet(
+        "http://prom.test:9090",
+        selector='{job="vllm"}',
+        since=SINCE,
+        step="15s",
+        end=END,
+        client=prom.client(),
+        **kw,
+    )
 
 
 def test_prometheus_path_gives_the_local_signals_exactly() -> None:
@@ -179,11 +230,13 @@ def test_fleet_names_the_busy_replica_and_routing() -> None:
 
 
 def test_fleet_blames_config_drift_not_routing_under_equal_traffic() -> None:
-    prom = FakePrometheus({
-        "a:8000": _scrapes("healthy"),
-        "b:8000": _scrapes("healthy"),
-        "c:8000": _scrapes("small-pool"),
-    })
+    prom = FakePrometheus(
+        {
+            "a:8000": _scrapes("healthy"),
+            "b:8000": _scrapes("healthy"),
+            "c:8000": _scrapes("small-pool"),
+        }
+    )
     fd = _diagnose(prom)
     ids = [f.id for f in fd.report.findings]
     assert "fleet-imbalance" not in ids
@@ -228,8 +281,13 @@ def test_markdown_has_the_per_replica_table() -> None:
 def test_selector_matching_nothing_is_one_line_error() -> None:
     prom = FakePrometheus({"a:8000": _scrapes("healthy")})
     with pytest.raises(KvdoctorError, match="matches no targets"):
-        diagnose_fleet("http://prom.test:9090", selector='{job="nope"}', since=SINCE,
-                       end=END, client=prom.client())
+        diagnose_fleet(
+            "http://prom.test:9090",
+            selector='{job="nope"}',
+            since=SINCE,
+            end=END,
+            client=prom.client(),
+        )
 
 
 def test_targets_without_vllm_metrics() -> None:
@@ -242,8 +300,13 @@ def test_targets_without_vllm_metrics() -> None:
 @pytest.mark.parametrize(
     ("response", "message"),
     [
-        (httpx.Response(400, json={"status": "error", "errorType": "bad_data",
-                                   "error": "parse error at char 5"}), r"failed \(bad_data\)"),
+        (
+            httpx.Response(
+                400,
+                json={"status": "error", "errorType": "bad_data", "error": "parse error at char 5"},
+            ),
+            r"failed \(bad_data\)",
+        ),
         (httpx.Response(200, text="<html>login</html>"), "no Prometheus API JSON"),
         (
             httpx.Response(
@@ -279,8 +342,13 @@ def test_huge_result_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_options(selector: str, since: str, step: str, message: str) -> None:
     unreachable = httpx.MockTransport(lambda r: httpx.Response(500))
     with pytest.raises(KvdoctorError, match=message):
-        diagnose_fleet("http://p:9090", selector=selector, since=since, step=step,
-                       client=PromClient("http://p:9090", transport=unreachable))
+        diagnose_fleet(
+            "http://p:9090",
+            selector=selector,
+            since=since,
+            step=step,
+            client=PromClient("http://p:9090", transport=unreachable),
+        )
 
 
 def test_queries_combine_selector_and_vllm_names() -> None:
@@ -316,9 +384,17 @@ def _result(key: str, signals: dict[str, Any], running: list[float], waiting: li
 
     times = [T0 + 10.0 * i for i in range(len(running))]
     return ReplicaResult(
-        key, "vllm", None, Report(verdict="healthy"), signals, None, "up",  # type: ignore[arg-type]
-        {"running": list(zip(times, running, strict=True)),
-         "waiting": list(zip(times, waiting, strict=True))},
+        key,
+        "vllm",
+        None,
+        Report(verdict="healthy"),
+        signals,
+        None,
+        "up",  # type: ignore[arg-type]
+        {
+            "running": list(zip(times, running, strict=True)),
+            "waiting": list(zip(times, waiting, strict=True)),
+        },
     )
 
 
@@ -332,18 +408,40 @@ def test_arrivals_not_admissions_measure_traffic() -> None:
         found = evaluate_fleet([imbalance_signals(replicas)], load_fleet_playbooks())
         return next((f for f in found if f.id == "fleet-imbalance"), None)
 
-    idle = _result("idle:1", {"requests_finished_window": 16, "prompt_tokens_per_s": 50.0,
-                              "kv_usage_max": 0.3, "waiting_max": 0, "waiting_mean": 0.0},
-                   running=[8, 0, 0, 0], waiting=[0, 0, 0, 0])
-    slow = _result("slow:1", {"requests_finished_window": 6, "prompt_tokens_per_s": 100.0,
-                              "kv_usage_max": 0.97, "waiting_max": 8, "waiting_mean": 4.0,
-                              "preemptions_window": 40},
-                   running=[3, 4, 4, 3], waiting=[5, 4, 2, 3])
+    idle = _result(
+        "idle:1",
+        {
+            "requests_finished_window": 16,
+            "prompt_tokens_per_s": 50.0,
+            "kv_usage_max": 0.3,
+            "waiting_max": 0,
+            "waiting_mean": 0.0,
+        },
+        running=[8, 0, 0, 0],
+        waiting=[0, 0, 0, 0],
+    )
+    slow = _result(
+        "slow:1",
+        {
+            "requests_finished_window": 6,
+            "prompt_tokens_per_s": 100.0,
+            "kv_usage_max": 0.97,
+            "waiting_max": 8,
+            "waiting_mean": 4.0,
+            "preemptions_window": 40,
+        },
+        running=[3, 4, 4, 3],
+        waiting=[5, 4, 2, 3],
+    )
     assert arrivals_per_s(idle) == pytest.approx(8 / 30)
     assert arrivals_per_s(slow) == pytest.approx(4 / 30)  # 6 finished, 2 fewer in flight
     assert imbalance_finding([idle, slow]) is None
-    busy = _result("busy:1", {**slow.signals, "requests_finished_window": 30},
-                   running=[3, 4, 4, 3], waiting=[5, 4, 2, 3])
+    busy = _result(
+        "busy:1",
+        {**slow.signals, "requests_finished_window": 30},
+        running=[3, 4, 4, 3],
+        waiting=[5, 4, 2, 3],
+    )
     found = imbalance_finding([idle, busy])
     assert found is not None and found.evidence[0].value == "busy:1"
     assert found.evidence[2].signal == "requests_arrived_per_s"
@@ -370,13 +468,16 @@ def test_columns_read_as_parsing_the_rebuilt_texts_would() -> None:
     from kvdoctor.fleet.capture import FleetOptions, capture_fleet
     from kvdoctor.observations import observe
 
-    prom = FakePrometheus({
-        "a:8000": _scrapes("healthy"),
-        "b:8000": _scrapes("hot")[3:],  # appears mid-window: leading steps trimmed
-        "c:8000": _scrapes("small-pool")[:5],  # stops early: trailing steps are failures
-    })
-    opts = FleetOptions("http://prom.test:9090", '{job="vllm"}', since_s=(N - 1) * STEP,
-                        step_s=STEP, end=END)
+    prom = FakePrometheus(
+        {
+            "a:8000": _scrapes("healthy"),
+            "b:8000": _scrapes("hot")[3:],  # appears mid-window: leading steps trimmed
+            "c:8000": _scrapes("small-pool")[:5],  # stops early: trailing steps are failures
+        }
+    )
+    opts = FleetOptions(
+        "http://prom.test:9090", '{job="vllm"}', since_s=(N - 1) * STEP, step_s=STEP, end=END
+    )
     capture = capture_fleet(opts, prom.client())
     lean = build_fleet(capture)
     full = build_fleet(capture, with_text=True)
@@ -410,8 +511,13 @@ def test_replica_notes_merge_apart_and_never_set_the_fleet_verdict() -> None:
     from kvdoctor.report.model import Finding, Report
 
     note = Finding(
-        id="prefix-miss", symptom="prefix-miss", cause="block-larger-than-prefix",
-        status="suspected", severity="info", confidence=0.85, title="Prompts fit in one block",
+        id="prefix-miss",
+        symptom="prefix-miss",
+        cause="block-larger-than-prefix",
+        status="suspected",
+        severity="info",
+        confidence=0.85,
+        title="Prompts fit in one block",
     )
     a, b = (_result(k, {}, running=[1.0], waiting=[0.0]) for k in ("a:1", "b:1"))
     a.report = Report(verdict="healthy", notes=[note])

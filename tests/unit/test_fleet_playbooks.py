@@ -32,10 +32,22 @@ def _replica(
 ) -> ReplicaResult:
     findings = []
     if trouble:
-        findings = [Finding(id="preemption", symptom="preemption", cause="kv-capacity",
-                            status="suspected", severity="warning", confidence=0.8, title="t")]
-    data = SimpleNamespace(metric_names=frozenset(), health=SimpleNamespace(last_up=last_up),
-                           bundle=SimpleNamespace(scrapes=[]))
+        findings = [
+            Finding(
+                id="preemption",
+                symptom="preemption",
+                cause="kv-capacity",
+                status="suspected",
+                severity="warning",
+                confidence=0.8,
+                title="t",
+            )
+        ]
+    data = SimpleNamespace(
+        metric_names=frozenset(),
+        health=SimpleNamespace(last_up=last_up),
+        bundle=SimpleNamespace(scrapes=[]),
+    )
     report = Report(verdict="degraded" if trouble else "healthy", findings=findings)
     return ReplicaResult(key, "vllm", data, report, signals, None, status)  # type: ignore[arg-type]
 
@@ -49,10 +61,18 @@ def _traffic(prompt_tokens_per_s: float, **extra: Any) -> dict[str, Any]:
     return {"prompt_tokens_per_s": prompt_tokens_per_s, **extra}
 
 
-HOT = {"preemptions_window": 0, "waiting_mean": HOT_WAITING_MEAN, "waiting_max": 4,
-       "kv_usage_max": 0.97}
-COOL = {"preemptions_window": 0, "waiting_mean": 0.0, "waiting_max": 0,
-        "kv_usage_max": COOL_KV_USAGE_MAX}
+HOT = {
+    "preemptions_window": 0,
+    "waiting_mean": HOT_WAITING_MEAN,
+    "waiting_max": 4,
+    "kv_usage_max": 0.97,
+}
+COOL = {
+    "preemptions_window": 0,
+    "waiting_mean": 0.0,
+    "waiting_max": 0,
+    "kv_usage_max": COOL_KV_USAGE_MAX,
+}
 
 
 # --------------------------------------------------------------------------- imbalance
@@ -72,9 +92,16 @@ def test_imbalance_fires_from_the_load_skew_threshold(busy_load: float, fires: b
     if fires:
         f = found[0]
         assert (f.symptom, f.cause, f.status, f.severity) == (
-            "high-ttft", "routing-imbalance", "suspected", "warning")
+            "high-ttft",
+            "routing-imbalance",
+            "suspected",
+            "warning",
+        )
         assert [(e.signal, e.value) for e in f.evidence] == [
-            ("replicas", "a:1"), ("idle_replicas", "b:1"), ("prompt_tokens_per_s", LOAD_SKEW)]
+            ("replicas", "a:1"),
+            ("idle_replicas", "b:1"),
+            ("prompt_tokens_per_s", LOAD_SKEW),
+        ]
         assert f.title.startswith("Routing imbalance: a:1 queue requests while b:1 sit idle")
         assert "(prompt_tokens_per_s 1.5× higher)" in f.title
         assert f.confidence == pytest.approx(0.75)
@@ -85,14 +112,18 @@ def test_busy_and_idle_are_judged_at_their_thresholds() -> None:
     below_hot = {**HOT, "waiting_mean": HOT_WAITING_MEAN - 0.01}
     above_cool = {**COOL, "kv_usage_max": COOL_KV_USAGE_MAX + 0.01}
     for busy, idle in ((below_hot, COOL), (HOT, above_cool)):
-        replicas = [_replica("a:1", _traffic(1000.0, **busy)),
-                    _replica("b:1", _traffic(10.0, **idle))]
+        replicas = [
+            _replica("a:1", _traffic(1000.0, **busy)),
+            _replica("b:1", _traffic(10.0, **idle)),
+        ]
         assert _eval([imbalance_signals(replicas)], "fleet-imbalance") == []
 
 
 def test_a_preempting_busy_replica_is_reported_under_preemption_and_idle_without_traffic() -> None:
-    replicas = [_replica("a:1", _traffic(50.0, **{**HOT, "preemptions_window": 3})),
-                _replica("b:1", _traffic(0.0, **COOL))]
+    replicas = [
+        _replica("a:1", _traffic(50.0, **{**HOT, "preemptions_window": 3})),
+        _replica("b:1", _traffic(0.0, **COOL)),
+    ]
     (f,) = _eval([imbalance_signals(replicas)], "fleet-imbalance")
     assert f.symptom == "preemption"
     assert "a:1 preempt while b:1" in f.title and "(prompt_tokens_per_s ∞ higher)" in f.title
@@ -110,13 +141,22 @@ def test_an_imbalance_set_does_not_make_the_other_fleet_findings() -> None:
 
 def test_drift_names_the_replica_that_differs_from_the_majority() -> None:
     same = {"num_gpu_blocks": 1000, "prefix_caching": True}
-    replicas = [_replica("a:1", same), _replica("b:1", same),
-                _replica("c:1", {**same, "prefix_caching": False}, trouble=True)]
+    replicas = [
+        _replica("a:1", same),
+        _replica("b:1", same),
+        _replica("c:1", {**same, "prefix_caching": False}, trouble=True),
+    ]
     (f,) = _eval(drift_signals(replicas), "fleet-config-drift")
     assert (f.symptom, f.cause, f.severity, f.confidence) == (
-        "prefix-miss", "replica-config-drift", "warning", 0.8)
-    assert f.title == ("Replica c:1 runs different engine settings than its peers: "
-                       "prefix_caching=False (peers: True) — and it is the one in trouble")
+        "prefix-miss",
+        "replica-config-drift",
+        "warning",
+        0.8,
+    )
+    assert f.title == (
+        "Replica c:1 runs different engine settings than its peers: "
+        "prefix_caching=False (peers: True) — and it is the one in trouble"
+    )
     assert [(e.signal, e.value, e.expected) for e in f.evidence] == [
         ("replicas", "c:1", "same settings as a:1, b:1"),
         ("prefix_caching", False, "on, as on the other replicas"),
@@ -131,8 +171,10 @@ def test_identical_replicas_do_not_drift() -> None:
 
 
 def test_without_a_majority_only_the_replica_in_trouble_is_named() -> None:
-    replicas = [_replica("a:1", {"num_gpu_blocks": 1000}),
-                _replica("b:1", {"num_gpu_blocks": 17}, trouble=True)]
+    replicas = [
+        _replica("a:1", {"num_gpu_blocks": 1000}),
+        _replica("b:1", {"num_gpu_blocks": 17}, trouble=True),
+    ]
     (f,) = _eval(drift_signals(replicas), "fleet-config-drift")
     assert f.evidence[0].value == "b:1" and f.confidence == 0.8
     assert f.evidence[1].expected == "the same value on every replica"
@@ -152,7 +194,11 @@ def test_stale_fires_on_one_replica_not_up_and_not_when_all_are() -> None:
     replicas = [_replica("a:1", {}), _replica("b:1", {}, status="down", last_up=0.0)]
     (f,) = _eval([stale_signals(replicas, ())], "fleet-stale-targets")
     assert (f.symptom, f.cause, f.severity, f.confidence) == (
-        "high-ttft", "stale-or-missing-targets", "warning", 0.9)
+        "high-ttft",
+        "stale-or-missing-targets",
+        "warning",
+        0.9,
+    )
     assert f.title == "Stale or missing targets: b:1 down (their load lands on the others)"
     assert [(e.signal, e.value) for e in f.evidence] == [("replicas", "b:1"), ("up[b:1]", 0.0)]
     assert "(Prometheus targets page, pod status)" in f.remediation[0]

@@ -33,25 +33,30 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 def _bundle(texts: list[str | None]) -> Bundle:
     scrapes = [
-        Scrape(t=T0 + 5 * i, status=200, text=t) if t is not None
+        Scrape(t=T0 + 5 * i, status=200, text=t)
+        if t is not None
         else Scrape(t=T0 + 5 * i, error="connection refused")
         for i, t in enumerate(texts)
     ]
     return Bundle(
-        manifest=Manifest(created_by="test", endpoint="x", started_at=T0,
-                          ended_at=scrapes[-1].t, interval_s=5.0),
+        manifest=Manifest(
+            created_by="test", endpoint="x", started_at=T0, ended_at=scrapes[-1].t, interval_s=5.0
+        ),
         scrapes=scrapes,
     )
 
 
 def test_every_fleet_finding_the_code_makes_has_a_playbook() -> None:
-    idle, load, after = (payload(f"metrics-{n}.txt") for n in ("idle", "preemption-load",
-                                                              "preemption-after"))
-    fd = diagnose_named([
-        ("idle:1", _bundle([idle, idle, idle])),
-        ("busy:1", _bundle([load, load, after])),
-        ("dead:1", _bundle([None])),
-    ])
+    idle, load, after = (
+        payload(f"metrics-{n}.txt") for n in ("idle", "preemption-load", "preemption-after")
+    )
+    fd = diagnose_named(
+        [
+            ("idle:1", _bundle([idle, idle, idle])),
+            ("busy:1", _bundle([load, load, after])),
+            ("dead:1", _bundle([None])),
+        ]
+    )
     made = {(f.id, f.cause) for f in fd.fleet_findings}
     assert {i for i, _ in made} == {"fleet-imbalance", "fleet-config-drift", "fleet-stale-targets"}
     playbooks = {(pb.id, c.id) for pb in load_fleet_playbooks() for c in pb.causes}
@@ -67,20 +72,32 @@ def test_every_fleet_finding_the_code_makes_has_a_playbook() -> None:
 def test_the_default_directory_holds_the_replica_playbooks_only() -> None:
     replica = load_playbooks()
     assert [pb.id for pb in replica] == [
-        "preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"
+        "preemption",
+        "high-ttft",
+        "slow-itl",
+        "prefix-miss",
+        "gpu-oom",
+        "quant-quality",
     ]
     assert {pb.scope for pb in replica} == {"replica"}
     fleet = load_fleet_playbooks()
     assert {pb.id for pb in fleet} == {
-        "fleet-imbalance", "fleet-config-drift", "fleet-stale-targets"
+        "fleet-imbalance",
+        "fleet-config-drift",
+        "fleet-stale-targets",
     }
     assert {pb.scope for pb in fleet} == {"fleet"}
 
 
 @pytest.mark.parametrize(
     "ident",
-    ["fleet-imbalance", "fleet-imbalance/routing-imbalance", "routing-imbalance",
-     "fleet-config-drift", "fleet-stale-targets"],
+    [
+        "fleet-imbalance",
+        "fleet-imbalance/routing-imbalance",
+        "routing-imbalance",
+        "fleet-config-drift",
+        "fleet-stale-targets",
+    ],
 )
 def test_explain_prints_the_four_sections(ident: str, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = _run(["explain", ident], capsys)
@@ -123,26 +140,57 @@ def _copy(src: Path, tmp_path: Path, name: str) -> Path:
 @pytest.mark.parametrize(
     ("file", "old", "new", "message"),
     [
-        ("fleet-stale-targets.yaml", "{signal: stale_count,", "{signal: no_such_signal,",
-         "causes.0.when.all.0.signal: unknown signal 'no_such_signal'"),
+        (
+            "fleet-stale-targets.yaml",
+            "{signal: stale_count,",
+            "{signal: no_such_signal,",
+            "causes.0.when.all.0.signal: unknown signal 'no_such_signal'",
+        ),
         # A replica signal is not a fleet signal: the registries are separate.
-        ("fleet-stale-targets.yaml", "{signal: stale_count,", "{signal: kv_usage_max,",
-         "unknown signal 'kv_usage_max'"),
-        ("fleet-imbalance.yaml", "  - load_skew\n", "  - no_such_signal\n",
-         "inspect_first.3: unknown signal 'no_such_signal'"),
-        ("fleet-imbalance.yaml", "symptom_from: imbalance_symptom", "symptom_from: nope",
-         "symptom_from: unknown signal 'nope'"),
-        ("fleet-imbalance.yaml", "{load_skew_min} times the traffic",
-         "{nope} times the traffic", "runbook.diagnosis: unknown placeholder {nope}"),
+        (
+            "fleet-stale-targets.yaml",
+            "{signal: stale_count,",
+            "{signal: kv_usage_max,",
+            "unknown signal 'kv_usage_max'",
+        ),
+        (
+            "fleet-imbalance.yaml",
+            "  - load_skew\n",
+            "  - no_such_signal\n",
+            "inspect_first.3: unknown signal 'no_such_signal'",
+        ),
+        (
+            "fleet-imbalance.yaml",
+            "symptom_from: imbalance_symptom",
+            "symptom_from: nope",
+            "symptom_from: unknown signal 'nope'",
+        ),
+        (
+            "fleet-imbalance.yaml",
+            "{load_skew_min} times the traffic",
+            "{nope} times the traffic",
+            "runbook.diagnosis: unknown placeholder {nope}",
+        ),
         # Prose placeholders are thresholds (constants), not values of one window.
-        ("fleet-imbalance.yaml", "{load_skew_min} times the traffic",
-         "{load_skew} times the traffic", "runbook.diagnosis: unknown placeholder {load_skew}"),
-        ("fleet-config-drift.yaml", "signal: drift_values\n        expand: key",
-         "signal: drift_peers\n        expand: key", "'drift_peers' is not a table"),
-        ("fleet-stale-targets.yaml", "\nscope: fleet", "\nscope: replica",
-         "scope: a replica playbook where fleet playbooks are read"),
-        ("fleet-stale-targets.yaml", "reproducer: null", "reproducer: prefix-probe",
-         "reproducer"),
+        (
+            "fleet-imbalance.yaml",
+            "{load_skew_min} times the traffic",
+            "{load_skew} times the traffic",
+            "runbook.diagnosis: unknown placeholder {load_skew}",
+        ),
+        (
+            "fleet-config-drift.yaml",
+            "signal: drift_values\n        expand: key",
+            "signal: drift_peers\n        expand: key",
+            "'drift_peers' is not a table",
+        ),
+        (
+            "fleet-stale-targets.yaml",
+            "\nscope: fleet",
+            "\nscope: replica",
+            "scope: a replica playbook where fleet playbooks are read",
+        ),
+        ("fleet-stale-targets.yaml", "reproducer: null", "reproducer: prefix-probe", "reproducer"),
     ],
 )
 def test_a_broken_fleet_playbook_is_one_line(

@@ -34,7 +34,7 @@ def test_unsupported_is_a_one_line_kvdoctor_error() -> None:
     ("log", "line"),
     [
         (
-            "INFO 12-01 starting\nTraceback (most recent call last):\n  File \"x\", line 1\n"
+            'INFO 12-01 starting\nTraceback (most recent call last):\n  File "x", line 1\n'
             "NotImplementedError: FP8 KV cache on CPU requires x86 with AVX-512 or AMX.\n",
             "NotImplementedError: FP8 KV cache on CPU requires x86 with AVX-512 or AMX.",
         ),

@@ -155,7 +155,7 @@ def test_guard_usage_limit_starts_from_the_servers_own_level() -> None:
 
 def test_lifetime_preemption_rate_from_process_start() -> None:
     snap = parse_snapshot(
-        "process_start_time_seconds 1000.0\nvllm:num_preemptions_total{engine=\"0\"} 30\n"
+        'process_start_time_seconds 1000.0\nvllm:num_preemptions_total{engine="0"} 30\n'
     )
     assert snap.get("process_start") == 1000.0
     assert lifetime_preemption_rate(snap, 1300.0) == pytest.approx(0.1)

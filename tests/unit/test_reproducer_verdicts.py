@@ -335,12 +335,16 @@ def test_head_of_line_trial_needs_allow_load_and_a_tail() -> None:
     ctx = ReproContext(endpoint="http://x", mean_prompt_len=200, prompt_len_p90=8000)
     assert ts.hol_length(ctx) is None  # no --allow-load: the long prompt is real load
     loaded = ReproContext(
-        endpoint="http://x", mean_prompt_len=200, prompt_len_p90=8000, allow_load=True,
+        endpoint="http://x",
+        mean_prompt_len=200,
+        prompt_len_p90=8000,
+        allow_load=True,
         max_model_len=4096,
     )
     assert ts.hol_length(loaded) == 4096 - 16
-    flat = ReproContext(endpoint="http://x", mean_prompt_len=600, prompt_len_p90=700,
-                        allow_load=True)
+    flat = ReproContext(
+        endpoint="http://x", mean_prompt_len=600, prompt_len_p90=700, allow_load=True
+    )
     assert ts.hol_length(flat) is None  # no tail beyond the workload-length probe
     plan = ts.TtftSplit().plan(loaded)
     assert plan.requests == 2 * ts.PER_ROUND * ts.MAX_ROUNDS + 2 * ts.HOL_ATTEMPTS
