@@ -53,6 +53,10 @@ def test_kv_residency_and_sources_are_read(tmp_path: Path) -> None:
     for name in ("kv_block_lifetime_p50", "kv_block_idle_before_evict_p50"):
         value = s.get(name)
         assert isinstance(value, float) and value > 0, (name, s.values[name])
+    # The retention horizon is the measured one (residency histograms), not the estimate.
+    horizon = s.get("kv_retention_horizon_s")
+    assert isinstance(horizon, float) and horizon > 0
+    assert "idle_before_evict" in s.values["kv_retention_horizon_s"].provenance
     share = s.get("prompt_cached_share_window")
     assert isinstance(share, float) and 0 < share < 1
     assert s.get("waiting_deferred_max") == 0
