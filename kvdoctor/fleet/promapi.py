@@ -141,13 +141,23 @@ class PromClient:
         """All metric metadata (TYPE/HELP); absent on very old servers, which is not an error."""
         return self._call("metadata", {})
 
-    def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
+    def targets(self) -> RawAnswer:
+        """The active scrape targets with their labels and scrape URLs (GET only in the API)."""
+        return self._call("targets", {"state": "active"}, method="GET")
+
+    def _call(self, endpoint: str, params: dict[str, str], method: str = "POST") -> RawAnswer:
         import httpx
 
         url = f"{self.base_url}/api/v1/{endpoint}"
+        # POST keeps long selectors out of URLs (and out of proxy logs); the query endpoints
+        # accept both, /targets only GET.
         try:
-            # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.
-            with self._client.stream("POST", url, data=params) as resp:
+            stream = (
+                self._client.stream("POST", url, data=params)
+                if method == "POST"
+                else self._client.stream(method, url, params=params)
+            )
+            with stream as resp:
                 chunks: list[bytes] = []
                 size = 0
                 for chunk in resp.iter_bytes():
