@@ -98,6 +98,10 @@ def _bundle_summary(path: Path, cfg: Any, fmt: str) -> int:
     from kvdoctor.report.model import Report
 
     label = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    if path.is_dir() and not is_fleet_bundle(path):
+        from kvdoctor.replay import find_bundle
+
+        path = find_bundle(path)  # a fixture directory: its bundle
     report: Report
     if is_fleet_bundle(path):
         fd = diagnose_fleet_bundle(path)
