@@ -170,7 +170,10 @@ def _summary() -> Summary:
 
 def test_sink_payloads_carry_verdict_primary_change_and_link() -> None:
     s = _summary()
-    assert s.primary is not None and (s.primary.id, s.primary.cause) == ("preemption", "kv-capacity")
+    assert s.primary is not None and (s.primary.id, s.primary.cause) == (
+        "preemption",
+        "kv-capacity",
+    )
     hook = payload("webhook", s)
     assert hook["schema"] == "kvdoctor.alert-summary/1" and hook["verdict"] == s.verdict
     for kind in ("github", "gitlab"):
@@ -188,7 +191,9 @@ def test_sink_payloads_carry_verdict_primary_change_and_link() -> None:
 
 def test_config_file_and_sink_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = tmp_path / "serve.yaml"
-    cfg.write_text("listen: 127.0.0.1:19095\nsinks:\n  - {kind: slack, url: https://hooks.test/x}\n")
+    cfg.write_text(
+        "listen: 127.0.0.1:19095\nsinks:\n  - {kind: slack, url: https://hooks.test/x}\n"
+    )
     loaded = load_config(cfg)
     assert loaded.sink_names() == ["slack-1"]
     cfg.write_text("listen: h:1\nunknown: 2\n")
