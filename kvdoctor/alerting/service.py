@@ -78,7 +78,10 @@ class Service:
         fp = payload.fingerprint()
         text = body.decode("utf-8")
         if payload.status == "firing":
-            episode: str | None = episode_of(payload.firing())
+            # One investigation per episode: while the group's last one is not resolved, a
+            # firing notification (a new alert in the group, a critical replacing its
+            # warning) is part of it.
+            episode: str | None = self.state.open_episode(fp) or episode_of(payload.firing())
             kind = "firing"
         else:
             episode = self.state.episode_for_resolved(fp, max(a.starts for a in payload.alerts))

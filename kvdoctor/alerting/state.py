@@ -127,6 +127,20 @@ class State:
             ).fetchone()
         return None if row is None else str(row[0])
 
+    def open_episode(self, fingerprint: str) -> str | None:
+        """The group's episode still open (investigated or queued, not yet resolved): a firing
+        notification while it is open belongs to it (an alert joined the group, a warning was
+        replaced by its critical, Alertmanager repeated itself)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT f.episode FROM jobs f WHERE f.fingerprint=? AND f.kind='firing' AND "
+                "NOT EXISTS (SELECT 1 FROM jobs r WHERE r.fingerprint=f.fingerprint AND "
+                "r.episode=f.episode AND r.kind='resolved') "
+                "ORDER BY CAST(f.episode AS REAL) DESC LIMIT 1",
+                (fingerprint,),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def requeue_interrupted(self) -> int:
         """Jobs left ``running`` by a stop go back to the queue (at start, before workers)."""
         with self._lock:

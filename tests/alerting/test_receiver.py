@@ -109,6 +109,9 @@ def test_refusals_each_with_a_status_a_reason_and_a_counter(
     # A repeat notification of the same episode (another alert joined, order changed).
     repeat = body(payload(alert("10.0.0.2:8000"), alert("10.0.0.1:8000")))
     assert r.post(repeat).json()["status"] == "duplicate"
+    # A later alert of the same open episode (a critical replacing its inhibited warning).
+    later = body(payload(alert("10.0.0.1:8000", alertname="X", starts="2026-12-01T03:05:00Z")))
+    assert r.post(later).json()["status"] == "duplicate"
     # A resolve of a group never investigated is acknowledged and ignored.
     resolved = body(payload(alert("9.9.9.9:1", status="resolved"), status="resolved", group="gx"))
     assert r.post(resolved).json()["status"] == "ignored"
@@ -121,7 +124,7 @@ def test_refusals_each_with_a_status_a_reason_and_a_counter(
     assert r.metric("kvdoctor_receiver_unauthorized_total") == 3
     assert r.metric("kvdoctor_receiver_oversized_total") == 1
     assert r.metric("kvdoctor_receiver_malformed_total") == 3
-    assert r.metric("kvdoctor_receiver_duplicates_total") == 2
+    assert r.metric("kvdoctor_receiver_duplicates_total") == 3
     assert r.metric("kvdoctor_receiver_queue_full_total") == 1
     assert r.metric("kvdoctor_receiver_accepted_total") == 2
     # The token never reaches the log or the state.
