@@ -64,6 +64,9 @@ class ServeConfig(_Strict):
     lookback: str = "15m"
     step: str = "auto"
     after_window: str = "5m"
+    # How long after the resolve the compare keeps waiting for a window with the replica's
+    # data (the server restarting with its fix, Prometheus not scraping it yet).
+    after_wait: str = "10m"
     # Short live capture of the replica (0 = none) and whether its no-load experiments run.
     live_window: str = "0s"
     experiments: bool = True

@@ -388,13 +388,51 @@ class Investigator:
         ended = [a.ends for a in payload.alerts if a.ends is not None]
         resolved_at = max(ended) if ended else self.clock()
         after_s = _duration(self.config.after_window, "after_window")
-        # The window after the resolve, when the server runs with the fix: wait for it to pass.
-        while self.clock() < resolved_at + after_s:
-            if self.stop.wait(min(5.0, resolved_at + after_s - self.clock())):
-                raise KvdoctorError("stopped while waiting for the window after the resolve")
-        after_fd = self._capture(
-            replicas, resolved_at, resolved_at + after_s, folder / "after.bundle"
-        )
+        wait_s = _duration(self.config.after_wait, "after_wait")
+        after_path = folder / "after.bundle"
+        attempt = 0
+        while not after_path.exists():
+            # The window after the resolve, when the server runs with its fix: wait for it to
+            # pass, then take the latest one that holds the replica's data (a server that
+            # restarts with its fix has none for a while).
+            ready_at = resolved_at + after_s
+            while self.clock() < ready_at:
+                if self.stop.wait(min(5.0, ready_at - self.clock())):
+                    raise KvdoctorError("stopped while waiting for the window after the resolve")
+            end = self.clock()
+            attempt += 1
+            trial = folder / f".after-{attempt}.bundle"
+            why = ""
+            try:
+                fd = self._capture(replicas, end - after_s, end, trial)
+                # Only a window the server was up for from start to end: a restart inside it
+                # would compare with a server that was down, not with the fix.
+                have = {
+                    r.key
+                    for r in fd.replicas
+                    if r.report is not None
+                    and r.status == "up"
+                    and r.data.health is not None
+                    and r.data.health.down_steps == 0
+                }
+                if have & {r.key for r in replicas}:
+                    os.replace(trial, after_path)
+                    break
+                why = "no replica was up for the whole window after the resolve yet"
+            except KvdoctorError as exc:
+                why = str(exc)
+            if trial.exists():
+                import shutil
+
+                shutil.rmtree(trial, ignore_errors=True)
+            if end > resolved_at + after_s + wait_s:
+                raise KvdoctorError(f"no data after the resolve to compare with: {why}")
+            self.log(f"group {fingerprint} episode {episode}: compare waits ({why})")
+            if self.stop.wait(10.0):
+                raise KvdoctorError("stopped while waiting for data after the resolve")
+        from kvdoctor.fleet import diagnose_fleet_bundle
+
+        after_fd = diagnose_fleet_bundle(after_path)
         before = build_fleet(read_fleet_capture(before_path)).replicas
         after = build_fleet(read_fleet_capture(folder / "after.bundle")).replicas
         sections: list[str] = []

@@ -67,9 +67,10 @@ def sink() -> Iterator[Sink]:
 
 
 class HotReplica:
-    """A vLLM-like /metrics under KV pressure: preemptions grow at every scrape."""
+    """A vLLM-like /metrics under KV pressure: preemptions grow at every scrape (``calm``: the
+    same server after its fix, no preemption)."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int | None = None, calm: bool = False) -> None:
         state = {"n": 0}
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,14 +78,14 @@ class HotReplica:
                 state["n"] += 1
                 i = state["n"]
                 text = exposition(
-                    kv=0.99,
-                    running=8,
-                    waiting=3,
-                    preemptions=4 * i,
+                    kv=0.4 if calm else 0.99,
+                    running=2 if calm else 8,
+                    waiting=0 if calm else 3,
+                    preemptions=0 if calm else 4 * i,
                     finished=8 * i,
                     prefix_queries=400 * i,
                     prefix_hits=100 * i,
-                    num_gpu_blocks=64,
+                    num_gpu_blocks=512 if calm else 64,
                 )
                 body = text.encode()
                 self.send_response(200)
@@ -96,7 +97,8 @@ class HotReplica:
             def log_message(self, *args: object) -> None:
                 return
 
-        self.port = free_port()
+        self.port = port or free_port()
+        ThreadingHTTPServer.allow_reuse_address = True
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.address = f"127.0.0.1:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

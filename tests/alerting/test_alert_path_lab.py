@@ -12,6 +12,7 @@ Sized for a 2-core host: one vLLM at a time, windows of 30 s, about 4 minutes in
 
 from __future__ import annotations
 
+import re
 import subprocess
 import threading
 import time
@@ -101,7 +102,7 @@ def test_alert_to_ticket_then_fix_and_compare(
         state_dir=tmp_path / "state",
         lookback="60s",
         step="1s",
-        after_window="25s",
+        after_window="30s",
         sinks=[SinkConfig(kind="webhook", url=sink.url)],
     )
     serve_port = free_port()
@@ -132,9 +133,6 @@ def test_alert_to_ticket_then_fix_and_compare(
     assert result.exception is None, result.output
 
     storm = get_scenario("preemption-storm")
-    fixed_flags = [a for a in storm.engine_args]
-    i = fixed_flags.index("--num-gpu-blocks-override")
-    del fixed_flags[i : i + 2]
     try:
         with lab_server("preemption-storm", vllm_python=python) as lab:
             target = f"127.0.0.1:{lab.port}"
@@ -215,10 +213,21 @@ def test_alert_to_ticket_then_fix_and_compare(
         assert first["replicas"] == [target], first
         assert first["primary"]["symptom"] == "preemption", first
         assert first["primary"]["cause"] == "kv-capacity", first
-        assert "--num-gpu-blocks-override" in (first["change_first"] or ""), first
         assert first["alertnames"][0].startswith("KvdoctorPreemptionKvCapacity"), first
 
-        # The fix: the same server without the block override, on the same port.
+        # The fix: the change the summary puts first, on the same server and port. History
+        # from Prometheus carries no process argv, so the block override stays invisible and
+        # the first change is a --max-num-seqs the pool holds.
+        change = first["change_first"] or ""
+        flags = list(storm.engine_args)
+        if change.startswith("Remove --num-gpu-blocks-override"):
+            i = flags.index("--num-gpu-blocks-override")
+            del flags[i : i + 2]
+        else:
+            m = re.match(r"Lower --max-num-seqs from \d+ to (\d+)", change)
+            assert m is not None, change
+            flags[flags.index("--max-num-seqs") + 1] = m.group(1)
+        fixed_flags = flags
         with lab_server(
             "preemption-storm", port=lab.port, vllm_python=python, engine_args=fixed_flags
         ) as fixed:

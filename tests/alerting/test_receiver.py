@@ -225,6 +225,47 @@ def test_whole_path_real_prometheus_to_sink_then_compare(
     assert len(sink.received) == 4
 
 
+def test_compare_waits_for_the_fixed_server(
+    receiver: Callable[..., Running],
+    prometheus_server: Callable[[list[str]], RunningPrometheus],
+    hot_replica: HotReplica,
+    sink: Sink,
+) -> None:
+    """The alert resolves while the server restarts with its fix: the compare waits for a
+    window holding the fixed server's data instead of failing or comparing with nothing."""
+    prom = prometheus_server([hot_replica.address])
+    starts = _firing_when_ready(prom, hot_replica, 6)
+    r = receiver(
+        prometheus=prom.url,
+        lookback="6s",
+        step="1s",
+        after_window="4s",
+        sinks=[SinkConfig(kind="webhook", url=sink.url)],
+    )
+    assert r.post(body(payload(alert(hot_replica.address, starts=_iso(starts))))).status_code == 202
+    first = sink.wait(1)[0]["body"]
+    assert first["primary"]["symptom"] == "preemption"
+    hot_replica.close()  # the server goes down for its fix
+    resolved = payload(
+        alert(hot_replica.address, status="resolved", starts=_iso(starts), ends=_iso(time.time())),
+        status="resolved",
+    )
+    assert r.post(body(resolved)).status_code == 202
+    time.sleep(12)  # Prometheus sees the target down; the compare waits
+    assert len(sink.received) == 1
+    assert any("compare waits" in line for line in r.log), r.log
+    fixed = HotReplica(port=hot_replica.port, calm=True)
+    try:
+        got = sink.wait(2, timeout_s=90)
+    finally:
+        fixed.close()
+    after = got[1]["body"]
+    assert after["kind"] == "compare" and after["group"] == first["group"]
+    assert after["compare"]["primary"].startswith("preemption/"), after
+    assert after["compare"]["primary_result"] == "gone", after
+    assert after["compare"]["verified"] is True
+
+
 def _serve_proc(cfg: Path, log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as fh:
         return subprocess.Popen(
