@@ -51,6 +51,20 @@ _FLAGS: tuple[tuple[str, str, Any, str], ...] = (
 )
 
 
+_METAVARS = {
+    "--state-dir": "DIR",
+    "--prometheus": "URL",
+    "--mapping": "FILE",
+    "--lookback": "DURATION",
+    "--step": "DURATION",
+    "--after-window": "DURATION",
+    "--live-window": "DURATION",
+    "--rate-limit": "N",
+    "--rate-window": "DURATION",
+    "--public-url": "URL",
+}
+
+
 def alerting_options(fn: F) -> F:
     decorators = [
         click.option(
@@ -61,7 +75,14 @@ def alerting_options(fn: F) -> F:
             help="YAML settings (README: 'Diagnosis triggered by Alertmanager'); flags override.",
         ),
         *[
-            click.option(flag, field, type=kind, default=None, help=text)
+            click.option(
+                flag,
+                field,
+                type=kind,
+                default=None,
+                help=text,
+                metavar=_METAVARS.get(flag),
+            )
             for flag, field, kind, text in _FLAGS
         ],
         click.option(

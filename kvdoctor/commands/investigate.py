@@ -148,7 +148,7 @@ def _bundle_summary(path: Path, cfg: Any, fmt: str) -> int:
     help="No alert: print (and post to --sink) the summary of this bundle.",
 )
 @click.option(
-    "--format",
+    "--sink-format",
     "fmt",
     type=click.Choice(["summary", "webhook", "github", "gitlab", "slack"]),
     default="summary",
@@ -189,7 +189,9 @@ def investigate(
     if bundle is not None:
         return _bundle_summary(bundle, cfg, fmt)
     if fmt != "summary":
-        raise KvdoctorError("--format goes with --bundle (the receiver posts each sink its own)")
+        raise KvdoctorError(
+            "--sink-format goes with --bundle (the receiver posts each sink its own)"
+        )
     if payload_file is not None:
         try:
             raw = sys.stdin.buffer.read() if str(payload_file) == "-" else payload_file.read_bytes()
