@@ -46,7 +46,7 @@ def serve(check_config: bool, **params: Any) -> int:
     each sink; when the group resolves, a compare of before and after. Endpoints: POST
     /alerts, GET /healthz, GET /metrics.
     """
-    from kvdoctor.alerting.server import make_server
+    from kvdoctor.alerting.server import make_server, parse_listen
     from kvdoctor.alerting.service import Service
     from kvdoctor.alerting.state import State
     from kvdoctor.errors import KvdoctorError
@@ -66,6 +66,7 @@ def serve(check_config: bool, **params: Any) -> int:
 
         click.echo(yaml.safe_dump(shown, sort_keys=True), nl=False)
         return 0
+    parse_listen(cfg.listen)
     token = cfg.bearer_token()
     state = State(cfg.state_dir)
     service = Service(cfg, state, log=_log)
