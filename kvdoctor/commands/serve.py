@@ -61,10 +61,19 @@ def serve(check_config: bool, **params: Any) -> int:
     if (cfg.tls_cert is None) != (cfg.tls_key is None):
         raise KvdoctorError("--tls-cert and --tls-key go together")
     if check_config:
-        shown = cfg.model_dump(mode="json")
+        from urllib.parse import urlsplit
+
         import yaml
 
-        click.echo(yaml.safe_dump(shown, sort_keys=True), nl=False)
+        shown = cfg.model_dump(mode="json")
+        for sink in shown["sinks"]:
+            # A Slack webhook's path is its secret: show where it goes, not the credential.
+            parts = urlsplit(sink["url"])
+            sink["url"] = (
+                f"{parts.scheme}://{parts.netloc}/…" if parts.path.strip("/") else sink["url"]
+            )
+
+        click.echo(yaml.safe_dump(shown, sort_keys=True, allow_unicode=True), nl=False)
         return 0
     parse_listen(cfg.listen)
     token = cfg.bearer_token()

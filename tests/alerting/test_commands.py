@@ -52,7 +52,7 @@ def test_check_config_shows_settings_and_no_secret(tmp_path: Path) -> None:
     cfg = tmp_path / "serve.yaml"
     cfg.write_text(
         "rate_limit: 5\nsinks:\n  - {kind: github, url: https://api.github.test/c, "
-        "token_env: GH_TOKEN}\n"
+        "token_env: GH_TOKEN}\n  - {kind: slack, url: https://hooks.slack.test/services/T/B/secret}\n"
     )
     done = run(
         "serve",
@@ -66,6 +66,7 @@ def test_check_config_shows_settings_and_no_secret(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "rate_limit: 5" in done.stdout and "max_concurrent: 3" in done.stdout
     assert "token_env: GH_TOKEN" in done.stdout
+    assert "https://hooks.slack.test/…" in done.stdout
     assert "secret" not in done.stdout
 
 
