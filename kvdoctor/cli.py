@@ -59,6 +59,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "lab": ("kvdoctor.commands.lab", "lab", "Start and stop a real vLLM lab server."),
     "demo": ("kvdoctor.commands.lab", "demo", "Lab up, drive a workload, diagnose, report, down."),
     "alerts": ("kvdoctor.commands.alerts", "alerts", "Generate Prometheus alerting rules."),
+    "serve": ("kvdoctor.commands.serve", "serve", "Receive Alertmanager webhooks; diagnose them."),
+    "investigate": (
+        "kvdoctor.commands.investigate",
+        "investigate",
+        "Diagnose what fires in Alertmanager now (cron, one-off).",
+    ),
 }
 
 

@@ -10,6 +10,8 @@ if [ "${KVDOCTOR_SKIP_LAB:-0}" != "1" ]; then
 fi
 # A real Prometheus and promtool for the fleet and alert-rule tests (Debian's package).
 bash scripts/install-prometheus.sh
+# Debian's Alertmanager for the lab test of the alert path (tests/alerting).
+bash scripts/install-alertmanager.sh
 echo "== ruff"; .venv/bin/ruff check kvdoctor tests benchmarks
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from kvdoctor.alerts.promql import (
+    BY,
     CONFIG_LABELS,
     Ctx,
     MetricNames,
@@ -41,10 +42,21 @@ from kvdoctor.rules.schema import Cause, Condition, Group, Playbook
 # `for:` by severity: a critical condition (stalls, OOM) pages sooner than a slow drift.
 DEFAULT_FOR: dict[str, str] = {"critical": "2m", "warning": "5m", "info": "15m"}
 
-# Where the runbook pages live: docs/runbooks/<playbook>.md in kvdoctor's repository (the
-# pages are `kvdoctor explain <playbook>`; tests/unit/test_alerts_runbooks.py keeps them in
-# step). A site that mirrors them elsewhere passes --runbook-url-base.
-RUNBOOK_URL_BASE = "https://github.com/kvdoctor/kvdoctor/blob/main/docs/runbooks"
+# Where the runbook pages are served: no default. The pages are docs/runbooks/<playbook>.md
+# (the same text as `kvdoctor explain <playbook>`; tests/unit/test_alerts_runbooks.py keeps them
+# in step); a site that publishes them passes --runbook-url-base and each alert gets a
+# ``runbook_url``. Without it the ``runbook`` annotation names the command that prints the page:
+# a default URL would point readers at a repository this project does not own.
+RUNBOOK_URL_BASE: str | None = None
+
+# Preemption alerts fire on a rate that means harm, not on one event: at least this many
+# preemptions in the window, and at least this many per finished request (each preemption
+# throws away a running sequence's KV and recomputes it; one in twenty requests paying that
+# is a user-visible slowdown, a single preemption under a burst is not).
+PREEMPTION_MIN_EVENTS = 3
+PREEMPTION_PER_REQUEST = 0.05
+# Signals whose playbook clause "> 0" (or ">= 1") means "a preemption happened".
+PREEMPTION_EVENT_SIGNALS = ("preemptions_seen", "preemptions_window")
 
 # How a value is printed in an annotation (Go's printf, as Prometheus templates run it).
 VALUE_TEMPLATE = '{{ printf "%.3g" $value }}'
@@ -60,6 +72,9 @@ class Translation:
     # The clause whose value the expression returns (``$value`` in annotations): the leftmost
     # operand of an ``and`` chain; None when an ``or`` makes it one of several.
     lead: Condition | None = None
+    # When ``or`` makes the value one of several clauses: those clauses, in order (PromQL's
+    # ``or`` keeps the left operand's value where it holds).
+    alternatives: list[Condition | None] = field(default_factory=list)
 
 
 @dataclass
@@ -129,6 +144,8 @@ def condition_expr(cond: Condition, ctx: Ctx) -> str | None:
         scaled = f"({rhs})" if cond.scale == 1.0 else f"({rhs}) * {number(cond.scale)}"
         return f"({lhs}) {cond.op} {scaled}"
     value = cond.value
+    if name in PREEMPTION_EVENT_SIGNALS and _is_any_event(cond):
+        return preemption_harm_expr(ctx)
     if name in CONFIG_LABELS:
         return config_expr(name, cond.op, value, ctx)
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -137,6 +154,27 @@ def condition_expr(cond: Condition, ctx: Ctx) -> str | None:
     if lhs is None:
         return None
     return f"({lhs}) {cond.op} {number(value)}"
+
+
+def _is_any_event(cond: Condition) -> bool:
+    v = cond.value
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    return (cond.op == ">" and v < 1) or (cond.op == ">=" and v <= 1)
+
+
+def preemption_harm_expr(ctx: Ctx) -> str:
+    """Preemptions in the window, kept where they are frequent enough to harm (see
+    PREEMPTION_MIN_EVENTS, PREEMPTION_PER_REQUEST); the value is the preemption count.
+
+    A replica without the finished-requests counter is judged on the count alone
+    (``or`` supplies a zero denominator, and at least one request is assumed)."""
+    preempted = f"sum {BY} (increase({ctx.names.m('num_preemptions_total')}[{ctx.window}]))"
+    finished = f"sum {BY} (increase({ctx.names.m('request_success_total')}[{ctx.window}]))"
+    return (
+        f"({preempted} >= {PREEMPTION_MIN_EVENTS}) and (({preempted}) / "
+        f"clamp_min(({finished}) or (({preempted}) * 0), 1) >= {number(PREEMPTION_PER_REQUEST)})"
+    )
 
 
 def _clause(clause: Condition | Group, ctx: Ctx) -> Translation:
@@ -159,6 +197,7 @@ def group_expr(group: Group, ctx: Ctx) -> Translation:
     skipped: list[str] = []
     positives: list[str] = []
     leads: list[Condition | None] = []
+    alternatives: list[Condition | None] = []
 
     def translate(clauses: list[Any]) -> list[Translation]:
         kept = []
@@ -169,16 +208,24 @@ def group_expr(group: Group, ctx: Ctx) -> Translation:
                 kept.append(t)
         return kept
 
+    all_kept = False
     if group.all:
         kept = translate(group.all)
+        all_kept = bool(kept)
         if kept:
             positives.append(_join([t.expr for t in kept if t.expr], "and"))
             leads.append(kept[0].lead)
+            alternatives = list(kept[0].alternatives)
     if group.any:
         kept = translate(group.any)
         if kept:
             positives.append(_join([t.expr for t in kept if t.expr], "or"))
             leads.append(kept[0].lead if len(kept) == 1 else None)
+            if not all_kept:
+                if len(kept) > 1:
+                    alternatives = [t.lead for t in kept]
+                else:
+                    alternatives = list(kept[0].alternatives)
         elif not group.all:
             return Translation(None, skipped)
     if not positives:
@@ -193,7 +240,7 @@ def group_expr(group: Group, ctx: Ctx) -> Translation:
                 negatives.append(t.expr)
         if negatives:
             expr = f"({expr}) unless ({_join(negatives, 'or')})"
-    return Translation(expr, skipped, leads[0])
+    return Translation(expr, skipped, leads[0], alternatives if leads[0] is None else [])
 
 
 def alert_name(playbook: Playbook, cause: Cause, suffix: str = "") -> str:
@@ -246,21 +293,117 @@ def fill_placeholders(text: str, lead: Condition | None, ctx: Ctx) -> str:
     return _PLACEHOLDER.sub(lambda m: fill(m.group(1)) or m.group(1).replace("_", " "), text)
 
 
-def value_sentence(lead: Condition | None, config_state: bool) -> str:
-    """What ``$value`` is, in words (empty when the expression's value means nothing)."""
-    if lead is None or config_state:
-        return ""
+# How a value of each catalog unit is printed: the template (Go's printf, as Prometheus runs
+# annotation templates) and the unit after it; thresholds in the same unit.
+_UNIT_WORDS: dict[str, str] = {
+    "s": "s",
+    "s/token": "s per token",
+    "1/s": "per second",
+    "bytes": "bytes",
+    "bytes/s": "bytes/s",
+    "tokens": "tokens",
+    "tokens/s": "tokens/s",
+    "requests": "requests",
+    "blocks": "blocks",
+    "count": "",
+    "ratio": "×",
+}
+
+
+def unit_of(signal: str) -> str:
+    from kvdoctor.signals.catalog import SIGNALS
+
+    sig = SIGNALS.get(signal)
+    return sig.unit if sig is not None else ""
+
+
+def threshold_text(value: float, unit: str) -> str:
+    if unit == "fraction":
+        return f"{number(value * 100)} %"
+    word = _UNIT_WORDS.get(unit, unit)
+    if word == "×":
+        return f"{number(value)}×"
+    return f"{number(value)} {word}".rstrip()
+
+
+def _value_of(unit: str) -> str:
+    """``$value`` with its unit. Fractions stay the raw number with "(fraction of 1)": the
+    template functions that would print a percentage differ across Prometheus releases."""
+    if unit == "fraction":
+        return f"{VALUE_TEMPLATE} (fraction of 1)"
+    word = _UNIT_WORDS.get(unit, unit)
+    if word == "×":
+        return VALUE_TEMPLATE + "×"
+    return f"{VALUE_TEMPLATE} {word}".rstrip()
+
+
+def _subject(lead: Condition) -> str:
+    """A clause's value in words with its unit, for a list of alternatives."""
     if lead.series:
+        return f"share of the window with {lead.series} {lead.op} {number(float(lead.value or 0))}"
+    subject = lead.signal or ""
+    if subject in PREEMPTION_EVENT_SIGNALS and _is_any_event(lead):
+        return "preemptions in the window"
+    unit = unit_of(subject)
+    word = "fraction of 1" if unit == "fraction" else _UNIT_WORDS.get(unit, unit) or unit
+    return f"{subject} ({word})" if word else subject
+
+
+def value_sentence(
+    lead: Condition | None,
+    config_state: bool,
+    symptom_leads: dict[str, Condition | None],
+    alternatives: Sequence[Condition | None] = (),
+) -> str:
+    """What ``$value`` is, in words and units (empty only for configuration states)."""
+    if config_state:
+        return ""
+    if lead is None and alternatives and all(a is not None for a in alternatives):
+        subjects = [_subject(a) for a in alternatives if a is not None]
         return (
-            f"Share of the window with {lead.series} {lead.op} {number(float(lead.value or 0))}: "
-            f"{VALUE_TEMPLATE}."
+            f"Value: {VALUE_TEMPLATE}, the first of these that holds: " + "; ".join(subjects) + "."
+        )
+    seen: set[str] = set()
+    while (
+        lead is not None
+        and lead.signal
+        and lead.signal.startswith("symptom_")
+        and lead.signal not in seen
+    ):
+        seen.add(lead.signal)
+        lead = symptom_leads.get(lead.signal)
+    if lead is None:
+        return (
+            f"Value: {VALUE_TEMPLATE} (the first condition of the expression that holds; "
+            "its unit is that condition's)."
+        )
+    if lead.series:
+        threshold = float(lead.value or 0)
+        unit = "fraction" if lead.series == "kv_usage" else ""
+        return (
+            f"Share of the window with {lead.series} {lead.op} {threshold_text(threshold, unit)}: "
+            f"{VALUE_TEMPLATE} (fraction of 1)."
         )
     subject = lead.signal or ""
+    unit = unit_of(subject)
+    if subject in PREEMPTION_EVENT_SIGNALS and _is_any_event(lead):
+        return (
+            f"Preemptions in the window: {VALUE_TEMPLATE} (alerting from "
+            f"{PREEMPTION_MIN_EVENTS} and {number(PREEMPTION_PER_REQUEST)} per finished request)."
+        )
     if lead.value_from:
-        return f"{subject}: {VALUE_TEMPLATE} (playbook: {lead.op} {lead.value_from})."
+        return (
+            f"{subject}: {_value_of(unit)} (playbook: {lead.op} {lead.value_from}"
+            + (f" × {number(lead.scale)}" if lead.scale != 1.0 else "")
+            + ")."
+        )
     if isinstance(lead.value, bool) or not isinstance(lead.value, int | float):
-        return ""
-    return f"{subject}: {VALUE_TEMPLATE} (playbook: {lead.op} {number(lead.value)})."
+        # A setting read from a label: the expression's value is 1 while it holds.
+        return f"{subject} {lead.op} {lead.value!s} on this replica (value {VALUE_TEMPLATE})."
+    return (
+        f"{subject}: {_value_of(unit)} (playbook: {lead.op} "
+        f"{threshold_text(float(lead.value), unit)})."
+    )
 
 
 _METRIC = re.compile(r"\b(?:ray_)?vllm:[a-zA-Z0-9_]+")
@@ -276,12 +419,9 @@ def inhibition_example() -> list[str]:
     return [
         "Configuration-state alerts (severity: info) name a setting that risks harm (fp8 KV",
         "cache, prefix caching off); they hold as long as the setting does. Route severity=info",
-        "to a non-paging receiver, and let a firing alert of the same replica hide them, e.g. in",
-        "alertmanager.yml:",
-        "  inhibit_rules:",
-        "    - source_matchers: ['severity=~\"warning|critical\"']",
-        "      target_matchers: ['severity=\"info\"']",
-        "      equal: [job, instance, engine]",
+        "to a non-paging receiver. The inhibition rules that go with these alerts (critical",
+        "hides the warning of the same condition; a firing alert of a replica hides its info",
+        "alerts) are written by `kvdoctor alerts --inhibit-rules FILE`, for alertmanager.yml.",
     ]
 
 
@@ -397,10 +537,11 @@ def generate(
     window: str = "5m",
     resolution: str = "30s",
     for_override: str | None = None,
-    runbook_url_base: str = RUNBOOK_URL_BASE,
+    runbook_url_base: str | None = RUNBOOK_URL_BASE,
 ) -> RuleSet:
     playbooks = list(playbooks)
     ctx = Ctx(names=names, window=window, resolution=resolution)
+    symptom_leads: dict[str, Condition | None] = {}
     for pb in playbooks:
         if pb.detect is None:
             continue
@@ -409,7 +550,8 @@ def generate(
             t = group_expr(Group(any=defaults), ctx)
             if t.expr is not None:
                 ctx.symptoms[f"symptom_{pb.symptom.replace('-', '_')}"] = t.expr
-    base_url = runbook_url_base.rstrip("/")
+                symptom_leads[f"symptom_{pb.symptom.replace('-', '_')}"] = t.lead
+    base_url = runbook_url_base.rstrip("/") if runbook_url_base else None
     alerts: list[AlertRule] = []
     missing: list[tuple[str, str, list[str]]] = []
     for pb in sorted(playbooks, key=lambda p: p.id):
@@ -429,7 +571,7 @@ def generate(
                 "kvdoctor_playbook": pb.id,
                 "kvdoctor_cause": cause.id,
             }
-            annotations = _annotations(pb, cause, t.lead, config_state, ctx, base_url)
+            annotations = _annotations(pb, cause, t, config_state, ctx, base_url, symptom_leads)
             base = AlertRule(
                 name=alert_name(pb, cause),
                 expr=t.expr,
@@ -459,25 +601,83 @@ def generate(
     return RuleSet(alerts, missing, names, window)
 
 
+def change_first_text(cause: Cause, lead: Condition | None, ctx: Ctx) -> str | None:
+    """The change to make first, as an annotation. A report words it with the replica's own
+    numbers; an alert has none of them, so it takes the first remediation (in the playbook's
+    order) with a wording that needs no number only a bundle has (its text or a fallback),
+    else the first one with its placeholders filled or dropped as in the description."""
+    for rem in cause.remediation:
+        texts = [c for c in (rem.text, *rem.fallbacks) if c]
+        plain = next((c for c in texts if not _PLACEHOLDER.search(c)), None)
+        if plain is not None:
+            return _one_line(plain)
+        # A planner's change is computed from the bundle; the alert states the declared move.
+        for move in rem.moves:
+            if move.flag is not None and move.action in ("raise", "lower", "set", "remove"):
+                target = f" ({move.target})" if move.target else ""
+                return _one_line(f"{move.action.capitalize()} {move.flag}{target}: {move.effect}")
+    worded = [
+        c for rem in cause.remediation for c in (*rem.fallbacks, rem.text) if c is not None
+    ]
+    if not worded:
+        return None
+    return _one_line(fill_placeholders(worded[-1], lead, ctx))
+
+
 def _annotations(
     pb: Playbook,
     cause: Cause,
-    lead: Condition | None,
+    t: Translation,
     config_state: bool,
     ctx: Ctx,
-    base_url: str,
+    base_url: str | None,
+    symptom_leads: dict[str, Condition | None],
 ) -> dict[str, str]:
     # Engines of one data-parallel server share an instance; older vLLMs have no engine label.
     where = "{{ $labels.instance }}{{ with $labels.engine }} (engine {{ . }}){{ end }}"
+    lead = t.lead
     description = fill_placeholders(cause.description, lead, ctx)
-    value = value_sentence(lead, config_state)
+    value = value_sentence(lead, config_state, symptom_leads, t.alternatives)
     if config_state:
         value = "A configuration state: it holds until the setting changes."
-    return {
+    out = {
         "summary": f"{{{{ $labels.instance }}}}: {fill_placeholders(cause.title, lead, ctx)}",
         "description": " ".join(p for p in (f"{where}: {description}", value) if p),
-        "runbook_url": f"{base_url}/{pb.id}.md",
     }
+    change = change_first_text(cause, lead, ctx)
+    if change:
+        out["change_first"] = change
+    out["runbook"] = f"kvdoctor explain {pb.id}"
+    if base_url is not None:
+        out["runbook_url"] = f"{base_url}/{pb.id}.md"
+    return out
+
+
+def inhibit_rules() -> list[dict[str, Any]]:
+    """Alertmanager ``inhibit_rules`` shipped beside the rules (``kvdoctor alerts
+    --inhibit-rules FILE``): the critical alert of a condition hides its warning (one page,
+    not two), and a firing warning or critical of a replica hides its configuration-state
+    (info) alerts."""
+    replica = ["job", "namespace", "pod", "instance", "engine"]
+    return [
+        {
+            "source_matchers": ['severity="critical"', 'kvdoctor_playbook=~".+"'],
+            "target_matchers": ['severity="warning"', 'kvdoctor_playbook=~".+"'],
+            "equal": ["kvdoctor_playbook", "kvdoctor_cause", *replica],
+        },
+        {
+            "source_matchers": ['severity=~"warning|critical"', 'kvdoctor_playbook=~".+"'],
+            "target_matchers": ['severity="info"', 'kvdoctor_playbook=~".+"'],
+            "equal": replica,
+        },
+    ]
+
+
+def render_inhibit_rules(header: str) -> str:
+    """An Alertmanager configuration fragment: paste under (or merge into) alertmanager.yml."""
+    out = [f"# {line}" if line else "#" for line in header.splitlines()]
+    body = yaml.safe_dump({"inhibit_rules": inhibit_rules()}, sort_keys=False, width=1_000_000)
+    return "\n".join(out) + "\n" + body
 
 
 def render_yaml(rules: RuleSet, header: str) -> str:

@@ -150,7 +150,11 @@ class PromClient:
         """All metric metadata (TYPE/HELP); absent on very old servers, which is not an error."""
         return self._call("metadata", {})
 
-    def _call(self, endpoint: str, params: dict[str, str]) -> RawAnswer:
+    def targets(self) -> RawAnswer:
+        """The active scrape targets with their labels and scrape URLs (GET only in the API)."""
+        return self._call("targets", {"state": "active"}, method="GET")
+
+    def _call(self, endpoint: str, params: dict[str, str], method: str = "POST") -> RawAnswer:
         import httpx
 
         from kvdoctor.urlauth import same_origin
@@ -161,7 +165,12 @@ class PromClient:
         deadline = time.monotonic() + self.timeout_s
         try:
             # POST keeps long selectors out of URLs (and out of proxy logs); the API accepts both.
-            request = self._client.build_request("POST", url, data=params)
+            # /targets takes GET only.
+            request = (
+                self._client.build_request("POST", url, data=params)
+                if method == "POST"
+                else self._client.build_request(method, url, params=params)
+            )
             for _hop in range(MAX_REDIRECTS + 1):
                 resp = self._client.send(request, stream=True)
                 try:

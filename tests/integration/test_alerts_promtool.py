@@ -41,7 +41,7 @@ def _generate(tmp_path: Path, *args: str) -> Path:
 def test_generated_rules_pass_promtool_check(tmp_path: Path, version: str | None) -> None:
     promtool = _promtool()
     args = ["--vllm-version", version] if version else []
-    rules = _generate(tmp_path, *args)
+    rules = _generate(tmp_path, *args, "--runbook-url-base", "https://wiki.example/runbooks")
     proc = subprocess.run(
         [promtool, "check", "rules", str(rules)], capture_output=True, text=True, timeout=60
     )
@@ -53,13 +53,35 @@ def test_generated_rules_pass_promtool_check(tmp_path: Path, version: str | None
         assert rule["labels"]["severity"] in ("critical", "warning", "info")
         url = rule["annotations"]["runbook_url"]
         playbook = rule["labels"]["kvdoctor_playbook"]
-        assert url.startswith("https://") and url.endswith(f"/docs/runbooks/{playbook}.md")
+        assert url == f"https://wiki.example/runbooks/{playbook}.md"
+        assert rule["annotations"]["runbook"] == f"kvdoctor explain {playbook}"
         assert rule["for"]
         # Prose placeholders are filled or dropped: no "{signal}" or "<signal>" is left.
         for text in (rule["annotations"]["summary"], rule["annotations"]["description"]):
             assert not re.search(r"<[a-z_]+>", text), text
             assert not re.search(r"(?<!\{)\{[a-z_][a-z0-9_]*(:[^{}]*)?\}(?!\})", text), text
             assert text.startswith("{{ $labels.instance }}"), text
+
+
+def test_inhibition_rules_pass_amtool(tmp_path: Path) -> None:
+    """The inhibit_rules written beside the rules load in a real Alertmanager configuration."""
+    from labenv import tool_or_skip
+
+    amtool = tool_or_skip("amtool")
+    inhibit = tmp_path / "inhibit.yml"
+    _generate(tmp_path, "--inhibit-rules", str(inhibit))
+    config = {
+        "route": {"receiver": "kvdoctor"},
+        "receivers": [{"name": "kvdoctor"}],
+        **yaml.safe_load(inhibit.read_text()),
+    }
+    am = tmp_path / "alertmanager.yml"
+    am.write_text(yaml.safe_dump(config))
+    proc = subprocess.run(
+        [amtool, "check-config", str(am)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 inhibit rules" in proc.stdout, proc.stdout
 
 
 _SERIES = re.compile(r"^([^{]+)\{(.*)\}$")

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from kvdoctor.alerts.generate import (
     RUNBOOK_URL_BASE,
     generate,
+    inhibit_rules,
     layout_promql,
     render_yaml,
     runbook_pages,
@@ -24,7 +25,10 @@ from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 RUNBOOKS = Path(__file__).resolve().parents[2] / "docs" / "runbooks"
 
 
-def _rules(version: str | None = None, base: str = RUNBOOK_URL_BASE) -> list[dict[str, object]]:
+SITE = "https://wiki.example/runbooks"
+
+
+def _rules(version: str | None = None, base: str | None = SITE) -> list[dict[str, object]]:
     names = metric_names(parse_version(version) if version else None, "vllm:")
     text = render_yaml(generate(load_playbooks(), names, runbook_url_base=base), "header")
     doc = yaml.safe_load(text)
@@ -40,8 +44,70 @@ def test_runbook_pages_are_current() -> None:
 def test_every_runbook_url_names_an_existing_page() -> None:
     for rule in _rules():
         url = rule["annotations"]["runbook_url"]  # type: ignore[index]
-        assert url.startswith(RUNBOOK_URL_BASE + "/")
+        assert url.startswith(SITE + "/")
         assert (RUNBOOKS / url.rsplit("/", 1)[1]).is_file(), url
+
+
+def test_no_default_runbook_url_only_the_command() -> None:
+    # No default link: it would send readers to a repository this project does not own.
+    assert RUNBOOK_URL_BASE is None
+    result = CliRunner().invoke(cli, ["alerts"], standalone_mode=False)
+    assert result.exception is None, result.output
+    assert "github.com" not in result.output and "runbook_url" not in result.output
+    for rule in _rules(base=None):
+        annotations = rule["annotations"]
+        assert "runbook_url" not in annotations  # type: ignore[operator]
+        page = annotations["runbook"].removeprefix("kvdoctor explain ")  # type: ignore[index]
+        assert (RUNBOOKS / f"{page}.md").is_file(), page
+
+
+def test_every_description_states_its_value_with_its_unit() -> None:
+    value = '{{ printf "%.3g" $value }}'
+    for rule in _rules():
+        text = rule["annotations"]["description"]  # type: ignore[index]
+        if text.endswith("A configuration state: it holds until the setting changes."):
+            assert rule["labels"]["severity"] == "info"  # type: ignore[index]
+            continue
+        assert value in text, rule["alert"]
+        after = text.split(value, 1)[1]
+        # A unit or what the number counts follows the value (or precedes it: "Preemptions in
+        # the window: N", "Value: N, the first of these that holds: x (unit); ...").
+        assert re.match(
+            r"^( (s|tokens|requests|blocks|bytes|per second|\(fraction of 1\))|×|[,.)] )", after
+        ) or (
+            text.split(value, 1)[0].rstrip().endswith(("Preemptions in the window:", "(value"))
+        ), (rule["alert"], after[:80])
+
+
+def test_every_alert_names_the_change_to_make_first() -> None:
+    for rule in _rules():
+        change = rule["annotations"]["change_first"]  # type: ignore[index]
+        assert change and "{" not in change.replace("{{", ""), (rule["alert"], change)
+
+
+def test_preemption_alerts_need_a_harmful_rate_not_one_event() -> None:
+    [rule] = [r for r in _rules() if r["alert"] == "KvdoctorPreemptionKvCapacity"]
+    expr = str(rule["expr"])
+    assert "> 0" not in expr and ">= 3" in expr and "request_success_total" in expr
+
+
+def test_inhibition_rules_critical_hides_warning_and_alerts_hide_info() -> None:
+    crit, info = inhibit_rules()
+    assert crit["source_matchers"][0] == 'severity="critical"'
+    assert crit["target_matchers"][0] == 'severity="warning"'
+    assert {"kvdoctor_playbook", "kvdoctor_cause", "instance"} <= set(crit["equal"])
+    assert info["target_matchers"][0] == 'severity="info"'
+    # Every critical alert has a warning twin with the same labels but severity.
+    rules = _rules()
+    warnings = {
+        (r["labels"]["kvdoctor_playbook"], r["labels"]["kvdoctor_cause"])  # type: ignore[index]
+        for r in rules
+        if r["labels"]["severity"] == "warning"  # type: ignore[index]
+    }
+    for r in rules:
+        if str(r["alert"]).endswith("Critical"):
+            key = (r["labels"]["kvdoctor_playbook"], r["labels"]["kvdoctor_cause"])  # type: ignore[index]
+            assert key in warnings, r["alert"]
 
 
 def test_runbook_url_base_is_configurable(tmp_path: Path) -> None:
@@ -89,15 +155,10 @@ def test_fp8_summary_names_the_dtype_through_a_lookup() -> None:
     assert 'label "cache_dtype"' in summary and "| query" in summary
 
 
-def test_header_shows_the_inhibition_rule() -> None:
+def test_header_points_at_the_inhibition_rules() -> None:
     names = metric_names(None, "vllm:")
     text = render_yaml(generate(load_playbooks(), names), "header")
-    comment = "\n".join(line[2:] for line in text.splitlines() if line.startswith("# "))
-    start = comment.index("inhibit_rules:")
-    example = yaml.safe_load(comment[start:].split("Causes without")[0])
-    [rule] = example["inhibit_rules"]
-    assert rule["target_matchers"] == ['severity="info"']
-    assert "instance" in rule["equal"]
+    assert "kvdoctor alerts --inhibit-rules FILE" in text
 
 
 @pytest.mark.parametrize("version", [None, "0.10.1", "0.33.0"])

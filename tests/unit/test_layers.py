@@ -46,6 +46,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "kvdoctor.compare",
         "kvdoctor.remediation",
         "kvdoctor.alerts",
+        "kvdoctor.alerting",
         "kvdoctor.fleet",
         "kvdoctor.lab",
     ),
