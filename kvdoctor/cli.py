@@ -33,6 +33,7 @@ from typing import Any  # noqa: E402
 import click  # noqa: E402
 
 from kvdoctor import __version__  # noqa: E402
+from kvdoctor.errors import KvdoctorError  # noqa: E402
 
 # name -> ("module", "attribute", "one-line help shown in `kvdoctor --help`")
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -101,8 +102,6 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: known errors become one line on stderr and exit code 2."""
-    from kvdoctor.errors import KvdoctorError
-
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
         # From here on Ctrl-C is a KeyboardInterrupt again: the capture window turns it into an
         # early end and keeps what it has, and the handlers below make it one line.

@@ -16,7 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor.pipeline import Diagnosis
 from kvdoctor.remediation.config import canonical_flag, normalize_args
+from kvdoctor.remediation.constraints import SERVER_ONLY
+from kvdoctor.report import fmt
+from kvdoctor.report.escape import escape_md
 from kvdoctor.report.model import Finding, Scalar, Verdict
+from kvdoctor.report.render import _environment
+from kvdoctor.resources import data_dir
 
 COMPARE_SCHEMA: Final = "kvdoctor.compare/1"
 Result = Literal["gone", "better", "same", "worse", "new"]
@@ -114,8 +119,6 @@ def _result(before: Finding | None, after: Finding | None) -> Result:
 
 
 def _flags(before: Diagnosis, after: Diagnosis) -> list[FlagDelta]:
-    from kvdoctor.remediation.constraints import SERVER_ONLY
-
     b = normalize_args(dict(before.context.engine_args))
     a = normalize_args(dict(after.context.engine_args))
     out: list[FlagDelta] = []
@@ -185,11 +188,6 @@ def render_json(c: Comparison) -> str:
 def render_markdown(c: Comparison, before_label: str, after_label: str) -> str:
     """The ticket section ("Fix verified" / "Fix not verified") from templates/compare.md.j2."""
     from markupsafe import Markup
-
-    from kvdoctor.report import fmt
-    from kvdoctor.report.escape import escape_md
-    from kvdoctor.report.render import _environment
-    from kvdoctor.resources import data_dir
 
     def sval(name: str, value: Scalar) -> Markup:
         formatted = fmt.signal_value(name, value)

@@ -24,6 +24,8 @@ from kvdoctor.bundle.model import (
     NotChecked,
     ReproducerRecord,
 )
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.bundle.redact import Redactor
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.experiment_catalog import why_not_run
 from kvdoctor.kvmath import kv_section
@@ -33,6 +35,8 @@ from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
+from kvdoctor.report.render import change_first, summary_sentence
+from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules import engine as rules
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.schema import Playbook
@@ -333,7 +337,6 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     context = _context(bundle, obs, signals, records, healthy)
     # The verdict sentence and the change to make first, word for word as the Markdown states
     # them (report/1.1): a ticket bot reading the JSON quotes the same text a human reads.
-    from kvdoctor.report.render import change_first, summary_sentence
 
     report = report.model_copy(
         update={
@@ -383,9 +386,7 @@ def run_reproducers(
     ``headers`` go to the target only and ``reference_headers`` to the reference only: the
     target's auth is never sent to another server.
     """
-    from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import ReproContext, run_experiment
-    from kvdoctor.reproducers.host import cpu_share_warning
 
     signals = compute_signals(bundle)
     earlier, _ = reproducer_records(bundle)
@@ -438,7 +439,6 @@ def run_live(
     """
     import time
 
-    from kvdoctor.bundle.reader import read_bundle
     from kvdoctor.bundle.writer import append_reproducers
     from kvdoctor.capture import capture
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kvdoctor.vllm_metrics import claimed_in
+
 # Replica identity: the same labels the fleet path groups by (pod, else instance) plus engine
 # for data parallelism. Labels a target lacks are simply empty in PromQL, which is harmless.
 GROUP_LABELS: tuple[str, ...] = ("job", "namespace", "pod", "instance", "engine")
@@ -57,8 +59,6 @@ class MetricNames:
 
     def exports(self, metric: str) -> bool:
         """Whether this release exports ``metric`` (``vllm:`` name, as in vllm_metrics.READS)."""
-        from kvdoctor.vllm_metrics import claimed_in
-
         if self.version is None:
             return True
         return claimed_in(metric, ".".join(str(p) for p in self.version))

@@ -41,6 +41,7 @@ from kvdoctor.bundle.model import (
     UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
+from kvdoctor.slo import slo_from_bundle_file
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
 # exposition text at most; anything beyond these is refused rather than loaded.
@@ -376,8 +377,6 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     repro, unread = reproducer_records(repro_lines) if repro_lines is not None else (None, [])
     slo = None
     if "slo.json" in files:
-        from kvdoctor.slo import slo_from_bundle_file
-
         try:
             slo = slo_from_bundle_file(files["slo.json"]) or None
         except KvdoctorError as exc:

@@ -37,7 +37,9 @@ from kvdoctor.bundle.model import (
     Scrape,
     ServerInfo,
 )
+from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.errors import BundleError
+from kvdoctor.slo import SLO_FILE, slo_json
 
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 
@@ -94,8 +96,6 @@ def bundle_files(bundle: Bundle) -> dict[str, str]:
     if bundle.reproducers is not None or bundle.unread_reproducers:
         files[REPRODUCERS] = "".join(reproducer_lines(bundle))
     if bundle.slo:
-        from kvdoctor.slo import SLO_FILE, slo_json
-
         files[SLO_FILE] = slo_json(bundle.slo)
     return files
 
@@ -182,8 +182,6 @@ def append_reproducers(dest: Path, records: Iterable[ReproducerRecord]) -> Path:
     added = list(records)
     lines = "".join(record_line(r) for r in added)
     if is_archive(dest):
-        from kvdoctor.bundle.reader import read_bundle
-
         return write_bundle(read_bundle(dest).with_reproducers(added), dest)
     target = dest / REPRODUCERS
     if not (dest / MANIFEST).is_file():
@@ -257,8 +255,6 @@ class BundleSink:
         self._write(LOGS, text)
 
     def set_slo(self, slo: Mapping[str, float]) -> None:
-        from kvdoctor.slo import SLO_FILE, slo_json
-
         self._write(SLO_FILE, slo_json(slo))
 
     def _close_streams(self) -> None:

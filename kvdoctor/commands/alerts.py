@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from kvdoctor import __version__
+from kvdoctor.alerts.promql import metric_names, parse_version
+from kvdoctor.errors import KvdoctorError
 
 
 def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
     """``GET /version`` of a vLLM server → its version string (KvdoctorError when it fails)."""
     import httpx
-
-    from kvdoctor.errors import KvdoctorError
 
     url = endpoint.rstrip("/") + "/version"
     try:
@@ -29,7 +29,6 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
 
 def _write_runbooks(directory: Path) -> int:
     from kvdoctor.alerts.generate import runbook_pages
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
     pages = runbook_pages(load_playbooks() + load_fleet_playbooks())
@@ -120,8 +119,6 @@ def alerts(
     firing series, and a runbook_url annotation.
     """
     from kvdoctor.alerts.generate import RUNBOOK_URL_BASE, generate, render_yaml
-    from kvdoctor.alerts.promql import metric_names, parse_version
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.fleet.promapi import format_duration, parse_duration
     from kvdoctor.rules.engine import load_playbooks
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kvdoctor.commands._capture_opts import capture_options, pop_capture_params
+from kvdoctor.commands._capture_opts import capture_options, pop_capture_params, to_capture_options
 from kvdoctor.errors import KvdoctorError
 
 
@@ -95,7 +95,6 @@ def compare(
         raise KvdoctorError("give AFTER as the second argument (a bundle or a URL), not --endpoint")
     d_before = _diagnosis_of_bundle(before)
     if _is_url(after):
-        from kvdoctor.commands._capture_opts import to_capture_options
         from kvdoctor.pipeline import run_live
 
         opts = to_capture_options({**capture, "endpoint": after})

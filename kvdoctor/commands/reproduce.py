@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kvdoctor import __version__
 from kvdoctor.commands._capture_opts import parse_header
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.experiment_catalog import EXPERIMENTS
+from kvdoctor.urlauth import url_credentials
 
 if TYPE_CHECKING:
     from kvdoctor.reproducers.model import ReproducerRecord
@@ -95,7 +97,6 @@ def reproduce(
         get_experiment,
         run_experiment,
     )
-    from kvdoctor.urlauth import url_credentials
 
     exp = get_experiment(name)
     sent = dict(parse_header(h) for h in headers)
@@ -177,7 +178,6 @@ def _save(
     if dest.exists():
         append_reproducers(dest, [record])
         return
-    from kvdoctor import __version__
     from kvdoctor.bundle.model import Bundle, Manifest
     from kvdoctor.bundle.writer import write_bundle
     from kvdoctor.probes.metrics import MetricsClient

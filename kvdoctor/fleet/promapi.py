@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kvdoctor.bundle.redact import Redactor
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.urlauth import url_credentials
 
 # httpx is imported where a client is made: an offline fleet replay never opens one, and the
 # import is a large share of a replay's start-up.
@@ -92,9 +94,6 @@ class PromClient:
         timeout_s: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        from kvdoctor.bundle.redact import Redactor
-        from kvdoctor.urlauth import url_credentials
-
         url = base_url.strip().rstrip("/")
         if not re.match(r"^https?://[^/\s]+", url):
             # Not echoed: a mistyped URL can still hold a password.

@@ -16,6 +16,7 @@ from typing import Literal
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath.capacity import pool_capacity
 from kvdoctor.kvmath.section import KvSection
+from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.model import Scalar, SignalSet
 
 Platform = Literal["cpu", "gpu"]
@@ -204,7 +205,6 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
     gmu = _float(arg_or("gpu-memory-utilization", "gpu_memory_utilization"))
     mc = bundle.model_config_raw or {}
     mpe = _int(mc.get("max_position_embeddings")) if isinstance(mc, dict) else None
-    from kvdoctor.signals.locker import blocks_override
 
     return EngineConfig(
         version=str(get("vllm_version")) if get("vllm_version") is not None else None,

@@ -28,6 +28,8 @@ from kvdoctor.report.model import (
     Symptom,
     Verdict,
 )
+from kvdoctor.resources import data_dir
+from kvdoctor.rules import formatting, predicates, schema
 
 # experiment_of's home is kvdoctor.rules.experiments; re-exported for the callers that know it here.
 from kvdoctor.rules.experiments import experiment_of as experiment_of
@@ -42,6 +44,7 @@ from kvdoctor.rules.schema import (
     Remediation,
     Scope,
 )
+from kvdoctor.signals import catalog, fleet
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -63,8 +66,6 @@ def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> l
     each is checked against its own signal registry.
     """
     if directory is None:
-        from kvdoctor.resources import data_dir
-
         directory = data_dir("playbooks")
         if scope == "fleet":
             directory = directory / FLEET_DIR
@@ -104,9 +105,6 @@ def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> s
     import hashlib
 
     import pydantic
-
-    from kvdoctor.rules import formatting, predicates, schema
-    from kvdoctor.signals import catalog, fleet
 
     h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
     h.update(

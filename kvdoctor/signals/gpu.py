@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.signals.common import Out, not_checked_reason
+from kvdoctor.signals.physics import bandwidth_of
 
 
 def _is_server_process(name: str) -> bool:
@@ -63,7 +64,6 @@ def gpu(out: Out, bundle: Bundle) -> None:
     )
     name = next((d.name for s in samples for d in s.devices if d.index == index), None)
     out.set("gpu_name", name or None, prov, reason="NVML gave no device name")
-    from kvdoctor.signals.physics import bandwidth_of
 
     bw = bandwidth_of(name) if name else None
     out.set(
