@@ -8,8 +8,10 @@ a cause fires only when its conditions are known to hold).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -29,7 +31,6 @@ from kvdoctor.report.model import (
     Verdict,
 )
 from kvdoctor.resources import data_dir
-from kvdoctor.rules import formatting, predicates, schema
 
 # experiment_of's home is kvdoctor.rules.experiments; re-exported for the callers that know it here.
 from kvdoctor.rules.experiments import experiment_of as experiment_of
@@ -44,7 +45,6 @@ from kvdoctor.rules.schema import (
     Remediation,
     Scope,
 )
-from kvdoctor.signals import catalog, fleet
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -96,23 +96,64 @@ def load_fleet_playbooks(directory: Path | None = None) -> list[Playbook]:
     return load_playbooks(directory, scope="fleet")
 
 
+# Every kvdoctor module this one imports, directly or not: their code decides what a valid
+# playbook is and what it becomes (the experiment catalog's measured keys, the signal names,
+# the vocabulary), so each is part of the cache key. tests/unit/test_playbook_cache.py holds
+# this list equal to the import graph: a module added to it without a line here fails there.
+VALIDATION_MODULES: tuple[str, ...] = (
+    "kvdoctor",
+    "kvdoctor.bundle",
+    "kvdoctor.bundle.model",
+    "kvdoctor.bundle.records",
+    "kvdoctor.cache",
+    "kvdoctor.errors",
+    "kvdoctor.experiment_catalog",
+    "kvdoctor.expfmt",
+    "kvdoctor.kvmath",
+    "kvdoctor.kvmath.capacity",
+    "kvdoctor.kvmath.catalog",
+    "kvdoctor.kvmath.entries",
+    "kvdoctor.kvmath.memory",
+    "kvdoctor.kvmath.model",
+    "kvdoctor.kvmath.result",
+    "kvdoctor.kvmath.section",
+    "kvdoctor.kvmath.sizes",
+    "kvdoctor.report",
+    "kvdoctor.report.model",
+    "kvdoctor.resources",
+    "kvdoctor.rules.engine",
+    "kvdoctor.rules.experiments",
+    "kvdoctor.rules.formatting",
+    "kvdoctor.rules.predicates",
+    "kvdoctor.rules.schema",
+    "kvdoctor.signals",
+    "kvdoctor.signals.catalog",
+    "kvdoctor.signals.fleet",
+    "kvdoctor.signals.model",
+    "kvdoctor.vocab",
+)
+
+
+def validation_sources() -> tuple[Path, ...]:
+    """The source files of :data:`VALIDATION_MODULES` (all imported by the time this runs)."""
+    return tuple(
+        Path(getattr(sys.modules.get(name) or import_module(name), "__file__", None) or "")
+        for name in VALIDATION_MODULES
+    )
+
+
 def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
     """Validated playbooks are cached (loading and checking them was a fifth of a replay).
 
-    The key covers every file's name and bytes, the modules whose code decides what a valid
-    playbook is and what it becomes, and the pydantic version that pickles it.
+    The key covers every file's name and bytes, the source of every module whose code decides
+    what a valid playbook is and what it becomes, and the pydantic version that pickles it.
     """
     import hashlib
 
     import pydantic
 
     h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
-    h.update(
-        code_fingerprint(
-            *(Path(m.__file__ or "") for m in (schema, predicates, formatting, catalog, fleet)),
-            Path(__file__),
-        ).encode()
-    )
+    h.update(code_fingerprint(*validation_sources()).encode())
     for path, text in zip(paths, texts, strict=True):
         h.update(b"\0" + path.name.encode() + b"\0" + text)
     return h.hexdigest()[:32]
