@@ -22,6 +22,7 @@ from kvdoctor.report.escape import escape_md
 from kvdoctor.report.model import Finding, Scalar, Verdict
 from kvdoctor.report.render import _environment
 from kvdoctor.resources import data_dir
+from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK
 
 COMPARE_SCHEMA: Final = "kvdoctor.compare/1"
 Result = Literal["gone", "better", "same", "worse", "new"]
@@ -39,8 +40,6 @@ KEY_SIGNALS: tuple[str, ...] = (
     "kv_capacity_tokens",
     "num_gpu_blocks",
 )
-_SEVERITY = {"critical": 2, "warning": 1, "info": 0}
-_STATUS = {"confirmed": 1, "suspected": 0}
 # Confidence moves this much or more before a finding counts as better or worse.
 _CONFIDENCE_STEP = 0.05
 
@@ -105,12 +104,13 @@ def _result(before: Finding | None, after: Finding | None) -> Result:
     if a and not b:
         return "new"
     assert before is not None and after is not None
-    sb, sa = _SEVERITY[before.severity], _SEVERITY[after.severity]
+    # The ranking's orderings (kvdoctor.vocab): a larger rank is a milder finding.
+    sb, sa = SEVERITY_RANK[before.severity], SEVERITY_RANK[after.severity]
     if sa != sb:
-        return "better" if sa < sb else "worse"
-    tb, ta = _STATUS.get(before.status, 0), _STATUS.get(after.status, 0)
+        return "better" if sa > sb else "worse"
+    tb, ta = STATUS_RANK[before.status], STATUS_RANK[after.status]
     if ta != tb:
-        return "better" if ta < tb else "worse"
+        return "better" if ta > tb else "worse"
     if after.confidence <= before.confidence - _CONFIDENCE_STEP:
         return "better"
     if after.confidence >= before.confidence + _CONFIDENCE_STEP:

@@ -31,9 +31,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kvdoctor.report.model import Report
+from kvdoctor.vocab import ACTIVE_STATUSES, SEVERITY_RANK
 
 MAX_VISIBLE_LINES = 60
-_FIRING = ("confirmed", "suspected")
+_FIRING = ACTIVE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,11 @@ def exit_code_for(report: Report, fail_on: str | None = None) -> int:
     with an informational note exits 0. With ``fail_on`` only findings of at least that severity
     count (a CI gate).
     """
-    rank = {"info": 0, "warning": 1, "critical": 2}
-    floor = max(1, rank[fail_on]) if fail_on is not None else 1
-    firing = [f for f in report.findings if f.status in _FIRING and rank[f.severity] >= floor]
+    # SEVERITY_RANK: critical 0, warning 1, info 2; info never counts.
+    ceiling = min(1, SEVERITY_RANK[fail_on]) if fail_on is not None else 1
+    firing = [
+        f for f in report.findings if f.status in _FIRING and SEVERITY_RANK[f.severity] <= ceiling
+    ]
     return 1 if firing else 0
 
 

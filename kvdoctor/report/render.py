@@ -40,6 +40,7 @@ from kvdoctor.report.model import Evidence, Finding, Report, ReproducerVerdict, 
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.vocab import ACTIVE_STATUSES
 
 MARKDOWN_TEMPLATE = "report.md.j2"
 
@@ -52,7 +53,7 @@ EVIDENCE_ROWS_SHOWN = 6
 KV_FULL_FRACTION = 0.9
 CARD_FULL_FRACTION = 0.98
 
-FIRING = ("confirmed", "suspected")
+FIRING = ACTIVE_STATUSES
 
 KV_KEYS_IN_TEMPLATE = frozenset(
     {

@@ -1,0 +1,86 @@
+"""One home for each judgement: the ranking's orderings and the active set live in
+kvdoctor/vocab.py, and no other module spells them out again (where two spellings drifted, the
+fleet and the report ranked findings differently)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from kvdoctor import vocab
+
+PACKAGE = Path(__file__).parents[2] / "kvdoctor"
+
+STATUS_WORDS = frozenset(vocab.STATUSES)
+SEVERITY_WORDS = frozenset(vocab.SEVERITIES)
+VERDICT_WORDS = frozenset(vocab.VERDICT_ORDER)
+
+
+def _spelled_out(node: ast.AST) -> frozenset[str] | None:
+    """The vocabulary words of an ordering or a set of statuses written as a literal: a rank
+    table (words → integers), or a collection of nothing but words."""
+    if isinstance(node, ast.Dict):
+        keys = [k for k in node.keys if k is not None]
+        words = {k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        ranks = all(isinstance(v, ast.Constant) and type(v.value) is int for v in node.values)
+        return frozenset(words) if ranks and len(words) >= 2 else None
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        if not node.elts or not all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
+            return None
+        return frozenset(e.value for e in node.elts if isinstance(e, ast.Constant))
+    return None
+
+
+def redefinitions(source: str) -> list[int]:
+    """Lines that spell out an ordering or a set of statuses ``kvdoctor.vocab`` exports."""
+    tree = ast.parse(source)
+    in_types = {
+        id(n) for s in ast.walk(tree) if isinstance(s, ast.Subscript) for n in ast.walk(s.slice)
+    }
+    lines = []
+    for node in ast.walk(tree):
+        words = None if id(node) in in_types else _spelled_out(node)
+        if words is None:
+            continue
+        if (
+            len(words & STATUS_WORDS) >= 2
+            or words >= SEVERITY_WORDS
+            or len(words & VERDICT_WORDS) >= 3
+            or (isinstance(node, ast.Dict) and len(words & SEVERITY_WORDS) >= 2)
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_redefines_an_ordering_or_the_active_set() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "vocab.py"
+        for line in redefinitions(path.read_text(encoding="utf-8"))
+    ]
+    assert found == [], f"import the ordering from kvdoctor.vocab instead: {found}"
+
+
+def test_the_check_catches_each_way_of_spelling_one_out() -> None:
+    assert redefinitions('RANK = {"confirmed": 0, "suspected": 1, "refuted": 2}') == [1]
+    assert redefinitions('SEV = {"critical": 2, "warning": 1, "info": 0}') == [1]
+    assert redefinitions('x = [f for f in fs if f.status in ("confirmed", "suspected")]') == [1]
+    assert redefinitions('ORDER = ("critical", "degraded", "healthy", "unknown")') == [1]
+    # Not orderings: a type, a mapping to other words, a choice of two severities.
+    assert redefinitions('S = Literal["critical", "warning", "info"]') == []
+    assert redefinitions('s = {"confirmed": "confirmed", "refuted": "refuted"}.get(v)') == []
+    assert redefinitions('FOR = {"critical": "2m", "warning": "5m", "info": "15m"}') == []
+    assert redefinitions('click.Choice(["warning", "critical"])') == []
+
+
+def test_the_orderings_are_the_contracts() -> None:
+    # Ranking (docs/contracts.md): severity first, critical > warning > info; then status,
+    # confirmed > suspected; refuted last.
+    assert vocab.SEVERITIES == ("critical", "warning", "info")
+    assert vocab.STATUSES == ("confirmed", "suspected", "refuted")
+    assert vocab.ACTIVE_STATUSES == ("confirmed", "suspected")
+    assert [vocab.SEVERITY_RANK[s] for s in vocab.SEVERITIES] == [0, 1, 2]
+    assert [vocab.STATUS_RANK[s] for s in vocab.STATUSES] == [0, 1, 2]
