@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from kvdoctor.bundle.model import Bundle, NotChecked
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
+from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, is_stale
 from kvdoctor.fleet.capture import FAMILIES, FleetCapture
 
 # ReplicaResult's home is kvdoctor.fleet.replica; re-exported for the callers that know it here.
@@ -299,7 +299,3 @@ def diagnose_replicas(
         not_checked=not_checked,
     )
     return FleetDiagnosis(origin, results, fleet, report, fleet_diag.context)
-
-
-def diagnose_capture(capture: FleetCapture) -> FleetDiagnosis:
-    return diagnose_data(build_fleet(capture))

@@ -416,7 +416,3 @@ def get_scenario(name: str) -> Scenario:
     except KeyError:
         known = ", ".join(sorted(SCENARIOS))
         raise KvdoctorError(f"unknown lab scenario {name!r}; known: {known}") from None
-
-
-def scenario_names() -> list[str]:
-    return list(SCENARIOS)

@@ -136,17 +136,6 @@ class EngineConfig:
         # the one capacity function; blocks × block size, as vLLM allocates it.
         return pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks).tokens
 
-    @property
-    def block_bytes(self) -> int | None:
-        if self.block_size and self.bytes_per_token:
-            return self.block_size * self.bytes_per_token
-        return None
-
-    def pool_tokens_from_memory(self) -> int | None:
-        """Tokens the pool holds when the memory budget sizes it (no blocks override)."""
-        if self.kv_cache_memory_bytes and self.block_bytes and self.block_size:
-            return (self.kv_cache_memory_bytes // self.block_bytes) * self.block_size
-        return None
 
 
 def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: str) -> Platform:
