@@ -21,7 +21,7 @@ from kvdoctor.kvmath.capacity import sequences_that_fit
 from kvdoctor.remediation.config import EngineConfig, FlagValue
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.predicates import SignalView
+from kvdoctor.rules.predicates import PREDICATES, SignalView
 from kvdoctor.signals.model import SignalSet
 
 
@@ -202,7 +202,9 @@ def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
 def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
     cfg = c.cfg
     # With the blocks override the pool ignores the utilization: raising it would do nothing.
-    if cfg.is_set("num-gpu-blocks-override") or c.view.flag("gpu_has_headroom") is not True:
+    # gpu_has_headroom is a predicate, not a signal: read as a signal it was always None.
+    headroom = PREDICATES["gpu_has_headroom"].fn(c.view)
+    if cfg.is_set("num-gpu-blocks-override") or headroom is not True:
         return []
     up = c.view.num("suggested_gpu_memory_utilization_up")
     total = c.view.num("gpu_memory_total_bytes")

@@ -84,3 +84,74 @@ def test_the_orderings_are_the_contracts() -> None:
     assert vocab.ACTIVE_STATUSES == ("confirmed", "suspected")
     assert [vocab.SEVERITY_RANK[s] for s in vocab.SEVERITIES] == [0, 1, 2]
     assert [vocab.STATUS_RANK[s] for s in vocab.STATUSES] == [0, 1, 2]
+
+
+# ------------------------------------------------------------------------- signal names, read
+
+# Expressions that hold a SignalSet or the rules' SignalView wherever the package reads one.
+_SIGNAL_READERS = ("signals", "sig", "ss", "out.ss", "view", "c.view", "r.signals", "d.signals")
+_READS = ("get", "num", "flag", "value", "raw")
+
+
+def signal_reads(source: str, readers: tuple[str, ...] = _SIGNAL_READERS) -> list[tuple[int, str]]:
+    """(line, name) of every literal name read from a signal set or view in ``source``."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _READS
+            and ast.unparse(node.func.value) in readers
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            out.append((node.lineno, node.args[0].value))
+    return out
+
+
+def test_every_signal_the_package_reads_by_name_exists() -> None:
+    from kvdoctor.rules.predicates import DERIVED
+    from kvdoctor.signals.catalog import SIGNALS
+
+    reads = [
+        (path, line, name)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, name in signal_reads(
+            path.read_text(encoding="utf-8"),
+            # The predicates and derived values name their SignalView ``s``.
+            (*_SIGNAL_READERS, "s") if path.name == "predicates.py" else _SIGNAL_READERS,
+        )
+    ]
+    assert len(reads) > 30  # the scan sees the package's reads
+    unknown = [
+        f"{p.relative_to(PACKAGE.parent)}:{line}: {name!r}"
+        for p, line, name in reads
+        if name not in SIGNALS and name not in DERIVED
+    ]
+    assert unknown == []
+
+
+def test_a_misspelt_read_fails_as_a_misspelt_write_does() -> None:
+    import pytest
+
+    from kvdoctor.rules.predicates import SignalView
+    from kvdoctor.signals.common import Out
+
+    out = Out()
+    out.set("kv_usage_max", 0.5)
+    assert out.ss.get("kv_usage_max") == 0.5
+    assert out.ss.get("preemptions_window") is None  # in the catalog, not computed: unknown
+    with pytest.raises(KeyError, match="kv_usage_mx"):
+        out.ss.get("kv_usage_mx")
+    with pytest.raises(KeyError, match="kv_usage_mx"):
+        out.set("kv_usage_mx", 0.5)
+    view = SignalView(out.ss)
+    with pytest.raises(KeyError, match="kv_usage_mx"):
+        view.num("kv_usage_mx")
+    # A predicate is not a signal: reading one as a signal is the same mistake.
+    with pytest.raises(KeyError, match="gpu_has_headroom"):
+        view.flag("gpu_has_headroom")
+    assert signal_reads('x = view.num("kv_usage_mx")\ny = cfg.get("model")\n') == [
+        (1, "kv_usage_mx")
+    ]
