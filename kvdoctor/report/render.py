@@ -40,6 +40,7 @@ from kvdoctor.report.model import Evidence, Finding, Report, ReproducerVerdict, 
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.thresholds import POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
 
 MARKDOWN_TEMPLATE = "report.md.j2"
@@ -50,7 +51,7 @@ DETAILS: tuple[str, ...] = ("summary", "full")
 EVIDENCE_ROWS_SHOWN = 6
 
 # Thresholds of the verdict sentence only (the rules decide findings; this decides wording).
-KV_FULL_FRACTION = 0.9
+KV_FULL_FRACTION = POOL_FULL
 CARD_FULL_FRACTION = 0.98
 
 FIRING = ACTIVE_STATUSES

@@ -130,6 +130,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.signals.catalog",
     "kvdoctor.signals.fleet",
     "kvdoctor.signals.model",
+    "kvdoctor.thresholds",
     "kvdoctor.vocab",
 )
 

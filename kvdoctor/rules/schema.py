@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from kvdoctor.experiment_catalog import NAMES
+from kvdoctor.thresholds import PLAYBOOK_CONSTANTS
 from kvdoctor.vocab import Severity, Symptom
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
@@ -95,6 +96,17 @@ class Condition(_Strict):
     value_from: str | None = None
     scale: float = 1.0
     for_fraction: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _named_constant(cls, v: object) -> object:
+        # ``$pool_full``: a threshold named once in kvdoctor/thresholds.py.
+        if isinstance(v, str) and v.startswith("$"):
+            if v[1:] not in PLAYBOOK_CONSTANTS:
+                known = ", ".join(f"${k}" for k in PLAYBOOK_CONSTANTS)
+                raise ValueError(f"unknown constant {v!r} (known: {known})")
+            return PLAYBOOK_CONSTANTS[v[1:]]
+        return v
 
     @model_validator(mode="after")
     def _shape(self) -> Condition:

@@ -35,6 +35,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "kvdoctor.cache",
         "kvdoctor.vllm_metrics",
         "kvdoctor.experiment_catalog",
+        "kvdoctor.thresholds",
         "kvdoctor.kvmath",
     ),
     # The bundle format (docs/contracts.md): what the probes write and everything else reads.

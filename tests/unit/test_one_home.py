@@ -155,3 +155,32 @@ def test_a_misspelt_read_fails_as_a_misspelt_write_does() -> None:
     assert signal_reads('x = view.num("kv_usage_mx")\ny = cfg.get("model")\n') == [
         (1, "kv_usage_mx")
     ]
+
+
+# ------------------------------------------------------------------- shared thresholds, named
+
+
+def test_a_playbook_names_the_pool_full_threshold_not_its_number() -> None:
+    """Every condition on KV usage that means "the pool is full" reads $pool_full, so the
+    playbooks, the renderer and the capacity ramp cannot drift apart."""
+    import re
+
+    import pytest
+    from pydantic import ValidationError
+
+    from kvdoctor.report import render
+    from kvdoctor.reproducers.experiments import capacity_ramp
+    from kvdoctor.resources import data_dir
+    from kvdoctor.rules.schema import Condition
+    from kvdoctor.thresholds import POOL_FULL
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(data_dir("playbooks").glob("*.yaml"))]
+    written = [
+        ln for t in texts for ln in t.splitlines() if re.search(r"kv_usage.*value: 0?\.9\b", ln)
+    ]
+    assert written == []
+    assert sum(t.count("$pool_full") for t in texts) >= 10
+    cond = Condition.model_validate({"signal": "kv_usage_max", "op": ">=", "value": "$pool_full"})
+    assert cond.value == POOL_FULL == render.KV_FULL_FRACTION == capacity_ramp.FILLED
+    with pytest.raises(ValidationError, match="unknown constant"):
+        Condition.model_validate({"signal": "kv_usage_max", "op": ">=", "value": "$pool_ful"})
