@@ -41,3 +41,46 @@ CONFIRMED: Final = "confirmed"
 REFUTED: Final = "refuted"
 INCONCLUSIVE: Final = "inconclusive"
 REPRODUCER_VERDICTS: tuple[ReproducerVerdict, ...] = (CONFIRMED, REFUTED, INCONCLUSIVE)
+
+# Every cause a playbook may name, per playbook (a finding's ``cause``). The playbook loader
+# refuses a cause missing here (kvdoctor.rules.engine.check_playbook) and a unit test refuses an
+# entry no shipped playbook has, so code that names a cause (the planner, the renderer, the
+# experiment catalog) is checked against one list.
+CAUSES: Final[dict[str, tuple[str, ...]]] = {
+    "preemption": (
+        "kv-capacity",
+        "request-exceeds-kv-capacity",
+        "cudagraph-profiling-shrinks-pool",
+    ),
+    "high-ttft": (
+        "queueing",
+        "prefill-bound",
+        "long-prefill-hol",
+        "kv-admission",
+        "deferred-admission",
+        "kv-transfer-trouble",
+    ),
+    "slow-itl": (
+        "kv-read-bound",
+        "prefill-interference",
+        "preemption-recompute",
+        "spec-decode-low-acceptance",
+        "cudagraph-batch-above-capture",
+    ),
+    "prefix-miss": (
+        "caching-disabled",
+        "block-larger-than-prefix",
+        "eviction-churn",
+        "prefix-drift",
+        "external-cache-never-serves",
+        "hybrid-alignment-miss",
+    ),
+    "gpu-oom": ("kv-pool-too-small", "other-process", "utilization-too-high", "activation-peak"),
+    "quant-quality": ("fp8-kv-cache",),
+    # The fleet playbooks (playbooks/fleet/): findings that compare replicas.
+    "fleet-imbalance": ("routing-imbalance",),
+    "fleet-config-drift": ("replica-config-drift",),
+    "fleet-stale-targets": ("stale-or-missing-targets",),
+}
+# The cause of a finding whose symptom fired with no cause to explain it.
+UNIDENTIFIED: Final = "unidentified"

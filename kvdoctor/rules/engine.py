@@ -48,7 +48,7 @@ from kvdoctor.rules.schema import (
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
-from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
+from kvdoctor.vocab import CAUSES, SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
 
 # A reproducer's verdict outweighs what the window suggested.
 CONFIRMED_FLOOR = 0.9
@@ -340,11 +340,24 @@ def _symptom_experiment_problems(pb: Playbook) -> list[str]:
     return []
 
 
+def _cause_id_problems(pb: Playbook) -> list[str]:
+    """Every cause id must be one kvdoctor/vocab.py lists for this playbook (CAUSES)."""
+    listed = CAUSES.get(pb.id)
+    if listed is None:
+        return [f"id: {pb.id!r} has no entry in kvdoctor/vocab.py CAUSES"]
+    return [
+        f"causes.{ci}.id: {c.id!r} is not a cause of {pb.id} in kvdoctor/vocab.py CAUSES"
+        for ci, c in enumerate(pb.causes)
+        if c.id not in listed
+    ]
+
+
 def check_playbook(pb: Playbook) -> list[str]:
     """Cross-checks against the registries: every name a playbook uses must exist (in the
     replica catalog for a replica playbook, among the fleet signals for a fleet one)."""
     known = known_names(pb.scope)
     problems: list[str] = _fleet_problems(pb) if pb.scope == "fleet" else []
+    problems += _cause_id_problems(pb)
     problems += _symptom_experiment_problems(pb)
     for i, name in enumerate(pb.inspect_first):
         if not known(name):

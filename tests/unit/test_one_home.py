@@ -184,3 +184,34 @@ def test_a_playbook_names_the_pool_full_threshold_not_its_number() -> None:
     assert cond.value == POOL_FULL == render.KV_FULL_FRACTION == capacity_ramp.FILLED
     with pytest.raises(ValidationError, match="unknown constant"):
         Condition.model_validate({"signal": "kv_usage_max", "op": ">=", "value": "$pool_ful"})
+
+
+# ------------------------------------------------------------------------------ cause ids
+
+
+def test_the_vocabulary_lists_exactly_the_shipped_causes() -> None:
+    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+
+    shipped = {
+        pb.id: tuple(c.id for c in pb.causes) for pb in [*load_playbooks(), *load_fleet_playbooks()]
+    }
+    assert shipped == dict(vocab.CAUSES)
+
+
+def test_a_cause_the_vocabulary_does_not_list_is_refused_at_load() -> None:
+    from kvdoctor.rules.engine import check_playbook, load_playbooks
+
+    pb = load_playbooks()[0]
+    renamed = pb.model_copy(
+        update={"causes": [pb.causes[0].model_copy(update={"id": "kv-capacty"}), *pb.causes[1:]]}
+    )
+    assert check_playbook(pb) == []
+    assert any("'kv-capacty' is not a cause" in p for p in check_playbook(renamed))
+
+
+def test_every_cause_an_experiment_tests_is_in_the_vocabulary() -> None:
+    from kvdoctor.experiment_catalog import EXPERIMENTS
+
+    for spec in EXPERIMENTS.values():
+        for ref in spec.causes:
+            assert ref.cause in vocab.CAUSES[ref.playbook], (spec.name, str(ref))
