@@ -46,7 +46,7 @@ from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
 from kvdoctor.signals.model import SignalSet
 
-# Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
+# Optional bundle files and what their absence leaves unchecked (docs/bundle.md: absence is
 # "not checked", never an error). The keywords find an entry the capture already wrote.
 _OPTIONAL_FILES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     (

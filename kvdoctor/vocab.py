@@ -1,4 +1,4 @@
-"""The words of the report/1 contract, defined once (DESIGN.md §4).
+"""The words of the report/1 contract, defined once (docs/report.md).
 
 Symptoms, finding statuses, severities, overall verdicts and reproducer verdicts are used by the
 rules, the experiments, the report models and the renderers; each vocabulary lives here so that
@@ -22,7 +22,7 @@ Status = Literal["confirmed", "suspected", "refuted"]
 Severity = Literal["critical", "warning", "info"]
 Verdict = Literal["healthy", "degraded", "critical", "unknown"]
 
-# The orderings of the ranking contract (DESIGN.md §4, docs/contracts.md): strongest first.
+# The orderings of the ranking contract (docs/report.md): strongest first.
 # Every module that sorts or compares findings reads these; a test fails on a module that
 # spells an ordering out again.
 STATUSES: tuple[Status, ...] = ("confirmed", "suspected", "refuted")

@@ -6,7 +6,7 @@ without label-matching surprises. Counter-derived signals use ``increase()``/``r
 the alert window; histogram percentiles use ``histogram_quantile`` over bucket rates, the
 PromQL counterpart of the local path's bucket-delta quantiles.
 
-Metric names depend on the vLLM version (DESIGN.md §2): counters carry ``_total`` on the
+Metric names depend on the vLLM version (docs/bundle.md): counters carry ``_total`` on the
 wire, and a few gauges and histograms were renamed. :func:`metric_names` picks the names for a
 version; a signal is only expressible when its metric exists in that version.
 """

@@ -1,4 +1,4 @@
-"""Read a ``kvdoctor.bundle/1`` bundle from a directory or a ``.tar.gz`` (DESIGN.md §3).
+"""Read a ``kvdoctor.bundle/1`` bundle from a directory or a ``.tar.gz`` (docs/bundle.md).
 
 A ``.tar.gz`` is untrusted input: it is read in memory member by member (never extracted), and
 members with absolute paths, ``..``, links or devices, too many members, or sizes beyond the caps

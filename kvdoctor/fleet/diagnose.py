@@ -165,7 +165,7 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
     if not live:
         return "unknown"
     worst = min(live, key=lambda v: VERDICT_RANK[v])
-    # Info never sets the verdict (DESIGN.md §4), in a fleet as on one replica.
+    # Info never sets the verdict (docs/report.md), in a fleet as on one replica.
     if worst == "healthy" and any(f.status != "refuted" and f.severity != "info" for f in findings):
         return "degraded"
     return worst

@@ -1,7 +1,7 @@
 """The engine configuration the server in front of us runs with: flags as given plus defaults.
 
-Advice is for the server in front of you (DESIGN.md §6): a suggestion must start from the flags
-this server was started with (``engine_args.json``), what it reports about itself
+Advice is for the server in front of you (docs/troubleshooting.md): a suggestion must start
+from the flags this server was started with (``engine_args.json``), what it reports about itself
 (``vllm:cache_config_info`` through the signals) and, for flags nobody set, the defaults of the
 detected vLLM version. Facts below are read from vLLM 0.32's ``engine/arg_utils.py``,
 ``config/scheduler.py``, ``config/cache.py`` and ``platforms/cpu.py`` (the lab's build).

@@ -1,10 +1,10 @@
 """The remediation planner: per finding, concrete flag edits with a predicted effect.
 
-Order (DESIGN.md §6, "advice is for the server in front of you"): first undo the flag that by
-itself explains the finding (``--num-gpu-blocks-override``, ``--no-enable-prefix-caching``,
-``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a tiny ``--max-model-len``); then the
-smallest change the KV math and the window predict will remove the symptom; then capacity
-(replicas, tensor parallel). A change is dropped when vLLM would refuse the resulting flags
+Order (docs/troubleshooting.md, "advice is for the server in front of you"): first undo the
+flag that by itself explains the finding (``--num-gpu-blocks-override``,
+``--no-enable-prefix-caching``, ``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a
+tiny ``--max-model-len``); then the smallest change the KV math and the window predict will
+remove the symptom; then capacity (replicas, tensor parallel). A change is dropped when vLLM would refuse the resulting flags
 (:mod:`kvdoctor.remediation.constraints`) or when the window shows it is not binding (lowering a
 cap the traffic never reached, raising one it never hit).
 
@@ -702,7 +702,7 @@ def plan(findings: Sequence[Finding], cfg: EngineConfig, signals: SignalSet) -> 
     ctx = _Ctx(cfg, window_of(signals), SignalView(signals))
     plans: list[FindingPlan] = []
     # A knob moved one way for an earlier (higher-ranked) finding is never moved the other way
-    # for a later one (DESIGN.md §6: a rule never advises both directions).
+    # for a later one (docs/troubleshooting.md: a rule never advises both directions).
     directions: dict[str, str] = {}
     for i, f in enumerate(findings):
         planner = PLANNERS.get((f.symptom, f.cause))

@@ -6,7 +6,7 @@ table row that states something false is an error wherever its words came from (
 playbook, experiment record). Kinds of problem, each with a test that shows it caught:
 
 ``verdict-exit``        the verdict line disagrees with the report or with the exit code
-                        (healthy if and only if exit code 0, DESIGN.md §4)
+                        (healthy if and only if exit code 0, docs/report.md)
 ``false-comparison``    an evidence row whose value contradicts its expectation ("2 | above the 2
                         sequences the pool holds"), or a share above 100 % ("explain 500 % of")
 ``suspect-confirmed``   "a suspect until a canary ..." said of a finding its experiment confirmed
@@ -51,7 +51,7 @@ class Problem:
 def exit_code_for(report: Report, fail_on: str | None = None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict.
 
-    ``info`` findings never set the verdict or the exit code (DESIGN.md §4): a healthy report
+    ``info`` findings never set the verdict or the exit code (docs/report.md): a healthy report
     with an informational note exits 0. With ``fail_on`` only findings of at least that severity
     count (a CI gate).
     """

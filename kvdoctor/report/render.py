@@ -831,7 +831,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ctx=ctx,
         verdict=report.verdict,
         primary=lead,
-        # Info never sets the verdict (DESIGN.md §4): at the top of a report it is a note on
+        # Info never sets the verdict (docs/report.md): at the top of a report it is a note on
         # expected behaviour, and "Primary finding" / "Change first" would read as a fault.
         primary_label=(
             "Note (expected behaviour, not a fault)" if lead_is_note else "Primary finding"

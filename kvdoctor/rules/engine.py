@@ -555,7 +555,7 @@ class _Built:
 def _rank(
     status: str, severity: str, confidence: float, pi: int, ci: int, upstream: bool = False
 ) -> tuple[int, int, int, float, int, int, int]:
-    """DESIGN.md §4: refuted last; then severity, then status, then confidence; then a cause
+    """docs/report.md: refuted last; then severity, then status, then confidence; then a cause
     upstream of another symptom the window shows before the findings that follow from it; then
     the playbooks' order."""
     refuted = 1 if status == "refuted" else 0

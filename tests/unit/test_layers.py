@@ -38,7 +38,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "kvdoctor.thresholds",
         "kvdoctor.kvmath",
     ),
-    # The bundle format (docs/contracts.md): what the probes write and everything else reads.
+    # The bundle format (docs/bundle.md): what the probes write and everything else reads.
     "bundle": ("kvdoctor.bundle",),
     # Collecting: the probes and the capture loop that drives them.
     "probes": ("kvdoctor.probes", "kvdoctor.capture"),

@@ -77,7 +77,7 @@ def test_the_check_catches_each_way_of_spelling_one_out() -> None:
 
 
 def test_the_orderings_are_the_contracts() -> None:
-    # Ranking (docs/contracts.md): severity first, critical > warning > info; then status,
+    # Ranking (docs/report.md): severity first, critical > warning > info; then status,
     # confirmed > suspected; refuted last.
     assert vocab.SEVERITIES == ("critical", "warning", "info")
     assert vocab.STATUSES == ("confirmed", "suspected", "refuted")
