@@ -4,9 +4,9 @@ Order (docs/troubleshooting.md, "advice is for the server in front of you"): fir
 flag that by itself explains the finding (``--num-gpu-blocks-override``,
 ``--no-enable-prefix-caching``, ``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a
 tiny ``--max-model-len``); then the smallest change the KV math and the window predict will
-remove the symptom; then capacity (replicas, tensor parallel). A change is dropped when vLLM would refuse the resulting flags
-(:mod:`kvdoctor.remediation.constraints`) or when the window shows it is not binding (lowering a
-cap the traffic never reached, raising one it never hit).
+remove the symptom; then capacity (replicas, tensor parallel). A change is dropped when vLLM
+would refuse the resulting flags (:mod:`kvdoctor.remediation.constraints`) or when the window
+shows it is not binding (lowering a cap the traffic never reached, raising one it never hit).
 
 Pure: same findings, configuration and signals, same plan.
 """
