@@ -140,7 +140,7 @@ def cases(tmp: Path) -> list[tuple[str, int, Callable[[int], list[str]], str]]:
         b = tar_bundle(tmp / f"lv{n}.tar.gz", {"metrics.jsonl": line.encode() * 3})
         return ["diagnose", "--bundle", str(b), "--format", "json"]
 
-    # The logs are cut, not refused (head and tail kept: DESIGN.md §2), so past their cap the
+    # The logs are cut, not refused (head and tail kept: docs/bundle.md), so past their cap the
     # run goes on; this bundle has no server.json, so it ends "nothing could be diagnosed".
     return [
         ("reproducers.jsonl lines", reader.MAX_LINES["reproducers.jsonl"], repro, "(cap "),

@@ -28,7 +28,13 @@ from kvdoctor.bundle.model import (
     Scrape,
     ServerInfo,
 )
+from kvdoctor.bundle.redact import Redactor
+from kvdoctor.bundle.writer import BundleSink
 from kvdoctor.errors import ProbeError
+from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
+from kvdoctor.probes.gpu import GpuSampler
+from kvdoctor.probes.logs import LogSource
+from kvdoctor.probes.model_config import probe_model_config
 
 INTERRUPTED = "capture interrupted (Ctrl-C)"
 
@@ -129,13 +135,7 @@ def capture(
     stdin: TextIO | None = None,
 ) -> Bundle:
     """Capture a bundle from ``opts.endpoint`` (see the module docstring)."""
-    from kvdoctor.bundle.redact import Redactor
-    from kvdoctor.bundle.writer import BundleSink
-    from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
-    from kvdoctor.probes.gpu import GpuSampler
-    from kvdoctor.probes.logs import LogSource
     from kvdoctor.probes.metrics import MetricsClient
-    from kvdoctor.probes.model_config import probe_model_config
     from kvdoctor.probes.server import probe_server
 
     endpoint = opts.endpoint

@@ -33,6 +33,7 @@ from typing import Any  # noqa: E402
 import click  # noqa: E402
 
 from kvdoctor import __version__  # noqa: E402
+from kvdoctor.errors import KvdoctorError  # noqa: E402
 
 # name -> ("module", "attribute", "one-line help shown in `kvdoctor --help`")
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -151,7 +152,6 @@ def main(argv: list[str] | None = None) -> Any:
 
 
 def _main(argv: list[str] | None) -> None:
-    from kvdoctor.errors import KvdoctorError
 
     debug = os.environ.get("KVDOCTOR_DEBUG", "") not in ("", "0")
     try:

@@ -14,9 +14,16 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kvdoctor.errors import KvdoctorError
 from kvdoctor.pipeline import Diagnosis
 from kvdoctor.remediation.config import canonical_flag, normalize_args
+from kvdoctor.remediation.constraints import SERVER_ONLY
+from kvdoctor.report import fmt
+from kvdoctor.report.escape import escape_md
 from kvdoctor.report.model import Finding, Scalar, Verdict
+from kvdoctor.report.render import _environment
+from kvdoctor.resources import data_dir
+from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK
 
 COMPARE_SCHEMA: Final = "kvdoctor.compare/1"
 Result = Literal["gone", "better", "same", "worse", "new"]
@@ -34,8 +41,6 @@ KEY_SIGNALS: tuple[str, ...] = (
     "kv_capacity_tokens",
     "num_gpu_blocks",
 )
-_SEVERITY = {"critical": 2, "warning": 1, "info": 0}
-_STATUS = {"confirmed": 1, "suspected": 0}
 # Confidence moves this much or more before a finding counts as better or worse.
 _CONFIDENCE_STEP = 0.05
 
@@ -117,12 +122,13 @@ def _result(before: Finding | None, after: Finding | None) -> Result:
     if a and not b:
         return "new"
     assert before is not None and after is not None
-    sb, sa = _SEVERITY[before.severity], _SEVERITY[after.severity]
+    # The ranking's orderings (kvdoctor.vocab): a larger rank is a milder finding.
+    sb, sa = SEVERITY_RANK[before.severity], SEVERITY_RANK[after.severity]
     if sa != sb:
-        return "better" if sa < sb else "worse"
-    tb, ta = _STATUS.get(before.status, 0), _STATUS.get(after.status, 0)
+        return "better" if sa > sb else "worse"
+    tb, ta = STATUS_RANK[before.status], STATUS_RANK[after.status]
     if ta != tb:
-        return "better" if ta < tb else "worse"
+        return "better" if ta > tb else "worse"
     if after.confidence <= before.confidence - _CONFIDENCE_STEP:
         return "better"
     if after.confidence >= before.confidence + _CONFIDENCE_STEP:
@@ -131,8 +137,6 @@ def _result(before: Finding | None, after: Finding | None) -> Result:
 
 
 def _flags(before: Diagnosis, after: Diagnosis) -> list[FlagDelta]:
-    from kvdoctor.remediation.constraints import SERVER_ONLY
-
     b = normalize_args(dict(before.context.engine_args))
     a = normalize_args(dict(after.context.engine_args))
     out: list[FlagDelta] = []
@@ -149,7 +153,6 @@ def compare(before: Diagnosis, after: Diagnosis, *, force: bool = False) -> Comp
     Two different servers (model or vLLM release) are refused (KvdoctorError, exit 2) unless
     ``force``; a forced comparison states what differs and is never verified.
     """
-    from kvdoctor.errors import KvdoctorError
 
     differ = mismatches(before, after)
     if differ and not force:
@@ -215,11 +218,6 @@ def render_json(c: Comparison) -> str:
 def render_markdown(c: Comparison, before_label: str, after_label: str) -> str:
     """The ticket section ("Fix verified" / "Fix not verified") from templates/compare.md.j2."""
     from markupsafe import Markup
-
-    from kvdoctor.report import fmt
-    from kvdoctor.report.escape import escape_md
-    from kvdoctor.report.render import _environment
-    from kvdoctor.resources import data_dir
 
     def sval(name: str, value: Scalar) -> Markup:
         formatted = fmt.signal_value(name, value)

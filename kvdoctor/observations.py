@@ -1,6 +1,6 @@
 """Observations: the scrapes of a bundle parsed into canonical, per-series columns.
 
-This is where vLLM's naming differences end (DESIGN.md §2):
+This is where vLLM's naming differences end (docs/bundle.md):
 
 * the one table of renames (``kvdoctor.vllm_metrics.RENAMED``) maps older names to the
   canonical (vLLM V1) ones, and a ``ray_vllm:`` prefix (Ray Serve) to ``vllm:``; counters are

@@ -24,16 +24,20 @@ from kvdoctor.bundle.model import (
     NotChecked,
     ReproducerRecord,
 )
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.bundle.redact import Redactor
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.experiment_catalog import why_not_run
 from kvdoctor.kvmath import kv_section
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
-from kvdoctor.promptshare import PromptSample, RawPrompt
+from kvdoctor.promptshare import PromptSample, RawPrompt, analyse
 from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar
+from kvdoctor.report.render import change_first, summary_sentence
+from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules import engine as rules
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.schema import Playbook
@@ -43,7 +47,7 @@ from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
 from kvdoctor.signals.model import SignalSet
 
-# Optional bundle files and what their absence leaves unchecked (DESIGN.md §3: absence is
+# Optional bundle files and what their absence leaves unchecked (docs/bundle.md: absence is
 # "not checked", never an error). The keywords find an entry the capture already wrote.
 _OPTIONAL_FILES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     (
@@ -335,7 +339,6 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     context = _context(bundle, obs, signals, records, healthy)
     # The verdict sentence and the change to make first, word for word as the Markdown states
     # them (report/1.1): a ticket bot reading the JSON quotes the same text a human reads.
-    from kvdoctor.report.render import change_first, summary_sentence
 
     report = report.model_copy(
         update={
@@ -386,9 +389,7 @@ def run_reproducers(
     ``headers`` go to the target only and ``reference_headers`` to the reference only: the
     target's auth is never sent to another server.
     """
-    from kvdoctor.bundle.redact import Redactor
     from kvdoctor.reproducers.experiments import ReproContext, run_experiment
-    from kvdoctor.reproducers.host import cpu_share_warning
 
     signals = compute_signals(bundle)
     earlier, _ = reproducer_records(bundle)
@@ -437,7 +438,6 @@ def prompt_sample_live(bundle: Bundle, opts: Any, prompts: Sequence[RawPrompt]) 
     server has no ``/tokenize``."""
     from kvdoctor.probes.http import make_client
     from kvdoctor.probes.tokenize import server_tokenizer
-    from kvdoctor.promptshare import analyse
 
     model = None
     if bundle.server is not None and isinstance(bundle.server.models, dict):
@@ -469,7 +469,6 @@ def run_live(
     """
     import time
 
-    from kvdoctor.bundle.reader import read_bundle
     from kvdoctor.bundle.writer import append_reproducers
     from kvdoctor.capture import capture
 

@@ -15,7 +15,7 @@ Two sources feed the same analysis:
   request at INFO, the prompt and its token ids at ``--log-level DEBUG``, the JSON body (with
   ``cache_salt``) at DEBUG.
 
-What is kept (DESIGN.md §8): per prompt only its length, the tokens it shares with the most
+What is kept (docs/reproducers.md, prompts the operator hands over): per prompt only its length, the tokens it shares with the most
 similar earlier prompt, where the first difference sits, what kind of text differs there (a
 word such as "timestamp", never the text), and an opaque identity hash for its adapter/salt.
 No prompt text and no token id reaches a bundle or a report.
@@ -172,9 +172,7 @@ def _messages_text(messages: object, where: str) -> str:
             raise KvdoctorError(f"{where}: each message must be an object")
         content = m.get("content")
         if isinstance(content, list):
-            content = "".join(
-                str(p.get("text", "")) for p in content if isinstance(p, dict)
-            )
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         parts.append(f"<|{m.get('role', 'user')}|>\n{content if content is not None else ''}\n")
     return "".join(parts)
 

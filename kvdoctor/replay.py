@@ -34,8 +34,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kvdoctor.bundle.model import MANIFEST
+from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.inputs import MAX_YAML_BYTES, read_capped_text
+from kvdoctor.pipeline import diagnose
 from kvdoctor.report.model import Finding, Report, Severity, Status, Symptom, Verdict
+from kvdoctor.report.output import write_atomic
+from kvdoctor.report.render import render_markdown
 
 EXPECTED = "expected.yaml"
 GOLDEN = "report.md"
@@ -129,8 +134,6 @@ def load_expected(path: Path) -> Expected:
     # Imported here: `diagnose --bundle FIXTURE_DIR` uses this module for find_bundle only.
     import yaml
 
-    from kvdoctor.inputs import MAX_YAML_BYTES, read_capped_text
-
     text = read_capped_text(path, "expected", MAX_YAML_BYTES)
     try:
         raw = yaml.safe_load(text)
@@ -193,10 +196,6 @@ def golden_diff(expected: str, actual: str, name: str) -> list[str]:
 
 def check_fixture(fixture: Path, *, update_golden: bool = False) -> FixtureResult:
     """Replay one fixture. Never raises for a bad fixture: the error is in the result."""
-    from kvdoctor.bundle.reader import read_bundle
-    from kvdoctor.pipeline import diagnose
-    from kvdoctor.report.render import render_markdown
-
     result = FixtureResult(fixture=str(fixture))
     try:
         if not fixture.is_dir():
@@ -246,8 +245,6 @@ def check_fixture(fixture: Path, *, update_golden: bool = False) -> FixtureResul
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    from kvdoctor.report.output import write_atomic
-
     write_atomic(path, text)
 
 

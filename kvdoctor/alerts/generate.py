@@ -38,6 +38,7 @@ from kvdoctor.alerts.promql import (
     signal_expr,
 )
 from kvdoctor.rules.schema import Cause, Condition, Group, Playbook
+from kvdoctor.signals.catalog import SIGNALS
 
 # `for:` by severity: a critical condition (stalls, OOM) pages sooner than a slow drift.
 DEFAULT_FOR: dict[str, str] = {"critical": "2m", "warning": "5m", "info": "15m"}
@@ -311,7 +312,6 @@ _UNIT_WORDS: dict[str, str] = {
 
 
 def unit_of(signal: str) -> str:
-    from kvdoctor.signals.catalog import SIGNALS
 
     sig = SIGNALS.get(signal)
     return sig.unit if sig is not None else ""
@@ -616,9 +616,7 @@ def change_first_text(cause: Cause, lead: Condition | None, ctx: Ctx) -> str | N
             if move.flag is not None and move.action in ("raise", "lower", "set", "remove"):
                 target = f" ({move.target})" if move.target else ""
                 return _one_line(f"{move.action.capitalize()} {move.flag}{target}: {move.effect}")
-    worded = [
-        c for rem in cause.remediation for c in (*rem.fallbacks, rem.text) if c is not None
-    ]
+    worded = [c for rem in cause.remediation for c in (*rem.fallbacks, rem.text) if c is not None]
     if not worded:
         return None
     return _one_line(fill_placeholders(worded[-1], lead, ctx))

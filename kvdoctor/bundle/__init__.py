@@ -1,1 +1,1 @@
-"""Bundles: the raw, replayable capture of one diagnosis (DESIGN.md §3)."""
+"""Bundles: the raw, replayable capture of one diagnosis (docs/bundle.md)."""

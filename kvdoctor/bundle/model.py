@@ -1,4 +1,4 @@
-"""The ``kvdoctor.bundle/1`` contract (DESIGN.md §3) as typed records.
+"""The ``kvdoctor.bundle/1`` contract (docs/bundle.md) as typed records.
 
 Readers ignore unknown keys and files (``extra="ignore"``): the contract lets newer writers add
 them. Everything kvdoctor itself *produces* elsewhere forbids extra keys.

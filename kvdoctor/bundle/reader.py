@@ -1,4 +1,4 @@
-"""Read a ``kvdoctor.bundle/1`` bundle from a directory or a ``.tar.gz`` (DESIGN.md §3).
+"""Read a ``kvdoctor.bundle/1`` bundle from a directory or a ``.tar.gz`` (docs/bundle.md).
 
 A ``.tar.gz`` is untrusted input: it is read in memory member by member (never extracted), and
 members with absolute paths, ``..``, links or devices, too many members, or sizes beyond the caps
@@ -42,6 +42,7 @@ from kvdoctor.bundle.model import (
 )
 from kvdoctor.errors import BundleError, KvdoctorError
 from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
+from kvdoctor.slo import slo_from_bundle_file
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
 # exposition text at most; anything beyond these is refused rather than loaded.
@@ -403,8 +404,6 @@ def _assemble(files: dict[str, bytes], source: str) -> Bundle:
     repro, unread = reproducer_records(repro_lines) if repro_lines is not None else (None, [])
     slo = None
     if "slo.json" in files:
-        from kvdoctor.slo import slo_from_bundle_file
-
         try:
             slo = slo_from_bundle_file(files["slo.json"]) or None
         except KvdoctorError as exc:

@@ -37,8 +37,10 @@ from kvdoctor.bundle.model import (
     Scrape,
     ServerInfo,
 )
+from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.errors import BundleError
 from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
+from kvdoctor.slo import SLO_FILE, slo_json
 
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 
@@ -95,8 +97,6 @@ def bundle_files(bundle: Bundle) -> dict[str, str]:
     if bundle.reproducers is not None or bundle.unread_reproducers:
         files[REPRODUCERS] = "".join(reproducer_lines(bundle))
     if bundle.slo:
-        from kvdoctor.slo import SLO_FILE, slo_json
-
         files[SLO_FILE] = slo_json(bundle.slo)
     if bundle.prompt_sample is not None:
         files[PROMPT_SAMPLE_FILE] = bundle.prompt_sample.to_json()
@@ -185,8 +185,6 @@ def append_reproducers(dest: Path, records: Iterable[ReproducerRecord]) -> Path:
     added = list(records)
     lines = "".join(record_line(r) for r in added)
     if is_archive(dest):
-        from kvdoctor.bundle.reader import read_bundle
-
         return write_bundle(read_bundle(dest).with_reproducers(added), dest)
     target = dest / REPRODUCERS
     if not (dest / MANIFEST).is_file():
@@ -306,8 +304,6 @@ class BundleSink:
         self._write(LOGS, text)
 
     def set_slo(self, slo: Mapping[str, float]) -> None:
-        from kvdoctor.slo import SLO_FILE, slo_json
-
         self._write(SLO_FILE, slo_json(slo))
 
     def set_prompt_sample(self, sample: PromptSample) -> None:

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
+from kvdoctor.errors import KvdoctorError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 # flag → (config field, help)
@@ -102,7 +104,6 @@ def alerting_options(fn: F) -> F:
 def build_config(params: dict[str, Any], **extra: Any) -> Any:
     """The config file's settings with every flag given on top (a ServeConfig)."""
     from kvdoctor.alerting.config import ServeConfig, load_config, parse_sink
-    from kvdoctor.errors import KvdoctorError
 
     cfg = load_config(params.pop("config_path", None))
     update: dict[str, Any] = {}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.slo import load_slo_file, parse_slo_options
 from kvdoctor.urlauth import url_credentials
 
 if TYPE_CHECKING:
@@ -193,8 +194,6 @@ CAPTURE_KEYS = (
 
 def slo_of(params: Mapping[str, Any]) -> dict[str, float]:
     """The objectives of ``--slo-file`` then ``--slo`` (one-line errors)."""
-    from kvdoctor.slo import load_slo_file, parse_slo_options
-
     slo: dict[str, float] = {}
     if params.get("slo_file"):
         slo.update(load_slo_file(Path(params["slo_file"])))

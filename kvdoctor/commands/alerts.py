@@ -7,13 +7,14 @@ from pathlib import Path
 import click
 
 from kvdoctor import __version__
+from kvdoctor.alerts.promql import metric_names, parse_version
+from kvdoctor.errors import KvdoctorError
 
 
 def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
     """``GET /version`` of a vLLM server → its version string (KvdoctorError when it fails)."""
     import httpx
 
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.urlauth import server_url
 
     # The URL rule of every command: user:password@ becomes a header, a query is refused, and
@@ -47,7 +48,6 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
 
 def _write_runbooks(directory: Path) -> int:
     from kvdoctor.alerts.generate import runbook_pages
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.report.output import write_atomic
     from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 
@@ -165,9 +165,7 @@ def alerts(
         render_inhibit_rules,
         render_yaml,
     )
-    from kvdoctor.alerts.promql import metric_names, parse_version
     from kvdoctor.commands._capture_opts import given, refuse_given
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.fleet.promapi import format_duration, parse_duration
     from kvdoctor.rules.engine import load_playbooks
 

@@ -8,7 +8,11 @@ from typing import Any
 
 import click
 
-from kvdoctor.commands._capture_opts import capture_options_for, pop_capture_params
+from kvdoctor.commands._capture_opts import (
+    capture_options_for,
+    pop_capture_params,
+    to_capture_options,
+)
 from kvdoctor.errors import KvdoctorError
 
 
@@ -143,7 +147,6 @@ def compare(
     after_label = after if not _is_url(after) else ""
     if _is_url(after):
         from kvdoctor.bundle.redact import Redactor
-        from kvdoctor.commands._capture_opts import to_capture_options
         from kvdoctor.pipeline import run_live
         from kvdoctor.probes.engine import endpoint_host_port
 

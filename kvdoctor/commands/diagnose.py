@@ -8,42 +8,51 @@ from typing import Any, Literal
 
 import click
 
+from kvdoctor.bundle.model import MANIFEST
+from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.commands._capture_opts import (
     capture_options,
     endpoints_of,
     parse_header,
     pop_capture_params,
     refuse_given,
+    slo_of,
     to_capture_options,
 )
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.fleet import fleet_options
+from kvdoctor.fleet import (
+    diagnose_fleet,
+    diagnose_fleet_bundle,
+    fleet_options,
+    is_fleet_bundle,
+    parse_until,
+    render_fleet_markdown,
+)
+from kvdoctor.kvmath import load_model_config
+from kvdoctor.pipeline import diagnose as diagnose_offline
+from kvdoctor.pipeline import run_live
+from kvdoctor.probes.logs import LogSource
+from kvdoctor.report.checker import exit_code_for as rule
+from kvdoctor.report.output import check_output, write_atomic
+from kvdoctor.report.render import render_json, render_markdown
 
 
 def exit_code_for(report: Any, fail_on: str | None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
     ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""
-    from kvdoctor.report.checker import exit_code_for as rule
-
     return rule(report, fail_on)
 
 
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     """A bundle recorded without a model config or logs can be given them at replay time."""
-    from kvdoctor.commands._capture_opts import slo_of
-
     update: dict[str, Any] = {}
     slo = slo_of(capture_params)
     if slo:
         # Objectives given at replay time replace the ones the capture stored.
         update["slo"] = slo
     if capture_params.get("model_config"):
-        from kvdoctor.kvmath import load_model_config
-
         update["model_config_raw"] = load_model_config(capture_params["model_config"])
     if capture_params.get("logs"):
-        from kvdoctor.probes.logs import LogSource
-
         text, missing = LogSource(capture_params["logs"]).collect()
         if text is None:
             raise KvdoctorError(f"--logs: {missing.why if missing else 'nothing to read'}")
@@ -174,15 +183,9 @@ def diagnose(
     `kvdoctor compare BEFORE.tar.gz AFTER` (a bundle or the server's URL) says whether the
     finding is gone ("Fix verified", exit 0) for the ticket.
     """
-    from kvdoctor.pipeline import diagnose as diagnose_offline
-    from kvdoctor.pipeline import run_live
-    from kvdoctor.report.render import render_json, render_markdown
-
     capture_params = pop_capture_params(params)
     _refuse_what_does_not_apply(bundle_path, prometheus, capture_params)
     if output is not None:
-        from kvdoctor.report.output import check_output
-
         # Before any capture: a bad -o found after the window would lose the window.
         check_output(
             output, inputs=[*_inputs(bundle_path, save_bundle, capture_params), prompts_path]
@@ -244,8 +247,6 @@ def diagnose(
     if bundle_path is not None:
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
-        from kvdoctor.bundle.reader import read_bundle
-
         bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
         if capture_params.get("redact"):
             bundle = bundle.model_copy(update={"source": bundle_path.name})
@@ -391,8 +392,6 @@ def _emit(
     report: Any, text: str, output: Path | None, fail_on: str | None, why: str | None = None
 ) -> int:
     """Write the rendered report (atomically with -o) and turn the report into an exit code."""
-    from kvdoctor.report.output import write_atomic
-
     if output is not None:
         write_atomic(output, text)
         click.echo(f"kvdoctor: wrote {output}", err=True)
@@ -410,10 +409,9 @@ def _emit(
 def _bundle_in(path: Path) -> Path:
     """``--bundle`` takes a bundle, or a fixture directory holding one (``bundle/`` or
     ``bundle.tar.gz``, as ``kvdoctor check`` reads it), so CI can gate on a fixture as it is."""
-    from kvdoctor.bundle.model import MANIFEST
-
     if path.is_dir() and not (path / MANIFEST).is_file():
-        # Imported only here: a bundle given as it is needs nothing of the fixture checker.
+        # Imported only here: a bundle given as it is needs nothing of the fixture checker
+        # (kvdoctor.replay brings difflib and the expected.yaml reader).
         from kvdoctor.replay import find_bundle
 
         return find_bundle(path)
@@ -421,8 +419,6 @@ def _bundle_in(path: Path) -> Path:
 
 
 def _is_fleet(path: Path) -> bool:
-    from kvdoctor.fleet import is_fleet_bundle
-
     return is_fleet_bundle(path)
 
 
@@ -440,14 +436,6 @@ def _diagnose_fleet(
     fail_on: str | None,
 ) -> int:
     """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
-    from kvdoctor.fleet import (
-        diagnose_fleet,
-        diagnose_fleet_bundle,
-        parse_until,
-        render_fleet_markdown,
-    )
-    from kvdoctor.report.render import render_json
-
     if prometheus is not None:
         headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
         fleet = diagnose_fleet(
@@ -482,9 +470,7 @@ def _diagnose_endpoints(
     fail_on: str | None,
 ) -> int:
     """Several replicas scraped directly at the same time: the fleet report, no Prometheus."""
-    from kvdoctor.fleet import render_fleet_markdown
     from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
-    from kvdoctor.report.render import render_json
 
     # Both describe one server: a log stream or a flag list cannot be told apart per replica.
     if capture_params.get("logs"):

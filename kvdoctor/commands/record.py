@@ -1,4 +1,4 @@
-"""``kvdoctor record``: capture a bundle from a live endpoint (DESIGN.md §3)."""
+"""``kvdoctor record``: capture a bundle from a live endpoint (docs/bundle.md)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kvdoctor import __version__
 from kvdoctor.commands._capture_opts import parse_header
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.experiment_catalog import EXPERIMENTS
@@ -200,7 +201,6 @@ def _save(
     if dest.exists():
         append_reproducers(dest, [record])
         return
-    from kvdoctor import __version__
     from kvdoctor.bundle.model import Bundle, Manifest
     from kvdoctor.bundle.writer import write_bundle
     from kvdoctor.probes.metrics import MetricsClient

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kvdoctor.errors import KvdoctorError
+
 if TYPE_CHECKING:
     from kvdoctor.rules.schema import Playbook
 
@@ -61,7 +63,6 @@ def explain(ident: str, playbooks_dir: Path | None) -> int:
     Fleet findings have runbooks too: kvdoctor explain fleet-imbalance (fleet-config-drift,
     fleet-stale-targets).
     """
-    from kvdoctor.errors import KvdoctorError
     from kvdoctor.rules import docs
     from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
 

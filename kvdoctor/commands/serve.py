@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from kvdoctor.commands._alerting_opts import alerting_options, build_config
+from kvdoctor.errors import KvdoctorError
 
 
 def _log(line: str) -> None:
@@ -49,7 +50,6 @@ def serve(check_config: bool, **params: Any) -> int:
     from kvdoctor.alerting.server import make_server, parse_listen
     from kvdoctor.alerting.service import Service
     from kvdoctor.alerting.state import State
-    from kvdoctor.errors import KvdoctorError
 
     extra = {
         k: params.pop(k)

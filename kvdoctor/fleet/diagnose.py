@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from kvdoctor.bundle.model import Bundle, NotChecked
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, build_fleet, is_stale
+from kvdoctor.fleet.build import FleetData, ReplicaData, TargetHealth, is_stale
 from kvdoctor.fleet.capture import FAMILIES, FleetCapture
 
 # ReplicaResult's home is kvdoctor.fleet.replica; re-exported for the callers that know it here.
@@ -165,7 +165,7 @@ def _verdict(findings: Sequence[Finding], replicas: Sequence[ReplicaResult]) -> 
     if not live:
         return "unknown"
     worst = min(live, key=lambda v: VERDICT_RANK[v])
-    # Info never sets the verdict (DESIGN.md §4), in a fleet as on one replica.
+    # Info never sets the verdict (docs/report.md), in a fleet as on one replica.
     if worst == "healthy" and any(f.status != "refuted" and f.severity != "info" for f in findings):
         return "degraded"
     return worst
@@ -299,7 +299,3 @@ def diagnose_replicas(
         not_checked=not_checked,
     )
     return FleetDiagnosis(origin, results, fleet, report, fleet_diag.context)
-
-
-def diagnose_capture(capture: FleetCapture) -> FleetDiagnosis:
-    return diagnose_data(build_fleet(capture))

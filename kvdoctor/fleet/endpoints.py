@@ -25,12 +25,18 @@ from urllib.parse import urlsplit
 
 from kvdoctor import __version__
 from kvdoctor.bundle.model import BUNDLE_SCHEMA, Bundle, Manifest, Scrape
+from kvdoctor.bundle.reader import bundle_from_files
+from kvdoctor.bundle.redact import Redactor
+from kvdoctor.bundle.writer import bundle_files
+from kvdoctor.capture import capture
 from kvdoctor.errors import BundleError, KvdoctorError, ProbeError
 from kvdoctor.expfmt import ExpositionError, Sample, parse
 from kvdoctor.fleet.build import ReplicaData
 from kvdoctor.fleet.bundle import ENDPOINTS_FILE, REPLICAS_DIR, fleet_files, write_files
 from kvdoctor.fleet.diagnose import FleetDiagnosis, FleetOrigin, diagnose_replicas
 from kvdoctor.fleet.series import SeriesData, reconstruct
+from kvdoctor.pipeline import run_reproducers
+from kvdoctor.probes.engine import endpoint_host_port
 from kvdoctor.signals.fleet import STALE_STEPS
 from kvdoctor.vllm_metrics import PREFIXES
 
@@ -87,9 +93,6 @@ def endpoint_names(urls: Sequence[str], redact: bool) -> list[str]:
 
 def _down_bundle(opts: CaptureOptions, why: str, at: float) -> Bundle:
     """A replica that gave nothing: one failed scrape, so the report names it as down."""
-    from kvdoctor.bundle.redact import Redactor
-    from kvdoctor.probes.engine import endpoint_host_port
-
     host, _ = endpoint_host_port(opts.endpoint)
     red = Redactor(secrets=opts.headers.values(), redact=opts.redact, hosts=[host])
     manifest = Manifest.model_validate(
@@ -120,8 +123,6 @@ def capture_endpoints(
     """
     import threading
     import time
-
-    from kvdoctor.capture import capture
 
     stop = threading.Event()
 
@@ -168,8 +169,6 @@ def diagnose_endpoints(
     from the bundle as read back from disk, so ``diagnose --bundle`` on it prints the same bytes.
     """
     import time
-
-    from kvdoctor.pipeline import run_reproducers
 
     if len(opts_list) != len(names):
         raise KvdoctorError("one name per endpoint")
@@ -357,8 +356,6 @@ def diagnose_named(named: Sequence[tuple[str, Bundle]]) -> FleetDiagnosis:
 
 def endpoints_files(named: Sequence[tuple[str, Bundle]]) -> dict[str, bytes]:
     """Relative path → bytes of an endpoints fleet bundle (see :mod:`kvdoctor.fleet.bundle`)."""
-    from kvdoctor.bundle.writer import bundle_files
-
     files = {k: v.encode("utf-8") for k, v in bundle_files(fleet_view(named)).items()}
     index = {
         "schema": ENDPOINTS_SCHEMA,
@@ -407,8 +404,6 @@ def _index(files: dict[str, bytes], where: str) -> list[tuple[str, str]]:
 
 def read_endpoints_bundle(path: str | Path) -> Named:
     """The (name, bundle) pairs of an endpoints fleet bundle. Bad content → one-line error."""
-    from kvdoctor.bundle.reader import bundle_from_files
-
     where = Path(path).name
     files = fleet_files(path)
     named: Named = []

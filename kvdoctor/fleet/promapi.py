@@ -15,7 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kvdoctor.bundle.redact import Redactor
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.urlauth import same_origin, url_credentials
 
 # httpx is imported where a client is made: an offline fleet replay never opens one, and the
 # import is a large share of a replay's start-up.
@@ -94,9 +96,6 @@ class PromClient:
         timeout_s: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        from kvdoctor.bundle.redact import Redactor
-        from kvdoctor.urlauth import url_credentials
-
         url = base_url.strip().rstrip("/")
         if not re.match(r"^https?://[^/\s]+", url):
             # Not echoed: a mistyped URL can still hold a password.
@@ -156,8 +155,6 @@ class PromClient:
 
     def _call(self, endpoint: str, params: dict[str, str], method: str = "POST") -> RawAnswer:
         import httpx
-
-        from kvdoctor.urlauth import same_origin
 
         url = f"{self.base_url}/api/v1/{endpoint}"
         # One deadline for the whole call, a dripping answer included: a read timeout alone is

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from kvdoctor.fleet.diagnose import TABLE_COLUMNS
 from kvdoctor.report import fmt
 from kvdoctor.report.escape import escape_md
+from kvdoctor.report.render import render_markdown
 
 if TYPE_CHECKING:
     from kvdoctor.fleet.diagnose import FleetDiagnosis
@@ -29,8 +31,6 @@ _FORMAT = {
 
 
 def fleet_table_markdown(fd: FleetDiagnosis) -> str:
-    from kvdoctor.fleet.diagnose import TABLE_COLUMNS
-
     o = fd.origin
     window = f"window {fmt.utc(o.start)} to {fmt.utc(o.end)}"
     if o.source == "prometheus":
@@ -66,8 +66,6 @@ def fleet_table_markdown(fd: FleetDiagnosis) -> str:
 
 def render_fleet_markdown(fd: FleetDiagnosis) -> str:
     """The fleet section followed by the standard report of the fleet (deterministic)."""
-    from kvdoctor.report.render import render_markdown
-
     body = render_markdown(_escaped_for_markdown(fd), fd.fleet_context)
     return fleet_table_markdown(fd) + "\n" + body
 

@@ -431,10 +431,6 @@ def _types_with_hist(types: Mapping[str, str], name: str, names: set[str]) -> di
     return out
 
 
-def step_grid(series: Iterable[SeriesData]) -> list[float]:
-    return sorted({t for s in series for t, _ in s.points})
-
-
 def by_replica_index(
     groups: Mapping[str, ReplicaSeries],
 ) -> tuple[list[SeriesData], dict[int, str]]:

@@ -1,4 +1,4 @@
-"""The locker math (DESIGN.md §7): exact KV-cache and memory arithmetic for one model.
+"""The locker math (docs/kvmath.md): exact KV-cache and memory arithmetic for one model.
 
 Everything here is a pure function of a :class:`KvModel` and a few sizes, shared by the ``kv``
 command, the signals, the rules and the report. Byte counts are exact integers: per-layer sizes

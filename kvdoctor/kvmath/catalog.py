@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.inputs import MAX_CONFIG_BYTES, read_capped_bytes
 from kvdoctor.kvmath.entries import catalog_entry, catalog_names
 from kvdoctor.kvmath.model import KvModel
 
@@ -45,7 +46,6 @@ def _hf_cached_config(model_id: str) -> Path | None:
 
 
 def _read_json_config(path: Path) -> dict[str, Any]:
-    from kvdoctor.inputs import MAX_CONFIG_BYTES, read_capped_bytes
 
     raw = read_capped_bytes(path, "model config", MAX_CONFIG_BYTES)
     try:

@@ -1,4 +1,4 @@
-"""The locker math proper (DESIGN.md §7): sequences, capacity, decode traffic, logits, plans."""
+"""The locker math proper (docs/kvmath.md): sequences, capacity, decode traffic, logits, plans."""
 
 from __future__ import annotations
 

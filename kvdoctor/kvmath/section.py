@@ -1,4 +1,4 @@
-"""The ``kv`` object of the JSON report (DESIGN.md §4), with the server cross-check."""
+"""The ``kv`` object of the JSON report (docs/report.md), with the server cross-check."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class CrossCheck(BaseModel):
 
 
 class KvSection(BaseModel):
-    """The report's ``kv`` object (DESIGN.md §4). Field order is the JSON key order, and every
+    """The report's ``kv`` object (docs/report.md). Field order is the JSON key order, and every
     key is always written (null when unknown): the golden reports hold them all.
 
     Every field has a default, so ``KvSection()`` is "nothing known" (a report built without
@@ -74,7 +74,7 @@ def kv_section(
     num_gpu_blocks_override: int | None = None,
     tensor_parallel_size: int | None = None,
 ) -> KvSection:
-    """The ``kv`` object of the JSON report (DESIGN.md §4). Pure; stable key order.
+    """The ``kv`` object of the JSON report (docs/report.md). Pure; stable key order.
 
     Never raises on a bad model config: the reason goes into ``notes`` and the numbers that need
     the model are null, so one unreadable config does not stop a diagnosis.

@@ -12,10 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kvdoctor.capture import CaptureOptions, capture
 from kvdoctor.lab.model import model_dir
 from kvdoctor.lab.scenarios import get_scenario
 from kvdoctor.lab.server import lab_server
 from kvdoctor.lab.workload import WorkloadRunner
+from kvdoctor.pipeline import diagnose, run_reproducers
+from kvdoctor.report.checker import exit_code_for
+from kvdoctor.report.output import write_atomic
+from kvdoctor.report.render import render_markdown
 
 # Seconds of workload before the capture starts, so the window sees a loaded server.
 WARMUP_S = 5.0
@@ -40,12 +45,6 @@ def run_demo(
 ) -> DemoResult:
     # Below the CLI layer: the options are built here, not from parsed flags (the command that
     # calls this validated --window), and the exit code is the report checker's one rule.
-    from kvdoctor.capture import CaptureOptions, capture
-    from kvdoctor.pipeline import diagnose, run_reproducers
-    from kvdoctor.report.checker import exit_code_for
-    from kvdoctor.report.output import write_atomic
-    from kvdoctor.report.render import render_markdown
-
     sc = get_scenario(scenario)
     echo(f"kvdoctor: starting the lab ({scenario}); vLLM start-up takes ~30 s")
     with lab_server(scenario, vllm_python=vllm_python) as lab:

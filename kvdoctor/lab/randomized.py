@@ -126,7 +126,7 @@ NOT_DRAWN: dict[str, str] = {
     ),
     "fp8-kv-cache": (
         "needs a reference server beside the target; two lab engines on a 2-core host starve "
-        "each other (DESIGN.md section 9), so one draw would not fit its lab-lock budget"
+        "each other (docs/lab.md), so one draw would not fit its lab-lock budget"
     ),
 }
 

@@ -277,7 +277,7 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
             ),
             # The pool this scenario shrinks also preempts several sequences a second: a
-            # critical preemption storm, which DESIGN.md §4 ranks above the eviction churn
+            # critical preemption storm, which docs/report.md ranks above the eviction churn
             # it causes (the fixture requires the churn finding too).
             expected=Expected(symptom="preemption", cause="kv-capacity"),
             # The primary finding's experiment (capacity-ramp) needs the server drained, as on
@@ -423,7 +423,3 @@ def get_scenario(name: str) -> Scenario:
     except KeyError:
         known = ", ".join(sorted(SCENARIOS))
         raise KvdoctorError(f"unknown lab scenario {name!r}; known: {known}") from None
-
-
-def scenario_names() -> list[str]:
-    return list(SCENARIOS)

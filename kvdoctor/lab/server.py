@@ -1,4 +1,4 @@
-"""Start and stop a real vLLM server for the lab (DESIGN.md §9).
+"""Start and stop a real vLLM server for the lab (docs/lab.md).
 
 The server runs from the lab's own virtual environment as the leader of a new process group, with
 its output captured to a log file that the log probe can read. A PID/state file in the lab

@@ -22,11 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kvdoctor.bundle.model import Bundle
+from kvdoctor import __version__
+from kvdoctor.bundle.argv import parse_argv, scrub_argv
+from kvdoctor.bundle.model import Bundle, EngineArgs, Manifest, Scrape
+from kvdoctor.bundle.writer import write_bundle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.model import model_dir
 from kvdoctor.lab.scenarios import get_scenario
-from kvdoctor.lab.server import LabHandle, LabStartError, lab_server, start_lab
+from kvdoctor.lab.server import LabHandle, LabStartError, lab_server, start_lab, stop_lab
 from kvdoctor.lab.workload import WorkloadRunner
 from kvdoctor.pipeline import REPRODUCER_ANNOUNCE
 
@@ -213,10 +216,6 @@ def failed_start_bundle(handle: LabHandle) -> Bundle:
     the command line the lab ran and the model config from the generated model. The times are
     the log file's, so a re-diagnosis of the bundle is stable.
     """
-    from kvdoctor import __version__
-    from kvdoctor.bundle.argv import parse_argv, scrub_argv
-    from kvdoctor.bundle.model import EngineArgs, Manifest, Scrape
-
     log = handle.log_path.read_text(encoding="utf-8", errors="replace")
     at = handle.log_path.stat().st_mtime
     config = json.loads((model_dir() / "config.json").read_text())
@@ -242,9 +241,6 @@ def _diagnose_failed_start(
     save_bundle: Path | None,
     vllm_python: str | None,
 ) -> ScenarioRun:
-    from kvdoctor.bundle.writer import write_bundle
-    from kvdoctor.lab.server import stop_lab
-
     try:
         handle = start_lab(name, vllm_python=vllm_python)
     except LabStartError as exc:

@@ -27,11 +27,6 @@ async def run_groups(url: str, model: str, groups: Sequence[Sequence[Phase]]) ->
     return results
 
 
-def run_workload(url: str, model: str, scenario: Scenario) -> list[LoadResult]:
-    """Run the scenario's workload once, blocking (not inside a running event loop)."""
-    return asyncio.run(run_groups(url, model, scenario.phases_by_group()))
-
-
 class WorkloadRunner:
     """The scenario's workload in a background thread, repeated until :meth:`stop`."""
 

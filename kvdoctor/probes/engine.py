@@ -28,12 +28,11 @@ from kvdoctor.bundle.argv import (
     scrub_argv,
 )
 from kvdoctor.bundle.model import EngineArgs, JsonObject, NotChecked
+from kvdoctor.errors import KvdoctorError
 
 
 def parse_user_flags(pairs: Iterable[str]) -> dict[str, FlagValue]:
     """``KEY=VALUE`` strings (``--engine-arg``) to flags; a bare KEY means ``true``."""
-    from kvdoctor.errors import KvdoctorError
-
     out: dict[str, FlagValue] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

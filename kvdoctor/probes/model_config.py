@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kvdoctor.bundle.model import EngineArgs, JsonObject, NotChecked, ServerInfo
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.kvmath import KvModel, load_model_config
 
 
 def _served_candidates(server: ServerInfo | None, engine: EngineArgs | None) -> list[str]:
@@ -58,8 +59,6 @@ def probe_model_config(
     ``source`` (when given) receives where a config found on the server's word was read, so
     the report can say so.
     """
-    from kvdoctor.kvmath import KvModel, load_model_config
-
     if spec:
         try:
             return load_model_config(spec), None

@@ -8,6 +8,7 @@ import httpx
 from pydantic import JsonValue
 
 from kvdoctor.bundle.model import NotChecked, ServerInfo
+from kvdoctor.bundle.reader import MAX_JSON_DEPTH, json_depth
 from kvdoctor.probes.http import fetch, join
 
 # These answers are small JSON documents; a large one is not what we asked for.
@@ -17,8 +18,6 @@ _MAX_BYTES = 4 * 1024 * 1024
 def _json_body(
     client: httpx.Client, url: str, timeout: float, deadline: float | None
 ) -> tuple[JsonValue, str | None]:
-    from kvdoctor.bundle.reader import MAX_JSON_DEPTH, json_depth
-
     got = fetch(client, url, timeout=timeout, max_bytes=_MAX_BYTES, deadline=deadline)
     if got.error is not None or got.text is None:
         return None, got.error or "empty answer"

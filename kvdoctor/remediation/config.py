@@ -1,7 +1,7 @@
 """The engine configuration the server in front of us runs with: flags as given plus defaults.
 
-Advice is for the server in front of you (DESIGN.md §6): a suggestion must start from the flags
-this server was started with (``engine_args.json``), what it reports about itself
+Advice is for the server in front of you (docs/troubleshooting.md): a suggestion must start
+from the flags this server was started with (``engine_args.json``), what it reports about itself
 (``vllm:cache_config_info`` through the signals) and, for flags nobody set, the defaults of the
 detected vLLM version. Facts below are read from vLLM 0.32's ``engine/arg_utils.py``,
 ``config/scheduler.py``, ``config/cache.py`` and ``platforms/cpu.py`` (the lab's build).
@@ -13,9 +13,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kvdoctor.bundle.model import Bundle
+from kvdoctor.bundle.model import Bundle, Manifest
 from kvdoctor.kvmath.capacity import pool_capacity
 from kvdoctor.kvmath.section import KvSection
+from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.model import Scalar, SignalSet
 
 Platform = Literal["cpu", "gpu"]
@@ -137,18 +138,6 @@ class EngineConfig:
         tokens = pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks)
         return tokens.tokens if tokens.tokens is not None else self.capacity_tokens
 
-    @property
-    def block_bytes(self) -> int | None:
-        if self.block_size and self.bytes_per_token:
-            return self.block_size * self.bytes_per_token
-        return None
-
-    def pool_tokens_from_memory(self) -> int | None:
-        """Tokens the pool holds when the memory budget sizes it (no blocks override)."""
-        if self.kv_cache_memory_bytes and self.block_bytes and self.block_size:
-            return (self.kv_cache_memory_bytes // self.block_bytes) * self.block_size
-        return None
-
 
 def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: str) -> Platform:
     # vLLM 0.32 picks 128-token blocks on the CPU backend when the operator did not choose,
@@ -166,7 +155,6 @@ def _detect_platform(args: dict[str, FlagValue], block_size: int | None, logs: s
 def config_from_signals(signals: SignalSet) -> EngineConfig:
     """The configuration the signals alone describe (no command line, no model config): what
     the rule cases, given as signal sets, are planned against, as a report plans a bundle."""
-    from kvdoctor.bundle.model import Manifest
 
     bundle = Bundle(
         manifest=Manifest(
@@ -225,7 +213,6 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
     gmu = _float(arg_or("gpu-memory-utilization", "gpu_memory_utilization"))
     mc = bundle.model_config_raw or {}
     mpe = _int(mc.get("max_position_embeddings")) if isinstance(mc, dict) else None
-    from kvdoctor.signals.locker import blocks_override
 
     return EngineConfig(
         version=str(get("vllm_version")) if get("vllm_version") is not None else None,

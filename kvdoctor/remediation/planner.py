@@ -1,12 +1,12 @@
 """The remediation planner: per finding, concrete flag edits with a predicted effect.
 
-Order (DESIGN.md §6, "advice is for the server in front of you"): first undo the flag that by
-itself explains the finding (``--num-gpu-blocks-override``, ``--no-enable-prefix-caching``,
-``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a tiny ``--max-model-len``); then the
-smallest change the KV math and the window predict will remove the symptom; then capacity
-(replicas, tensor parallel). A change is dropped when vLLM would refuse the resulting flags
-(:mod:`kvdoctor.remediation.constraints`) or when the window shows it is not binding (lowering a
-cap the traffic never reached, raising one it never hit).
+Order (docs/troubleshooting.md, "advice is for the server in front of you"): first undo the
+flag that by itself explains the finding (``--num-gpu-blocks-override``,
+``--no-enable-prefix-caching``, ``--no-enable-chunked-prefill``, ``--kv-cache-dtype fp8``, a
+tiny ``--max-model-len``); then the smallest change the KV math and the window predict will
+remove the symptom; then capacity (replicas, tensor parallel). A change is dropped when vLLM
+would refuse the resulting flags (:mod:`kvdoctor.remediation.constraints`) or when the window
+shows it is not binding (lowering a cap the traffic never reached, raising one it never hit).
 
 Pure: same findings, configuration and signals, same plan.
 """
@@ -21,6 +21,7 @@ from kvdoctor.kvmath.capacity import sequences_that_fit
 from kvdoctor.remediation.config import EngineConfig, FlagValue, canonical_flag
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
+from kvdoctor.rules.engine import load_playbooks, remediation_line
 from kvdoctor.rules.predicates import PREDICATES, SignalView
 from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
@@ -1113,14 +1114,12 @@ def plan(
     bundle and checked (vLLM's start-up rules, the device's memory, the window), text items as
     the engine renders them. Refuted findings get none; an unidentified finding keeps its
     "collect next" lines."""
-    from kvdoctor.rules.engine import load_playbooks, remediation_line
-
     books = list(playbooks) if playbooks is not None else load_playbooks()
     view = SignalView(signals)
     win = window_of(signals)
     plans: list[FindingPlan] = []
     # A knob moved one way for an earlier (higher-ranked) finding is never moved the other way
-    # for a later one (DESIGN.md §6: a rule never advises both directions).
+    # for a later one (docs/troubleshooting.md: a rule never advises both directions).
     directions: dict[str, str] = {}
     for i, f in enumerate(findings):
         cause = _cause_of(books, f)

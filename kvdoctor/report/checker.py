@@ -6,7 +6,7 @@ table row that states something false is an error wherever its words came from (
 playbook, experiment record). Kinds of problem, each with a test that shows it caught:
 
 ``verdict-exit``        the verdict line disagrees with the report or with the exit code
-                        (healthy if and only if exit code 0, DESIGN.md §4)
+                        (healthy if and only if exit code 0, docs/report.md)
 ``false-comparison``    an evidence row whose value contradicts its expectation ("2 | above the 2
                         sequences the pool holds"), or a share above 100 % ("explain 500 % of")
 ``suspect-confirmed``   "a suspect until a canary ..." said of a finding its experiment confirmed
@@ -31,9 +31,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kvdoctor.report.model import Report
+from kvdoctor.vocab import ACTIVE_STATUSES, SEVERITY_RANK
 
 MAX_VISIBLE_LINES = 60
-_FIRING = ("confirmed", "suspected")
+_FIRING = ACTIVE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,15 @@ class Problem:
 def exit_code_for(report: Report, fail_on: str | None = None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict.
 
-    ``info`` findings never set the verdict or the exit code (DESIGN.md §4): a healthy report
+    ``info`` findings never set the verdict or the exit code (docs/report.md): a healthy report
     with an informational note exits 0. With ``fail_on`` only findings of at least that severity
     count (a CI gate).
     """
-    rank = {"info": 0, "warning": 1, "critical": 2}
-    floor = max(1, rank[fail_on]) if fail_on is not None else 1
-    firing = [f for f in report.findings if f.status in _FIRING and rank[f.severity] >= floor]
+    # SEVERITY_RANK: critical 0, warning 1, info 2; info never counts.
+    ceiling = min(1, SEVERITY_RANK[fail_on]) if fail_on is not None else 1
+    firing = [
+        f for f in report.findings if f.status in _FIRING and SEVERITY_RANK[f.severity] <= ceiling
+    ]
     # An undecided symptom is not "nothing firing": someone has to collect what decides it.
     if report.verdict == "inconclusive" and fail_on is None:
         return 1

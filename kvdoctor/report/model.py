@@ -1,4 +1,4 @@
-"""The ``kvdoctor.report/1`` contract (DESIGN.md §4): what ``diagnose --format json`` prints.
+"""The ``kvdoctor.report/1`` contract (docs/report.md): what ``diagnose --format json`` prints.
 
 These models are shared by the rule engine (which produces findings), the reproducers (whose
 outcomes attach to findings) and the renderers (pure functions of a :class:`Report`).
@@ -15,7 +15,7 @@ from kvdoctor.bundle.model import JsonObject, NotChecked
 from kvdoctor.kvmath.section import KvSection
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
-# Minor revision of the report/1 contract: additive fields only (DESIGN.md §4).
+# Minor revision of the report/1 contract: additive fields only (docs/report.md).
 # 1.1: summary, change_first; per finding basis and why_not.
 # 1.2: notes (info causes whose symptom the window does not show: expected behaviour, no harm
 # measured), apart from findings so that a healthy server has no finding.

@@ -48,6 +48,8 @@ from kvdoctor.report.model import (
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.thresholds import POOL_FULL
+from kvdoctor.vocab import ACTIVE_STATUSES
 
 MARKDOWN_TEMPLATE = "report.md.j2"
 
@@ -57,10 +59,10 @@ DETAILS: tuple[str, ...] = ("summary", "full")
 EVIDENCE_ROWS_SHOWN = 6
 
 # Thresholds of the verdict sentence only (the rules decide findings; this decides wording).
-KV_FULL_FRACTION = 0.9
+KV_FULL_FRACTION = POOL_FULL
 CARD_FULL_FRACTION = 0.98
 
-FIRING = ("confirmed", "suspected")
+FIRING = ACTIVE_STATUSES
 
 KV_KEYS_IN_TEMPLATE = frozenset(
     {
@@ -865,7 +867,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ctx=ctx,
         verdict=report.verdict,
         primary=lead,
-        # Info never sets the verdict (DESIGN.md §4): at the top of a report it is a note on
+        # Info never sets the verdict (docs/report.md): at the top of a report it is a note on
         # expected behaviour, and "Primary finding" / "Change first" would read as a fault.
         primary_label=(
             "Note (expected behaviour, not a fault)" if lead_is_note else "Primary finding"

@@ -1,8 +1,8 @@
 """The guard: watches ``/metrics`` during a load run and stops it before it hurts the server.
 
-DESIGN.md §8: every run has a guard that stops early when KV usage, preemptions or errors cross
-a limit. The decision is a pure function (:func:`decide`) of the baseline scrape, the latest
-scrape and the client's own request counts, so it is unit-tested without a server.
+docs/reproducers.md: every run has a guard that stops early when KV usage, preemptions or
+errors cross a limit. The decision is a pure function (:func:`decide`) of the baseline scrape,
+the latest scrape and the client's own request counts, so it is unit-tested without a server.
 """
 
 from __future__ import annotations

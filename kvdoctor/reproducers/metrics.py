@@ -3,7 +3,7 @@
 The capture path keeps raw text and normalises it later (``kvdoctor.observations``); a
 reproducer instead needs a number *now* (the guard) or a delta between two scrapes (hit
 counters, latency histograms), summed over engines and model names. Old and new vLLM metric
-names are accepted (DESIGN.md §2), as is the ``ray_vllm:`` prefix.
+names are accepted (docs/bundle.md), as is the ``ray_vllm:`` prefix.
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ a cause fires only when its conditions are known to hold).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -30,6 +32,7 @@ from kvdoctor.report.model import (
     Symptom,
     Verdict,
 )
+from kvdoctor.resources import data_dir
 
 # experiment_of's home is kvdoctor.rules.experiments; re-exported for the callers that know it here.
 from kvdoctor.rules.experiments import experiment_of as experiment_of
@@ -47,7 +50,7 @@ from kvdoctor.rules.schema import (
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
-from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
+from kvdoctor.vocab import CAUSES, SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
 
 # A reproducer's verdict outweighs what the window suggested.
 CONFIRMED_FLOOR = 0.9
@@ -65,8 +68,6 @@ def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> l
     each is checked against its own signal registry.
     """
     if directory is None:
-        from kvdoctor.resources import data_dir
-
         directory = data_dir("playbooks")
         if scope == "fleet":
             directory = directory / FLEET_DIR
@@ -97,26 +98,67 @@ def load_fleet_playbooks(directory: Path | None = None) -> list[Playbook]:
     return load_playbooks(directory, scope="fleet")
 
 
+# Every kvdoctor module this one imports, directly or not: their code decides what a valid
+# playbook is and what it becomes (the experiment catalog's measured keys, the signal names,
+# the vocabulary), so each is part of the cache key. tests/unit/test_playbook_cache.py holds
+# this list equal to the import graph: a module added to it without a line here fails there.
+VALIDATION_MODULES: tuple[str, ...] = (
+    "kvdoctor",
+    "kvdoctor.bundle",
+    "kvdoctor.bundle.model",
+    "kvdoctor.bundle.records",
+    "kvdoctor.cache",
+    "kvdoctor.errors",
+    "kvdoctor.experiment_catalog",
+    "kvdoctor.expfmt",
+    "kvdoctor.inputs",
+    "kvdoctor.kvmath",
+    "kvdoctor.kvmath.capacity",
+    "kvdoctor.kvmath.catalog",
+    "kvdoctor.kvmath.entries",
+    "kvdoctor.kvmath.memory",
+    "kvdoctor.kvmath.model",
+    "kvdoctor.kvmath.result",
+    "kvdoctor.kvmath.section",
+    "kvdoctor.kvmath.sizes",
+    "kvdoctor.promptshare",
+    "kvdoctor.report",
+    "kvdoctor.report.model",
+    "kvdoctor.resources",
+    "kvdoctor.rules.engine",
+    "kvdoctor.rules.experiments",
+    "kvdoctor.rules.formatting",
+    "kvdoctor.rules.predicates",
+    "kvdoctor.rules.schema",
+    "kvdoctor.signals",
+    "kvdoctor.signals.catalog",
+    "kvdoctor.signals.fleet",
+    "kvdoctor.signals.model",
+    "kvdoctor.thresholds",
+    "kvdoctor.vocab",
+)
+
+
+def validation_sources() -> tuple[Path, ...]:
+    """The source files of :data:`VALIDATION_MODULES` (all imported by the time this runs)."""
+    return tuple(
+        Path(getattr(sys.modules.get(name) or import_module(name), "__file__", None) or "")
+        for name in VALIDATION_MODULES
+    )
+
+
 def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
     """Validated playbooks are cached (loading and checking them was a fifth of a replay).
 
-    The key covers every file's name and bytes, the modules whose code decides what a valid
-    playbook is and what it becomes, and the pydantic version that pickles it.
+    The key covers every file's name and bytes, the source of every module whose code decides
+    what a valid playbook is and what it becomes, and the pydantic version that pickles it.
     """
     import hashlib
 
     import pydantic
 
-    from kvdoctor.rules import formatting, predicates, schema
-    from kvdoctor.signals import catalog, fleet
-
     h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
-    h.update(
-        code_fingerprint(
-            *(Path(m.__file__ or "") for m in (schema, predicates, formatting, catalog, fleet)),
-            Path(__file__),
-        ).encode()
-    )
+    h.update(code_fingerprint(*validation_sources()).encode())
     for path, text in zip(paths, texts, strict=True):
         h.update(b"\0" + path.name.encode() + b"\0" + text)
     return h.hexdigest()[:32]
@@ -302,11 +344,24 @@ def _symptom_experiment_problems(pb: Playbook) -> list[str]:
     return []
 
 
+def _cause_id_problems(pb: Playbook) -> list[str]:
+    """Every cause id must be one kvdoctor/vocab.py lists for this playbook (CAUSES)."""
+    listed = CAUSES.get(pb.id)
+    if listed is None:
+        return [f"id: {pb.id!r} has no entry in kvdoctor/vocab.py CAUSES"]
+    return [
+        f"causes.{ci}.id: {c.id!r} is not a cause of {pb.id} in kvdoctor/vocab.py CAUSES"
+        for ci, c in enumerate(pb.causes)
+        if c.id not in listed
+    ]
+
+
 def check_playbook(pb: Playbook) -> list[str]:
     """Cross-checks against the registries: every name a playbook uses must exist (in the
     replica catalog for a replica playbook, among the fleet signals for a fleet one)."""
     known = known_names(pb.scope)
     problems: list[str] = _fleet_problems(pb) if pb.scope == "fleet" else []
+    problems += _cause_id_problems(pb)
     problems += _symptom_experiment_problems(pb)
     for i, name in enumerate(pb.inspect_first):
         if not known(name):
@@ -518,7 +573,7 @@ class _Built:
 def _rank(
     status: str, severity: str, confidence: float, pi: int, ci: int, upstream: bool = False
 ) -> tuple[int, int, int, float, int, int, int]:
-    """DESIGN.md §4: refuted last; then severity, then status, then confidence; then a cause
+    """docs/report.md: refuted last; then severity, then status, then confidence; then a cause
     upstream of another symptom the window shows before the findings that follow from it; then
     the playbooks' order."""
     refuted = 1 if status == "refuted" else 0

@@ -1,7 +1,7 @@
 """The playbook format: a pydantic schema for ``playbooks/*.yaml`` (validated, never eval'd).
 
-A playbook is one row of the troubleshooting table (DESIGN.md §6): a symptom, the signals to
-inspect first, and the causes that produce it. Each cause holds structured conditions
+A playbook is one row of the troubleshooting table (docs/troubleshooting.md): a symptom, the
+signals to inspect first, and the causes that produce it. Each cause holds structured conditions
 (``all``/``any``/``none`` over signal comparisons, window shares of a series, or named Python
 predicates), a severity, how confidence is computed, the evidence to show, remediation
 templates that state the direction of every knob, the reproducer that tests it, and references.
@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from kvdoctor.experiment_catalog import NAMES
+from kvdoctor.thresholds import PLAYBOOK_CONSTANTS
 from kvdoctor.vocab import Severity, Symptom
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
@@ -95,6 +96,17 @@ class Condition(_Strict):
     value_from: str | None = None
     scale: float = 1.0
     for_fraction: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _named_constant(cls, v: object) -> object:
+        # ``$pool_full``: a threshold named once in kvdoctor/thresholds.py.
+        if isinstance(v, str) and v.startswith("$"):
+            if v[1:] not in PLAYBOOK_CONSTANTS:
+                known = ", ".join(f"${k}" for k in PLAYBOOK_CONSTANTS)
+                raise ValueError(f"unknown constant {v!r} (known: {known})")
+            return PLAYBOOK_CONSTANTS[v[1:]]
+        return v
 
     @model_validator(mode="after")
     def _shape(self) -> Condition:
@@ -314,7 +326,7 @@ class Explains(_Strict):
     Prompts that miss the prefix cache are prefilled whole, so first tokens are slow and long
     prefills stall decoding; the prefill finding is then a consequence, and its advice (chunking,
     more GPUs) leaves the miss in place. When ``when`` holds, the cause ranks first among
-    findings tied with it on severity, status and confidence (DESIGN.md §4 leaves the order
+    findings tied with it on severity, status and confidence (docs/report.md leaves the order
     after those three open), and the report says which findings it explains and why.
     """
 
@@ -369,7 +381,7 @@ class Cause(_Strict):
 
     @model_validator(mode="after")
     def _one_direction_per_knob(self) -> Cause:
-        # DESIGN.md §6: a rule never advises both raising and lowering the same knob.
+        # docs/troubleshooting.md: a rule never advises both raising and lowering the same knob.
         seen: dict[str, str] = {}
         for item in self.remediation:
             if item.knob is None or item.direction not in ("raise", "lower"):
@@ -385,7 +397,7 @@ Basis = Literal["slo", "baseline", "default", "evidence"]
 
 class DetectBasis(_Strict):
     """One way to judge a symptom: against the user's SLO, the server's own baseline in the
-    same window, or a documented default (DESIGN.md §6: thresholds are a last resort).
+    same window, or a documented default (docs/troubleshooting.md: thresholds are a last resort).
 
     ``available`` says whether this basis can judge the window at all (e.g. an SLO was given);
     ``when`` says whether it finds harm; ``says`` is the sentence the report prints as the

@@ -31,8 +31,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ("running_last", "requests", "Running requests at the last scrape."),
     ("running_max", "requests", "Most running requests in the window."),
     ("running_mean", "requests", "Mean running requests."),
-    ("running_max_per_engine", "requests", "Peak running requests of the busiest engine, "
-     "when the endpoint serves several (data parallelism); None with one engine."),
+    (
+        "running_max_per_engine",
+        "requests",
+        "Peak running requests of the busiest engine, "
+        "when the endpoint serves several (data parallelism); None with one engine.",
+    ),
     ("waiting_last", "requests", "Waiting requests at the last scrape."),
     ("waiting_max", "requests", "Most waiting requests in the window."),
     ("waiting_mean", "requests", "Mean waiting requests."),
@@ -289,8 +293,12 @@ _DEFS += [
         "Token gaps of a second or more in the window (ITL histogram above its first bound "
         "≥ 1 s): streams that froze mid-answer, however few against the percentiles.",
     ),
-    ("itl_p10", "s", "10th percentile of inter-token latency (the fastest tokens: the decode "
-     "floor when most steps carry something else); None inside the first bucket."),
+    (
+        "itl_p10",
+        "s",
+        "10th percentile of inter-token latency (the fastest tokens: the decode "
+        "floor when most steps carry something else); None inside the first bucket.",
+    ),
     ("itl_stall_min_s", "s", "The bucket bound the counted stalls are above (1 s or more)."),
     (
         "finished_length_share_window",
@@ -300,33 +308,76 @@ _DEFS += [
     ),
     # --- the evidence that decides a prefix miss (kvdoctor.signals.prompts)
     ("prompt_sample_prompts", "count", "Prompts analysed from --prompts or the request log."),
-    ("prompt_sample_source", "name", "Where the prompt sample came from: prompts-file "
-     "(--prompts) or request-log (vLLM --enable-log-requests lines)."),
-    ("prompt_sample_tokenizer", "name", "How the sample was tokenised: given (token ids), "
-     "server (/tokenize) or approximate (word pieces; counts are approximate)."),
-    ("prompt_share_pattern", "name", "What the prompts share: shared (whole blocks, same "
-     "adapter and salt), identity-split (the text shares blocks, adapters or salts differ), "
-     "drift (they differ early and share at least a block after that), sub-block (a shared "
-     "prefix shorter than one block), unshared (nothing worth caching)."),
-    ("prompt_shared_prefix_tokens", "tokens", "Median tokens a prompt shares from the start "
-     "with the most similar earlier prompt of the sample."),
-    ("prompt_shared_prefix_blocks", "blocks", "Median whole blocks a prompt shares with an "
-     "earlier prompt of the same adapter and cache salt: what the cache can reuse."),
-    ("prompt_shared_after_difference_tokens", "tokens", "Median tokens shared after the first "
-     "difference: what a prefix would share if what differs came later."),
-    ("prompt_first_difference_in_block", "tokens", "Where the prompts first differ, as a token "
-     "offset inside its block (0 = on a boundary)."),
-    ("prompt_difference_kind", "name", "What the text differs in where prompts first differ: "
-     "timestamp, date, uuid, hex id, number or text."),
-    ("prompt_shareable_fraction", "fraction", "Share of the sample's prompt tokens the cache "
-     "could serve: whole shared blocks (same adapter and salt), or for identity-split, drift "
-     "and sub-block traffic what it would serve once that is fixed; 0 for unshared traffic."),
+    (
+        "prompt_sample_source",
+        "name",
+        "Where the prompt sample came from: prompts-file "
+        "(--prompts) or request-log (vLLM --enable-log-requests lines).",
+    ),
+    (
+        "prompt_sample_tokenizer",
+        "name",
+        "How the sample was tokenised: given (token ids), "
+        "server (/tokenize) or approximate (word pieces; counts are approximate).",
+    ),
+    (
+        "prompt_share_pattern",
+        "name",
+        "What the prompts share: shared (whole blocks, same "
+        "adapter and salt), identity-split (the text shares blocks, adapters or salts differ), "
+        "drift (they differ early and share at least a block after that), sub-block (a shared "
+        "prefix shorter than one block), unshared (nothing worth caching).",
+    ),
+    (
+        "prompt_shared_prefix_tokens",
+        "tokens",
+        "Median tokens a prompt shares from the start "
+        "with the most similar earlier prompt of the sample.",
+    ),
+    (
+        "prompt_shared_prefix_blocks",
+        "blocks",
+        "Median whole blocks a prompt shares with an "
+        "earlier prompt of the same adapter and cache salt: what the cache can reuse.",
+    ),
+    (
+        "prompt_shared_after_difference_tokens",
+        "tokens",
+        "Median tokens shared after the first "
+        "difference: what a prefix would share if what differs came later.",
+    ),
+    (
+        "prompt_first_difference_in_block",
+        "tokens",
+        "Where the prompts first differ, as a token offset inside its block (0 = on a boundary).",
+    ),
+    (
+        "prompt_difference_kind",
+        "name",
+        "What the text differs in where prompts first differ: "
+        "timestamp, date, uuid, hex id, number or text.",
+    ),
+    (
+        "prompt_shareable_fraction",
+        "fraction",
+        "Share of the sample's prompt tokens the cache "
+        "could serve: whole shared blocks (same adapter and salt), or for identity-split, drift "
+        "and sub-block traffic what it would serve once that is fixed; 0 for unshared traffic.",
+    ),
     ("prompt_identities", "count", "Distinct (LoRA adapter, cache salt) pairs in the sample."),
-    ("request_log_adapters", "count", "Distinct lora_request values over vLLM's 'Received "
-     "request' log lines (None counts as one: the base model)."),
-    ("kv_retention_horizon_s", "s", "How long a freed KV block survives before eviction: "
-     "measured (kv_block_idle_before_evict median) or estimated from the pool's free tokens "
-     "over the tokens claimed per second. A prefix recurring less often than this misses."),
+    (
+        "request_log_adapters",
+        "count",
+        "Distinct lora_request values over vLLM's 'Received "
+        "request' log lines (None counts as one: the base model).",
+    ),
+    (
+        "kv_retention_horizon_s",
+        "s",
+        "How long a freed KV block survives before eviction: "
+        "measured (kv_block_idle_before_evict median) or estimated from the pool's free tokens "
+        "over the tokens claimed per second. A prefix recurring less often than this misses.",
+    ),
 ]
 
 SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}

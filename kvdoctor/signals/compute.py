@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.observations import Observations, observe
-from kvdoctor.signals import config, gpu, locker, logs, metrics, prompts, v1_extra
+from kvdoctor.signals import baselines, config, gpu, locker, logs, metrics, prompts, v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.common import Out
 from kvdoctor.signals.model import SignalSet
@@ -82,8 +82,6 @@ def _busiest_engine(out: Out) -> None:
 
 
 def _baselines(out: Out, obs: Observations) -> None:
-    from kvdoctor.signals import baselines
-
     cap = out.ss.get("kv_capacity_tokens")
     baselines.compute(
         lambda name, value, prov, reason: out.set(name, value, prov, reason),

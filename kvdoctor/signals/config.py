@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 from pydantic import JsonValue
 
+from kvdoctor.bundle.argv import parse_argv
 from kvdoctor.bundle.model import Bundle, EngineArgs
+from kvdoctor.kvmath.capacity import pool_capacity
 from kvdoctor.observations import Observations
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.model import Scalar
@@ -94,7 +96,6 @@ def _engine_arg(args: EngineArgs | None, flags: tuple[str, ...]) -> tuple[JsonVa
     """A flag's value from engine_args.json and whether it came from argv or the user."""
     if args is None:
         return None
-    from kvdoctor.bundle.argv import parse_argv
 
     argv_args = parse_argv(args.argv) if args.argv else {}
     for flag in flags:
@@ -137,7 +138,6 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
-    from kvdoctor.kvmath.capacity import pool_capacity
 
     # The server's own figures only: the rules and the report add the log's and the model
     # config's (kvdoctor.kvmath.capacity, the one definition) where these are missing.

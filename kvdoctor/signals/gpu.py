@@ -7,6 +7,7 @@ import re
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.signals.common import Out, not_checked_reason
+from kvdoctor.signals.physics import bandwidth_of
 
 # vLLM's own processes name their PID in every log line they write: "(EngineCore_DP0
 # pid=4242)", "(VllmWorker TP1 pid=4301)", "(Worker_TP0 pid=...)", "(APIServer pid=...)".
@@ -95,7 +96,6 @@ def gpu(out: Out, bundle: Bundle) -> None:
     )
     name = next((d.name for s in samples for d in s.devices if d.index == index), None)
     out.set("gpu_name", name or None, prov, reason="NVML gave no device name")
-    from kvdoctor.signals.physics import bandwidth_of
 
     bw = bandwidth_of(name) if name else None
     out.set(

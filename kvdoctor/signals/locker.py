@@ -4,7 +4,10 @@ bytes per token, weights, and the cross-check of the engine's own KV figures."""
 from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.kvmath import KvModel
+from kvdoctor.kvmath.section import cross_check
 from kvdoctor.signals.common import Out, not_checked_reason
+from kvdoctor.signals.physics import dense_weight_bytes
 
 
 def locker_math(out: Out, bundle: Bundle) -> None:
@@ -39,13 +42,10 @@ def locker_math(out: Out, bundle: Bundle) -> None:
         out.set("kv_config_mismatch", None, reason=why)
         out.set("weights_bytes", None, reason=why)
         return
-    from kvdoctor.signals.physics import dense_weight_bytes
 
     weights, how = dense_weight_bytes(cfg)
     out.set("weights_bytes", weights, f"model_config.json: {how}", reason=how)
     try:
-        from kvdoctor.kvmath import KvModel
-
         model = KvModel.from_hf_config(cfg)
         dtype = ss.get("cache_dtype")
         bpt = model.bytes_per_token(dtype if isinstance(dtype, str) else "auto")
@@ -58,7 +58,6 @@ def locker_math(out: Out, bundle: Bundle) -> None:
     out.set("kv_bytes_per_token", bpt, f"kvmath: model_config.json, cache dtype {dtype_note}")
     # The same cross-check as the report's KV math (kvdoctor.kvmath.section), so the signal
     # and the report never disagree (e.g. a --num-gpu-blocks-override pool is not comparable).
-    from kvdoctor.kvmath.section import cross_check
 
     reported = ss.get("kv_cache_memory_bytes")
     block_size, blocks = ss.get("block_size"), ss.get("num_gpu_blocks")

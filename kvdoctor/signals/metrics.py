@@ -175,7 +175,7 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
     out.set(
         "finished_length_share_window",
         share,
-        f"metrics: {obs.wire(REQUEST_SUCCESS)}{{finished_reason=\"length\"}} over all finished",
+        f'metrics: {obs.wire(REQUEST_SUCCESS)}{{finished_reason="length"}} over all finished',
         reason="no request finished in the window, or no finished_reason label",
     )
 

@@ -10,6 +10,8 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kvdoctor.signals.catalog import SIGNALS
+
 Scalar = float | int | str | bool | None
 
 
@@ -35,6 +37,13 @@ class SignalSet:
     impossible: dict[str, int] = field(default_factory=dict)
 
     def get(self, name: str) -> Scalar:
+        """The value of catalog signal ``name`` (None when it could not be computed).
+
+        Reads are checked as writes are (kvdoctor.signals.common.Out): a name outside the
+        catalog is a typo that would otherwise read as "unknown" for ever, so it fails loudly.
+        """
+        if name not in SIGNALS:
+            raise KeyError(f"signal {name!r} is not in the catalog (kvdoctor/signals/catalog.py)")
         sv = self.values.get(name)
         return None if sv is None else sv.value
 

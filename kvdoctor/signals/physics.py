@@ -3,8 +3,8 @@
 A decode step reads every weight once and every live KV byte once, so no step can be faster
 than (weight bytes + KV bytes read per step) / memory bandwidth. That floor is the documented
 default a slow inter-token latency is judged against when the user gave no SLO and the window
-holds no quieter interval to compare with (DESIGN.md §6). Well-run decoding reaches 50–80 % of
-peak bandwidth, so an ITL within about 2× the floor is normal.
+holds no quieter interval to compare with (docs/troubleshooting.md). Well-run decoding reaches
+50–80 % of peak bandwidth, so an ITL within about 2× the floor is normal.
 
 Bandwidths are the vendors' published peak figures (datasheets linked per row). Names are
 matched against NVML's device name, longest pattern first, case-insensitively.

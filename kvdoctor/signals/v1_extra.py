@@ -26,8 +26,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels
+from kvdoctor.kvmath import KvModel
 from kvdoctor.observations import Observations, histogram_quantile
+from kvdoctor.signals.config import cache_config_labels
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.vllm_metrics import (
     EXT_H,
@@ -120,7 +123,6 @@ def compute(out: Out, obs: Observations, bundle: Bundle) -> None:
     _requests(out, obs)
     _spec_decode(out, obs, bundle)
     _offload_and_transfer(out, obs, bundle)
-    from kvdoctor.signals.config import cache_config_labels
 
     labels = cache_config_labels(obs)
     _config_labels(out, labels)
@@ -599,9 +601,6 @@ def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
     state_why = "no model config in the bundle" if bundle.model_config_raw is None else ""
     cfg = bundle.model_config_raw
     if cfg is not None:
-        from kvdoctor.errors import KvdoctorError
-        from kvdoctor.kvmath import KvModel
-
         try:
             model = KvModel.from_hf_config(cfg)
             verdict = model.layer_mix == "hybrid"

@@ -42,7 +42,7 @@ def test_primary_diagnosis_is_the_scenario_cause(
     assert run.report is not None, describe(run)
     primary = run.primary
     assert primary is not None, describe(run)
-    # Healthy if and only if exit 0 (DESIGN.md §4): an info cause (block larger than the
+    # Healthy if and only if exit 0 (docs/report.md): an info cause (block larger than the
     # prefix) is reported as a note (report/1.2) and sets neither the verdict nor the exit code.
     assert run.exit_code == (0 if primary["severity"] == "info" else 1), describe(run)
     live = [f for f in run.report["findings"] if f["status"] != "refuted"]

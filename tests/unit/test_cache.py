@@ -127,3 +127,54 @@ def test_pipeline_reproducer_lookup_matches_the_map() -> None:
     for s in SYMPTOMS:
         name = theirs(finding(id="x", symptom=s, cause="unidentified", reproducer=None))
         assert name is not None and s in EXPERIMENTS[name].symptoms(), s
+
+
+def _closure(start: str) -> set[str]:
+    from test_layers import import_graph
+
+    graph, seen, todo = import_graph(), set(), [start]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += graph.get(name, ())
+    return seen
+
+
+def test_the_playbook_cache_key_covers_every_module_validation_reads() -> None:
+    """A module the engine imports (directly or not) decides what a valid playbook is: the
+    experiment catalog's measured keys, the signal names, the vocabulary. Left out of the key, a
+    change to it (a renamed measured key) would pass with a warm cache and fail without one."""
+    from kvdoctor.rules.engine import VALIDATION_MODULES
+
+    assert set(VALIDATION_MODULES) == _closure("kvdoctor.rules.engine")
+    assert "kvdoctor.experiment_catalog" in VALIDATION_MODULES
+
+
+def test_an_edited_validation_module_is_a_new_key(
+    cache_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit the catalog's bytes (a renamed measured key): the warm entry is not taken, the
+    playbooks are validated again against the edited code."""
+    from kvdoctor import experiment_catalog
+    from kvdoctor.rules import engine
+
+    load_playbooks()
+    catalog_file = Path(experiment_catalog.__file__)
+    real_read = Path.read_bytes
+
+    def edited(self: Path) -> bytes:
+        data = real_read(self)
+        return (
+            data.replace(b'"window_hit_rate"', b'"window_hit_ratio"')
+            if self == catalog_file
+            else data
+        )
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    validated: list[int] = []
+    real_load_all = engine._load_all
+    monkeypatch.setattr(engine, "_load_all", lambda *a: validated.append(1) or real_load_all(*a))
+    load_playbooks()
+    assert validated == [1]
+    assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2

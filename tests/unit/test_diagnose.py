@@ -184,7 +184,7 @@ def test_detail_full_unfolds_the_report(storm: Path, capsys: pytest.CaptureFixtu
 def test_a_healthy_verdict_exits_0_with_a_note_and_no_finding(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # DESIGN.md §4: info never sets the verdict or the exit code; report/1.2 lists an info
+    # docs/report.md: info never sets the verdict or the exit code; report/1.2 lists an info
     # cause whose symptom the window does not show as a note, not a finding.
     # prefix-short: a confirmed note (block larger than the shared prefix), nothing else.
     fixture = Path(__file__).resolve().parents[2] / "fixtures" / "prefix-short"

@@ -527,5 +527,5 @@ def test_replica_notes_merge_apart_and_never_set_the_fleet_verdict() -> None:
     assert [(n.cause, n.evidence[0].value) for n in merged] == [
         ("block-larger-than-prefix", "a:1, b:1")
     ]
-    # Even an info finding beside a healthy replica leaves the fleet healthy (DESIGN.md §4).
+    # Even an info finding beside a healthy replica leaves the fleet healthy (docs/report.md).
     assert _verdict(merged, [a, b]) == "healthy"

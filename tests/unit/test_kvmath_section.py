@@ -1,4 +1,4 @@
-"""The report's ``kv`` object (DESIGN.md §4) and its cross-check against the server."""
+"""The report's ``kv`` object (docs/report.md) and its cross-check against the server."""
 
 from __future__ import annotations
 

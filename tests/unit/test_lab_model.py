@@ -25,7 +25,7 @@ def test_generator_config_matches_declared_kv_layout() -> None:
 
 
 def test_kvmath_gives_1024_bytes_per_token_for_the_lab_model() -> None:
-    # The shared locker math (DESIGN.md §7) must agree with the lab's own constant.
+    # The shared locker math (docs/kvmath.md) must agree with the lab's own constant.
     kv = KvModel.from_hf_config(_genmodel.config())
     assert kv.bytes_per_token("auto") == model.BYTES_PER_TOKEN
 

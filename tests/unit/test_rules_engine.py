@@ -166,7 +166,7 @@ def _ids(findings: list[Finding]) -> list[tuple[str, str, str]]:
 
 
 def test_ranking_severity_then_status_then_confidence() -> None:
-    """DESIGN.md §4: severity first, then status, then confidence; a confirmed warning never
+    """docs/report.md: severity first, then status, then confidence; a confirmed warning never
     outranks a suspected critical finding (it once made the report lead with the lesser harm)."""
     signals = sigs(
         kv_usage_max=0.97,

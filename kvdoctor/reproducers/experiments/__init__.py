@@ -1,4 +1,4 @@
-"""The reproducer experiments (DESIGN.md §8): one small, bounded test per suspected cause.
+"""The reproducer experiments (docs/reproducers.md): one small, bounded test per suspected cause.
 
 One module per experiment (``prefix_probe``, ``ttft_split``, ``itl_context``, ``capacity_ramp``,
 ``memory_headroom``, ``quant_canary``), the interface in :mod:`.base`, the way a run starts in

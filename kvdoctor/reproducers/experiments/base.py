@@ -1,4 +1,4 @@
-"""The experiment interface (DESIGN.md §8) and what every experiment shares.
+"""The experiment interface (docs/reproducers.md) and what every experiment shares.
 
 An :class:`Experiment` is class data (its name, the causes it tests, the model of what it
 measures, whether it adds load or needs a reference server) plus three methods:

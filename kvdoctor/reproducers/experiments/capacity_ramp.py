@@ -36,6 +36,7 @@ from kvdoctor.reproducers.experiments.base import (
 )
 from kvdoctor.reproducers.guard import Guard, GuardLimits
 from kvdoctor.reproducers.loadgen import LoadSpec
+from kvdoctor.thresholds import POOL_FULL
 from kvdoctor.vocab import CONFIRMED, INCONCLUSIVE, REFUTED, ReproducerVerdict
 
 KV_CAPACITY = CauseRef("preemption", "kv-capacity")
@@ -49,7 +50,7 @@ LIFETIMES = 3
 # Without max_num_seqs, the most concurrent requests the treatment offers.
 DEFAULT_CAP = 32
 # Below this KV usage at the treatment's peak, the pool never filled: the run proves nothing.
-FILLED = 0.9
+FILLED = POOL_FULL
 QUIET_WAIT_S = 20.0
 
 

@@ -1,0 +1,17 @@
+"""Thresholds that more than one part of kvdoctor judges by, each named once.
+
+A playbook condition names one as ``$<name>`` (``value: $pool_full``), resolved when the
+playbook is validated, so the rules, the alert generator and ``kvdoctor rules`` all see the
+number; the renderer, the experiments and the lab's generator import the constant itself.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# KV cache usage (0..1) at which the pool counts as full: the scheduler is about to preempt or
+# hold requests back. Read as "filled" by the capacity ramp and "full" by the verdict sentence.
+POOL_FULL: Final = 0.9
+
+# The names a playbook may write as ``$name`` in a condition's ``value``.
+PLAYBOOK_CONSTANTS: Final[dict[str, float]] = {"pool_full": POOL_FULL}
