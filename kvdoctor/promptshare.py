@@ -15,9 +15,9 @@ Two sources feed the same analysis:
   request at INFO, the prompt and its token ids at ``--log-level DEBUG``, the JSON body (with
   ``cache_salt``) at DEBUG.
 
-What is kept (docs/reproducers.md, prompts the operator hands over): per prompt only its length, the tokens it shares with the most
-similar earlier prompt, where the first difference sits, what kind of text differs there (a
-word such as "timestamp", never the text), and an opaque identity hash for its adapter/salt.
+What is kept (docs/reproducers.md): per prompt only its length, the tokens it shares with the
+most similar earlier prompt, where the first difference sits, what kind of text differs there
+(a word such as "timestamp", never the text), and an opaque identity hash for its adapter/salt.
 No prompt text and no token id reaches a bundle or a report.
 
 Pure functions; no I/O except the caller-supplied tokenizer.
