@@ -488,6 +488,20 @@ def test_capacity_ramp_verdicts_from_recorded_rounds() -> None:
     assert set(ramp.judge(_ramp(None, None, skipped="cannot fill")).causes.values()) == {"refuted"}
 
 
+def test_capacity_ramp_under_live_traffic_says_so_and_what_decides_it() -> None:
+    # During an incident the server never goes quiet: its own traffic preempts during the
+    # baseline. Not a bare "inconclusive": it says why, in words, and the command that decides.
+    busy = _ramp(_round(1, 4), _round(9, 7)).model_copy(update={"quiet_before": False})
+    j = ramp.judge(busy)
+    assert set(j.causes.values()) == {"inconclusive"}
+    assert "not quiet" in j.summary and "4 preemptions" in j.summary
+    assert "kvdoctor reproduce capacity-ramp --endpoint" in j.summary
+    assert "drained replica" in j.summary
+    # A quiet server whose own baseline preempts: the pool is smaller than the KV math says.
+    j = ramp.judge(_ramp(_round(1, 3), None))
+    assert "quiet server" in j.summary and "KV cache size" in j.summary
+
+
 # ------------------------------------------------------------------------------ quant-canary
 
 
