@@ -361,6 +361,24 @@ def _running_max_engine(s: SignalView) -> Scalar:
     return per if per is not None else s.num("running_max")
 
 
+@derived(
+    "max_num_seqs_effective",
+    "requests",
+    "--max-num-seqs as given, else vLLM's default for the device (1,024 on cards of 70 GiB or "
+    "more other than the A100, 256 on other GPUs; vLLM 0.32 engine/arg_utils.py): the slot "
+    "limit is known even when the flag is not visible.",
+)
+def _max_num_seqs_effective(s: SignalView) -> Scalar:
+    given = s.num("max_num_seqs")
+    if given is not None:
+        return given
+    total, name = s.num("gpu_memory_total_bytes"), s.value("gpu_name")
+    if total is None:
+        return None
+    big = total >= 70 * (1 << 30) and "a100" not in str(name or "").lower()
+    return 1024 if big else 256
+
+
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
 def _itl_spread(s: SignalView) -> Scalar:
     r = _ratio(s.num("itl_p99"), s.num("itl_p50"))
