@@ -116,14 +116,33 @@ def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) ->
     if not intervals:
         out.set("stalled_share", None, reason="no scrape interval with all three series")
         return
-    stalled = sum(
-        1 for a, b in intervals if waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a]
-    )
+    flags = [
+        waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a] for a, b in intervals
+    ]
+    # A run of still intervals that ends with prompt tokens counted is one long prefill step
+    # (vLLM counts a prompt's tokens when its prefill step ends): head-of-line blocking, not a
+    # stalled engine (a 20,000-token prompt among short ones read as a critical preemption
+    # finding). Only runs that end with no prompt progress, or never end, are stalls.
+    stalled = 0
+    i = 0
+    while i < len(flags):
+        if not flags[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(flags) and flags[j]:
+            j += 1
+        after = intervals[j] if j < len(intervals) else None
+        prefill_ended = after is not None and prompts[after[1]] > prompts[after[0]]
+        if not prefill_ended:
+            stalled += j - i
+        i = j
     out.set(
         "stalled_share",
         stalled / len(intervals),
         f"metrics: intervals with {obs.wire(WAITING)} >= 1 and no increase of "
-        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)}",
+        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)} "
+        "(runs that end with a prefill counted are one long prefill step, not a stall)",
     )
 
 
