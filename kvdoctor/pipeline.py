@@ -383,6 +383,7 @@ def run_reproducers(
     insecure: bool = False,
     reference_headers: dict[str, str] | None = None,
     redact: bool = False,
+    prompts: Sequence[RawPrompt] | None = None,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them.
 
@@ -404,6 +405,8 @@ def run_reproducers(
         reference_endpoint=reference_endpoint,
         reference_headers=dict(reference_headers or {}),
         insecure=insecure,
+        # Two of the operator's prompts with text, for the prefix probe's replay (in memory).
+        sample_prompts=[(p.text, p.salt) for p in (prompts or ()) if p.text][:2],
     )
     records: list[ReproducerRecord] = []
     from urllib.parse import urlsplit
@@ -493,6 +496,7 @@ def run_live(
             insecure=opts.insecure,
             reference_headers=reference_headers,
             redact=opts.redact,
+            prompts=prompts,
         )
     if save_bundle is not None:
         if records:
