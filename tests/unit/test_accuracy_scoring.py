@@ -239,12 +239,21 @@ def test_an_undecidable_draw_is_right_offline_when_inconclusive_with_the_truth_l
 
 def test_an_undecidable_healthy_draw_is_right_with_no_fault_listed_and_is_no_alarm() -> None:
     listed = _undecided("prefix-drift", "no-fault")
-    o = outcome("h", "healthy-unshared-long", (None, None), True, "", listed, False,
-                undecidable=True)  # fmt: skip
+    o = outcome(
+        "h", "healthy-unshared-long", (None, None), True, "", listed, False, undecidable=True
+    )
     assert o.right_symptom and o.right_cause
     r = rates([o])
     assert r.finding_on_healthy == (0, 1) and r.alarm_on_healthy == (0, 1)
     # Without "no-fault" the inconclusive verdict is an alarm on a healthy server.
-    o = outcome("h", "healthy-unshared-long", (None, None), True, "", _undecided("prefix-drift"),
-                False, undecidable=True)  # fmt: skip
+    o = outcome(
+        "h",
+        "healthy-unshared-long",
+        (None, None),
+        True,
+        "",
+        _undecided("prefix-drift"),
+        False,
+        undecidable=True,
+    )
     assert not o.right_cause and rates([o]).alarm_on_healthy == (1, 1)

@@ -712,7 +712,7 @@ def test_prefix_probe_replay_of_the_operators_prompts_decides_what_the_sample_sh
             sample_pattern="identity-split",
             user_repeat_hit_tokens=640.0,
             user_next_hit_tokens=0.0,
-        )  # fmt: skip
+        )
     )
     got = _causes(j)
     assert got["adapter-or-salt-split"] == "confirmed"
@@ -726,7 +726,7 @@ def test_prefix_probe_replay_of_the_operators_prompts_decides_what_the_sample_sh
                 sample_pattern="drift",
                 user_repeat_hit_tokens=512.0,
                 user_next_hit_tokens=0.0,
-            )  # fmt: skip
+            )
         )
     )
     assert got["prefix-drift"] == "confirmed" and got["adapter-or-salt-split"] == "refuted"
@@ -738,7 +738,7 @@ def test_prefix_probe_replay_of_the_operators_prompts_decides_what_the_sample_sh
                 sample_pattern="sub-block",
                 user_repeat_hit_tokens=512.0,
                 user_next_hit_tokens=128.0,
-            )  # fmt: skip
+            )
         )
     )
     assert got["block-larger-than-prefix"] == "refuted"
@@ -750,7 +750,7 @@ def test_prefix_probe_replay_of_the_operators_prompts_decides_what_the_sample_sh
                 sample_pattern="drift",
                 user_repeat_hit_tokens=0.0,
                 user_next_hit_tokens=0.0,
-            )  # fmt: skip
+            )
         )
     )
     assert got["adapter-or-salt-split"] == "inconclusive"
