@@ -379,6 +379,17 @@ def _max_num_seqs_effective(s: SignalView) -> Scalar:
     return 1024 if big else 256
 
 
+@derived(
+    "engine_load_over_fair",
+    "ratio",
+    "engine_busiest_running_share × engines: the busiest engine's load over an even share "
+    "(1 balanced; 2 twice its share).",
+)
+def _engine_load_over_fair(s: SignalView) -> Scalar:
+    share, n = s.num("engine_busiest_running_share"), s.num("engines")
+    return share * n if share is not None and n is not None and n >= 2 else None
+
+
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
 def _itl_spread(s: SignalView) -> Scalar:
     r = _ratio(s.num("itl_p99"), s.num("itl_p50"))

@@ -47,6 +47,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     metrics.per_engine(out, obs)
     _busiest_engine(out)
+    metrics.engine_balance(out)
     prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity
     prompts.retention_horizon(out)  # after the residency histograms and the turnover
     # Anything still unset is reported, never silently missing.

@@ -432,4 +432,41 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
     q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
     vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
     vals["requests_finished_window"] = as_count(obs.counter_increase(REQUEST_SUCCESS, g))
+    itl = obs.histogram_window(LATENCY_HISTOGRAMS["itl"], g)
+    vals["itl_mean"] = itl[1] / itl[2] if itl is not None and itl[2] > 0 else None
     return vals
+
+
+def engine_balance(out: Out) -> None:
+    """How evenly a data-parallel endpoint's engines share the work: the busiest engine's share
+    of the running requests and its decode speed against the fastest engine's (one engine
+    overloaded while others idle is invisible in the sums)."""
+    engines = out.ss.per_engine
+    names = ("engine_busiest_running_share", "itl_engine_spread")
+    if len(engines) < 2:
+        for n in names:
+            out.set(n, None, reason="one engine")
+        return
+    running = [
+        float(v)
+        for vals in engines.values()
+        if isinstance((v := vals.get("running_mean")), int | float) and not isinstance(v, bool)
+    ]
+    total = math.fsum(running)
+    out.set(
+        "engine_busiest_running_share",
+        max(running) / total if running and total > 0 else None,
+        f"metrics: the busiest of {len(engines)} engines' mean running over the sum",
+        reason="no engine ran a request",
+    )
+    itls = [
+        float(v)
+        for vals in engines.values()
+        if isinstance((v := vals.get("itl_mean")), int | float) and not isinstance(v, bool) and v > 0
+    ]
+    out.set(
+        "itl_engine_spread",
+        max(itls) / min(itls) if len(itls) >= 2 else None,
+        f"metrics: slowest engine's mean ITL over the fastest's ({len(itls)} engines decoding)",
+        reason="fewer than two engines decoded in the window",
+    )
