@@ -1084,10 +1084,37 @@ def _evaluate(
                 if (pb.id, c.id) in ruled_out
             ]
             built.append(_unidentified(pb, pi, state, view, lines))
+    _defer_to_upstream(built)
     built.sort(key=lambda b: b.rank)
     _drop_conflicting_advice(built)
     _add_why_not(built, pbs, ruled_out)
     return built
+
+
+def _defer_to_upstream(built: list[_Built]) -> None:
+    """A finding whose symptom an identified cause explains is less likely the explanation
+    itself: its confidence is held just under that cause's, of the same severity and status
+    (slow first tokens because every prompt is prefilled again come after the sub-block
+    prefix, drift or eviction that makes them prefill again). Ranking stays severity, status,
+    confidence (docs/report.md)."""
+    for up in built:
+        if up.explains is None or up.finding.status == "refuted" or up.note:
+            continue
+        symptoms = set(up.explains[0])
+        for down in built:
+            f = down.finding
+            if (
+                down is up
+                or f.status == "refuted"
+                or f.symptom not in symptoms
+                or f.severity != up.finding.severity
+                or f.status != up.finding.status
+                or f.confidence < up.finding.confidence
+            ):
+                continue
+            held = round(max(up.finding.confidence - 0.01, 0.0), 2)
+            down.finding = f.model_copy(update={"confidence": held})
+            down.rank = (*down.rank[:3], -held, *down.rank[4:])
 
 
 def evaluate_fleet(views: Sequence[FleetSignals], playbooks: list[Playbook]) -> list[Finding]:

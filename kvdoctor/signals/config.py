@@ -137,6 +137,17 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
             why = "not in vllm:cache_config_info"
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
+    # What the operator asked for, apart from what runs: vLLM turns prefix caching off for
+    # models that cannot use it ("Hybrid or mamba-based model detected: disabling prefix
+    # caching") although the flag was given.
+    asked = _engine_arg(bundle.engine_args, ("enable-prefix-caching",))
+    asked_value = to_bool(asked[0]) if asked is not None else None
+    out.set(
+        "prefix_caching_requested",
+        asked_value,
+        f"engine_args: --enable-prefix-caching ({asked[1]})" if asked is not None else "",
+        reason="no --enable-prefix-caching flag recorded",
+    )
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
 
     # The server's own figures only: the rules and the report add the log's and the model

@@ -37,6 +37,14 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "under the id new-dp-load-imbalance; ids are not remapped after the fact"
         ),
     },
+    "b-agent-header-drift-noprompts": {
+        "symptom": (
+            "the case expects the undecided prefix miss to lead (verdict inconclusive); "
+            "kvdoctor measures the slow first tokens it causes (TTFT p95 above 1 s) and leads "
+            "with high-ttft/prefill-bound, the prefix question undecided beside it"
+        ),
+        "cause": "follows from the symptom",
+    },
     "a-prefix-hit-tile-reads-dashes-rename": {
         "cause": (
             "the fault is a dashboard reading a renamed metric; kvdoctor rightly says healthy "
