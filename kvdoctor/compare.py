@@ -19,8 +19,9 @@ from kvdoctor.pipeline import Diagnosis
 from kvdoctor.remediation.config import canonical_flag, normalize_args
 from kvdoctor.remediation.constraints import SERVER_ONLY
 from kvdoctor.report import fmt
+from kvdoctor.report.bounds import range_text
 from kvdoctor.report.escape import escape_md
-from kvdoctor.report.model import Finding, Scalar, Verdict
+from kvdoctor.report.model import Finding, LatencyBound, Scalar, Verdict
 from kvdoctor.report.render import _environment
 from kvdoctor.resources import data_dir
 from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK
@@ -68,6 +69,10 @@ class SignalDelta(_Strict):
     name: str
     before: Scalar
     after: Scalar
+    # An interpolated latency percentile's bucket range on each side (the report's
+    # ``latency``): the Markdown states these, never the point.
+    before_range: LatencyBound | None = None
+    after_range: LatencyBound | None = None
 
 
 class FlagDelta(_Strict):
@@ -191,7 +196,13 @@ def compare(before: Diagnosis, after: Diagnosis, *, force: bool = False) -> Comp
     if primary is not None:
         names += [e.signal for e in primary.evidence if e.signal not in names]
     signals = [
-        SignalDelta(name=n, before=rb.signals.get(n), after=ra.signals.get(n))
+        SignalDelta(
+            name=n,
+            before=rb.signals.get(n),
+            after=ra.signals.get(n),
+            before_range=rb.latency.get(n),
+            after_range=ra.latency.get(n),
+        )
         for n in names
         if rb.signals.get(n) is not None or ra.signals.get(n) is not None
     ]
@@ -219,7 +230,10 @@ def render_markdown(c: Comparison, before_label: str, after_label: str) -> str:
     """The ticket section ("Fix verified" / "Fix not verified") from templates/compare.md.j2."""
     from markupsafe import Markup
 
-    def sval(name: str, value: Scalar) -> Markup:
+    def sval(name: str, value: Scalar, bound: LatencyBound | None = None) -> Markup:
+        if bound is not None and value is not None:
+            # A bucket range, as `diagnose` states it, never the interpolated point.
+            return Markup(range_text(bound.lo, bound.hi, bound.hi_from, bound.first_bucket))
         formatted = fmt.signal_value(name, value)
         return escape_md(value) if formatted is None else Markup(formatted)
 

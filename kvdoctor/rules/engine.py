@@ -466,6 +466,12 @@ class _Context:
     measured: JsonObject = field(default_factory=dict)
 
 
+def _shown(view: View) -> Callable[[str], TemplateValue]:
+    """What a placeholder prints: the value as the report states it where that differs from
+    the number (an interpolated latency percentile reads as its bucket range), else the value."""
+    return view.shown if isinstance(view, SignalView) else view.value
+
+
 def _is_num(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
@@ -639,7 +645,7 @@ def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
             continue
         if item.unless is not None and eval_clause(item.unless, ctx) is True:
             continue
-        text = render_or(item.text, item.fallbacks, ctx.view.value)
+        text = render_or(item.text, item.fallbacks, _shown(ctx.view))
         knob = (item.knob, item.direction) if item.knob and item.direction else None
         out.append((text, knob))
     return out
@@ -705,7 +711,7 @@ def _build(
                 Evidence(
                     signal=ev.label or ev.signal,
                     value=_evidence_value(table),
-                    expected=render_or(ev.expected, fallbacks, view.value),
+                    expected=render_or(ev.expected, fallbacks, _shown(view)),
                     # The row's own condition as the engine evaluates it (None: it states
                     # none, or a value it reads is unknown).
                     met=eval_clause(ev.holds, ctx) if ev.holds is not None else None,
@@ -738,7 +744,7 @@ def _build(
         status=status,
         severity=severity,
         confidence=confidence,
-        title=render_or(title, [], view.value),
+        title=render_or(title, [], _shown(view)),
         evidence=evidence,
         remediation=[text for text, _ in lines],
         reproducer=outcome,
@@ -797,9 +803,9 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
     results = [(b, eval_clause(b.when, ctx)) for b in slos]
     for b, verdict in results:
         if verdict is True:
-            return SymptomState(True, "slo", render_or(b.says, [], view.value), severity)
+            return SymptomState(True, "slo", render_or(b.says, [], _shown(view)), severity)
     if results and all(v is False for _, v in results):
-        says = "; ".join(render_or(b.says, [], view.value) for b, _ in results)
+        says = "; ".join(render_or(b.says, [], _shown(view)) for b, _ in results)
         return SymptomState(False, "slo", says, severity)
     any_available = False
     for b in det.bases:
@@ -807,7 +813,7 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
             continue
         any_available = True
         if eval_clause(b.when, ctx) is True:
-            return SymptomState(True, b.basis, render_or(b.says, [], view.value), severity)
+            return SymptomState(True, b.basis, render_or(b.says, [], _shown(view)), severity)
     return SymptomState(False if any_available else None, None, None, severity)
 
 
@@ -1002,9 +1008,9 @@ def _unidentified(
         status="suspected",
         severity=state.severity,
         confidence=0.5,
-        title=render_or(pb.detect.unidentified.title, [], view.value),
+        title=render_or(pb.detect.unidentified.title, [], _shown(view)),
         evidence=evidence,
-        remediation=[render_or(t, [], view.value) for t in pb.detect.unidentified.collect_next],
+        remediation=[render_or(t, [], _shown(view)) for t in pb.detect.unidentified.collect_next],
         basis=state.says,
         why_not=why_not,
     )
@@ -1068,8 +1074,8 @@ def open_questions(
             out.append(
                 OpenQuestion(
                     symptom=pb.symptom,
-                    title=render_or(q.title, [], view.value),
-                    seen=render_or(q.seen, [], view.value),
+                    title=render_or(q.title, [], _shown(view)),
+                    seen=render_or(q.seen, [], _shown(view)),
                     evidence=[
                         Evidence(signal=name, value=_evidence_value(view.value(name)), expected="")
                         for name in pb.inspect_first
@@ -1078,12 +1084,12 @@ def open_questions(
                     # A candidate an experiment ruled out is no longer in the running.
                     differential=[
                         DifferentialEntry(
-                            cause=c.cause, confirm=render_or(c.confirm, [], view.value)
+                            cause=c.cause, confirm=render_or(c.confirm, [], _shown(view))
                         )
                         for c in q.differential
                         if (pb.id, c.cause) not in refuted
                     ],
-                    decide_with=render_or(q.decide_with, [], view.value),
+                    decide_with=render_or(q.decide_with, [], _shown(view)),
                 )
             )
             break

@@ -47,6 +47,12 @@ class SignalView:
             return self._derived[name]
         return self.raw(name)
 
+    def shown(self, name: str) -> Scalar:
+        """``name`` as the report states it (``SignalSet.shown``: a latency percentile as its
+        bucket range), else its value: what a playbook's placeholders print."""
+        text = self.signals.shown.get(name)
+        return text if text is not None else self.value(name)
+
     def raw(self, name: str) -> Scalar:
         v = self.signals.get(name)
         if isinstance(v, float) and not math.isfinite(v):
