@@ -43,6 +43,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     config.server_info(out, bundle, config_src)
     gpu.gpu(out, bundle)
     logs.logs(out, bundle)
+    config.platform(out, bundle)  # after the GPU and log signals
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     metrics.per_engine(out, obs)

@@ -462,7 +462,9 @@ def engine_balance(out: Out) -> None:
     itls = [
         float(v)
         for vals in engines.values()
-        if isinstance((v := vals.get("itl_mean")), int | float) and not isinstance(v, bool) and v > 0
+        if isinstance((v := vals.get("itl_mean")), int | float)
+        and not isinstance(v, bool)
+        and v > 0
     ]
     out.set(
         "itl_engine_spread",
