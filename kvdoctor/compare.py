@@ -212,7 +212,8 @@ def advised_change(bundle: Bundle, d: Diagnosis) -> list[tuple[str, str, Scalar,
     planned again from ``bundle`` as the report planned them: (flag, action, before, advised).
     Empty when the first item is not a flag edit (a client change, a text line)."""
     findings = [*d.report.findings, *d.report.notes]
-    primary = next((i for i, f in enumerate(d.report.findings) if f.status in FIRING), None)
+    # The report's lead: the first live finding, else the first note (report/1.2).
+    primary = next((i for i, f in enumerate(findings) if f.status in FIRING), None)
     if primary is None:
         return []
     cfg = engine_config(bundle, d.signals, d.report.kv)
@@ -256,10 +257,13 @@ def compare(
             "server before and after the change, or pass --force"
         )
     rb, ra = before.report, after.report
-    by_key_b = {(f.id, f.cause): f for f in rb.findings}
-    by_key_a = {(f.id, f.cause): f for f in ra.findings}
-    keys = [(f.id, f.cause) for f in rb.findings if f.status != "refuted"]
-    keys += [(f.id, f.cause) for f in ra.findings if f.status != "refuted" and f.id]
+    # Findings and notes alike: a report whose lead is a note (prefix caching off, no harm
+    # measured) is verified when the note is gone after its change.
+    listed_b, listed_a = [*rb.findings, *rb.notes], [*ra.findings, *ra.notes]
+    by_key_b = {(f.id, f.cause): f for f in listed_b}
+    by_key_a = {(f.id, f.cause): f for f in listed_a}
+    keys = [(f.id, f.cause) for f in listed_b if f.status != "refuted"]
+    keys += [(f.id, f.cause) for f in listed_a if f.status != "refuted" and f.id]
     seen: set[tuple[str, str]] = set()
     deltas: list[FindingDelta] = []
     for key in keys:
@@ -276,7 +280,9 @@ def compare(
                 result=_result(fb, fa),
             )
         )
-    primary = rb.findings[0] if rb.findings and rb.findings[0].status != "refuted" else None
+    leads = [f for f in rb.findings if f.status != "refuted"]
+    leads = leads or [n for n in rb.notes if n.status != "refuted"]
+    primary = leads[0] if leads else None
     primary_result = None
     if primary is not None:
         primary_result = next(

@@ -172,3 +172,14 @@ def test_regressed_is_its_own_exit_code_and_documented(capsys: pytest.CaptureFix
     assert not same.regressed
     rc, out, _ = _run(["compare", "--help"], capsys)
     assert rc == 0 and "3 regressed" in " ".join(out.split())
+
+
+def test_a_report_led_by_a_note_is_verified_when_the_note_is_gone() -> None:
+    # prefix-off: caching off is a confirmed note (no harm measured, report/1.3 inconclusive);
+    # the change first is to enable caching, and AFTER (caching on) no longer carries it.
+    before = diagnose(read_bundle(_bundle("prefix-off")))
+    after = diagnose(read_bundle(_bundle("healthy")))
+    c = compare(before, after)
+    assert c.primary == "prefix-miss/caching-disabled"
+    assert c.primary_result == "gone" and c.verified
+    assert c.change_first is not None and "prefix-caching" in c.change_first
