@@ -94,6 +94,7 @@ def test_two_endpoints_give_the_fleet_report(
         "signal": "replicas",
         "value": _name(busy),
         "expected": "busy replicas (preempting or queueing)",
+        "met": None,  # report/1 additive: a fleet row states a fact, no condition to meet
     }
     assert imbalance["evidence"][1]["value"] == _name(idle)
     # Per-replica findings are grouped under the replica they fired on: only the busy one.
@@ -187,6 +188,7 @@ def test_a_dead_endpoint_is_a_stale_target_not_a_usage_error(
         "signal": f"scrapes_ok[{_name(dead)}]",
         "value": "0 of 1",
         "expected": "every scrape of the window answered, the last ones included",
+        "met": None,
     }
     assert any(nc["what"] == f"replica {_name(dead)}" for nc in report["not_checked"])
     assert rc == 1, err
