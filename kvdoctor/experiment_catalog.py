@@ -69,6 +69,7 @@ _ALL: tuple[ExperimentSpec, ...] = (
             CauseRef("prefix-miss", "block-larger-than-prefix"),
             CauseRef("prefix-miss", "eviction-churn"),
             CauseRef("prefix-miss", "prefix-drift"),
+            CauseRef("prefix-miss", "adapter-or-salt-split"),
         ),
         measures=(
             "prompt_tokens",
@@ -88,6 +89,9 @@ _ALL: tuple[ExperimentSpec, ...] = (
             "window_hit_rate",
             "prefix_caching",
             "effect",
+            "sample_pattern",
+            "user_repeat_hit_tokens",
+            "user_next_hit_tokens",
         ),
     ),
     ExperimentSpec(

@@ -34,14 +34,16 @@ from kvdoctor.observations import Observations, observe
 from kvdoctor.promptshare import PromptSample, RawPrompt, analyse
 from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
+from kvdoctor.report.bounds import Bound, percentile_bounds
 from kvdoctor.report.context import RenderContext, SignalInfo
-from kvdoctor.report.model import Evidence, Finding, Report, Scalar
+from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
 from kvdoctor.report.render import change_first, summary_sentence
 from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules import engine as rules
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.schema import Playbook
 from kvdoctor.signals import v1_extra
+from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.compute import compute_signals
 from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.metrics import LATENCY_HISTOGRAMS
@@ -247,6 +249,23 @@ def _latency_buckets(obs: Observations) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+def latency_bounds(obs: Observations, signals: SignalSet) -> dict[str, Bound]:
+    """``{"ttft_p95": Bound, ...}``: what the window's histograms support for each percentile
+    (bucket range, tightened by the exact mean and, for queue and prefill, by TTFT)."""
+    buckets = _latency_buckets(obs)
+    means: dict[str, float | None] = {}
+    for name in buckets:
+        mean = signals.get(f"{name}_mean") if f"{name}_mean" in SIGNALS else None
+        means[name] = (
+            float(mean) if isinstance(mean, int | float) and not isinstance(mean, bool) else None
+        )
+    return {
+        f"{h}_{q}": b
+        for h, per_q in percentile_bounds(buckets, means).items()
+        for q, b in per_q.items()
+    }
+
+
 def _context(
     bundle: Bundle,
     obs: Observations,
@@ -307,6 +326,10 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # Parsed once: the signals and the report's latency histograms read the same observations.
     obs = observe(bundle)
     signals = compute_signals(bundle, obs)
+    # Latency percentiles are interpolated inside a histogram bucket: every sentence states the
+    # bucket range instead (the playbooks' placeholders print it), and the JSON carries it.
+    bounds = latency_bounds(obs, signals)
+    signals.shown = {name: b.text() for name, b in bounds.items()}
     records, record_problems = reproducer_records(bundle)
     playbooks = rules.load_playbooks()
     # Only the records that passed validation: one bad line is reported as "not checked"
@@ -336,6 +359,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         signals={name: _finite(value) for name, value in signals.flat().items()},
         kv=kv,
         not_checked=not_checked,
+        latency={name: LatencyBound.model_validate(b.as_json()) for name, b in bounds.items()},
     )
     context = _context(bundle, obs, signals, records, healthy)
     # The verdict sentence and the change to make first, word for word as the Markdown states
@@ -384,6 +408,7 @@ def run_reproducers(
     insecure: bool = False,
     reference_headers: dict[str, str] | None = None,
     redact: bool = False,
+    prompts: Sequence[RawPrompt] | None = None,
 ) -> list[ReproducerRecord]:
     """Preliminary findings from the capture, then the experiments that test them.
 
@@ -405,6 +430,8 @@ def run_reproducers(
         reference_endpoint=reference_endpoint,
         reference_headers=dict(reference_headers or {}),
         insecure=insecure,
+        # Two of the operator's prompts with text, for the prefix probe's replay (in memory).
+        sample_prompts=[(p.text, p.salt) for p in (prompts or ()) if p.text][:2],
     )
     records: list[ReproducerRecord] = []
     from urllib.parse import urlsplit
@@ -494,6 +521,7 @@ def run_live(
             insecure=opts.insecure,
             reference_headers=reference_headers,
             redact=opts.redact,
+            prompts=prompts,
         )
     if save_bundle is not None:
         if records:

@@ -297,7 +297,9 @@ def _merge_body(rec: dict[str, object], raw: str) -> None:
 
 # --------------------------------------------------------------------------- tokenising
 
-_APPROX = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+# A word with the whitespace before it, or one punctuation mark: BPE tokenizers fold the
+# leading space into the word, so a space is not a piece of its own.
+_APPROX = re.compile(r"\s*\w+|\s*[^\w\s]|\s+$", re.UNICODE)
 
 
 def approximate_tokens(text: str) -> tuple[list[int], list[int]]:

@@ -13,5 +13,10 @@ from typing import Final
 # hold requests back. Read as "filled" by the capacity ramp and "full" by the verdict sentence.
 POOL_FULL: Final = 0.9
 
+# Share of a device's memory in use (NVML) at which the card counts as full: the verdict
+# sentence calls GPU memory full only from this, an out-of-memory line or vLLM finding no memory
+# for the pool, and the healthy table's words follow it.
+CARD_FULL: Final = 0.98
+
 # The names a playbook may write as ``$name`` in a condition's ``value``.
 PLAYBOOK_CONSTANTS: Final[dict[str, float]] = {"pool_full": POOL_FULL}

@@ -65,6 +65,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "prefill-interference",
         "preemption-recompute",
         "spec-decode-low-acceptance",
+        "engine-imbalance",
         "cudagraph-batch-above-capture",
     ),
     "prefix-miss": (

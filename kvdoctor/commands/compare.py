@@ -27,19 +27,26 @@ def _is_url(text: str) -> bool:
 
 
 def _diagnosis_of_bundle(path: str) -> Any:
+    return _bundle_and_diagnosis(path)[1]
+
+
+def _bundle_and_diagnosis(path: str) -> tuple[Any, Any]:
     from kvdoctor.bundle.reader import read_bundle
     from kvdoctor.pipeline import diagnose
 
     if _is_url(path):
         # Not echoed: a URL can hold user:password@.
         raise KvdoctorError("BEFORE must be a bundle (DIR or FILE.tar.gz), got a URL")
-    return diagnose(read_bundle(Path(path)))
+    bundle = read_bundle(Path(path))
+    return bundle, diagnose(bundle)
 
 
 @click.command(
     epilog=(
         "Exit codes: 0 the primary finding of BEFORE is gone in AFTER (fix verified), 1 it is "
-        "still there (better, same or worse), 2 usage error or BEFORE has no finding to verify."
+        "still there (better or same), 2 usage error (different servers without --force, a "
+        "bad argument) or BEFORE has no finding to verify, 3 regressed (the primary finding "
+        "got worse, or AFTER's verdict is worse than BEFORE's)."
     )
 )
 @click.argument("before", metavar="BEFORE")
@@ -143,7 +150,7 @@ def compare(
             output,
             inputs=[Path(before), None if _is_url(after) else Path(after), save_bundle],
         )
-    d_before = _diagnosis_of_bundle(before)
+    b_before, d_before = _bundle_and_diagnosis(before)
     after_label = after if not _is_url(after) else ""
     if _is_url(after):
         from kvdoctor.bundle.redact import Redactor
@@ -169,7 +176,11 @@ def compare(
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live AFTER only")
         d_after = _diagnosis_of_bundle(after)
-    result = compare_diagnoses(d_before, d_after, force=force)
+    from kvdoctor.compare import advised_change
+
+    result = compare_diagnoses(
+        d_before, d_after, force=force, advised=advised_change(b_before, d_before)
+    )
     if fmt == "json":
         text = render_json(result)
     else:
@@ -183,4 +194,6 @@ def compare(
     if result.primary is None:
         click.echo("kvdoctor: BEFORE has no finding to verify", err=True)
         return 2
-    return 0 if result.verified else 1
+    if result.verified:
+        return 0
+    return 3 if result.regressed else 1

@@ -8,8 +8,6 @@ from typing import Any, Literal
 
 import click
 
-from kvdoctor.bundle.model import MANIFEST
-from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.commands._capture_opts import (
     capture_options,
     endpoints_of,
@@ -28,18 +26,13 @@ from kvdoctor.fleet import (
     parse_until,
     render_fleet_markdown,
 )
-from kvdoctor.kvmath import load_model_config
-from kvdoctor.pipeline import diagnose as diagnose_offline
-from kvdoctor.pipeline import run_live
-from kvdoctor.probes.logs import LogSource
-from kvdoctor.report.checker import exit_code_for as rule
-from kvdoctor.report.output import check_output, write_atomic
-from kvdoctor.report.render import render_json, render_markdown
 
 
 def exit_code_for(report: Any, fail_on: str | None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
     ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""
+    from kvdoctor.report.checker import exit_code_for as rule
+
     return rule(report, fail_on)
 
 
@@ -51,8 +44,12 @@ def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
         # Objectives given at replay time replace the ones the capture stored.
         update["slo"] = slo
     if capture_params.get("model_config"):
+        from kvdoctor.kvmath import load_model_config
+
         update["model_config_raw"] = load_model_config(capture_params["model_config"])
     if capture_params.get("logs"):
+        from kvdoctor.probes.logs import LogSource
+
         text, missing = LogSource(capture_params["logs"]).collect()
         if text is None:
             raise KvdoctorError(f"--logs: {missing.why if missing else 'nothing to read'}")
@@ -183,9 +180,15 @@ def diagnose(
     `kvdoctor compare BEFORE.tar.gz AFTER` (a bundle or the server's URL) says whether the
     finding is gone ("Fix verified", exit 0) for the ticket.
     """
+    from kvdoctor.pipeline import diagnose as diagnose_offline
+    from kvdoctor.pipeline import run_live
+    from kvdoctor.report.render import render_json, render_markdown
+
     capture_params = pop_capture_params(params)
     _refuse_what_does_not_apply(bundle_path, prometheus, capture_params)
     if output is not None:
+        from kvdoctor.report.output import check_output
+
         # Before any capture: a bad -o found after the window would lose the window.
         check_output(
             output, inputs=[*_inputs(bundle_path, save_bundle, capture_params), prompts_path]
@@ -247,6 +250,8 @@ def diagnose(
     if bundle_path is not None:
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
+        from kvdoctor.bundle.reader import read_bundle
+
         bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
         if capture_params.get("redact"):
             bundle = bundle.model_copy(update={"source": bundle_path.name})
@@ -392,6 +397,8 @@ def _emit(
     report: Any, text: str, output: Path | None, fail_on: str | None, why: str | None = None
 ) -> int:
     """Write the rendered report (atomically with -o) and turn the report into an exit code."""
+    from kvdoctor.report.output import write_atomic
+
     if output is not None:
         write_atomic(output, text)
         click.echo(f"kvdoctor: wrote {output}", err=True)
@@ -409,9 +416,10 @@ def _emit(
 def _bundle_in(path: Path) -> Path:
     """``--bundle`` takes a bundle, or a fixture directory holding one (``bundle/`` or
     ``bundle.tar.gz``, as ``kvdoctor check`` reads it), so CI can gate on a fixture as it is."""
+    from kvdoctor.bundle.model import MANIFEST
+
     if path.is_dir() and not (path / MANIFEST).is_file():
-        # Imported only here: a bundle given as it is needs nothing of the fixture checker
-        # (kvdoctor.replay brings difflib and the expected.yaml reader).
+        # Imported only here: a bundle given as it is needs nothing of the fixture checker.
         from kvdoctor.replay import find_bundle
 
         return find_bundle(path)
@@ -436,6 +444,8 @@ def _diagnose_fleet(
     fail_on: str | None,
 ) -> int:
     """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
+    from kvdoctor.report.render import render_json
+
     if prometheus is not None:
         headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
         fleet = diagnose_fleet(
@@ -471,6 +481,7 @@ def _diagnose_endpoints(
 ) -> int:
     """Several replicas scraped directly at the same time: the fleet report, no Prometheus."""
     from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
+    from kvdoctor.report.render import render_json
 
     # Both describe one server: a log stream or a flag list cannot be told apart per replica.
     if capture_params.get("logs"):

@@ -22,9 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.fleet.bundle import fleet_bundle_kind
-from kvdoctor.fleet.bundle import is_fleet_bundle as _is_fleet_bundle
-from kvdoctor.fleet.promapi import parse_duration
 
 # Everything but the click options is imported on first use: ``diagnose --bundle`` of a
 # single-replica bundle imports this package for its options and must not pay for httpx and
@@ -61,6 +58,8 @@ def __getattr__(name: str) -> Any:
 
 def is_fleet_bundle(path: str | Path) -> bool:
     """True for a fleet bundle (either layout), False for a single-replica one."""
+    from kvdoctor.fleet.bundle import is_fleet_bundle as _is_fleet_bundle
+
     return _is_fleet_bundle(path)
 
 
@@ -166,6 +165,7 @@ def diagnose_fleet(
     from kvdoctor.fleet.build import build_fleet
     from kvdoctor.fleet.capture import FleetOptions, auto_step, capture_fleet
     from kvdoctor.fleet.diagnose import diagnose_data
+    from kvdoctor.fleet.promapi import parse_duration
     from kvdoctor.fleet.store import write_fleet_bundle
 
     since_s = parse_duration(since, "--since")
@@ -189,6 +189,7 @@ def diagnose_fleet(
 def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
     """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
     from kvdoctor.fleet.build import build_fleet
+    from kvdoctor.fleet.bundle import fleet_bundle_kind
     from kvdoctor.fleet.diagnose import diagnose_data
     from kvdoctor.fleet.store import read_fleet_capture
 

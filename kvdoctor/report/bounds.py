@@ -35,16 +35,43 @@ class Bound:
     # The histogram's own bucket, before any tightening: says "first bucket" when it applies.
     first_bucket: bool = False
     tightened: bool = False
+    # What set ``hi`` when it is not the bucket's own bound: "mean" (Markov on the exact mean),
+    # "ttft" (a part of the time to first token), "order" (p50 ≤ p95 ≤ p99), "" (the bucket).
+    by: str = ""
 
     def text(self) -> str:
+        """The range as the report states it; an upper end derived from the mean says so, so it
+        never reads as a measurement."""
         if math.isinf(self.hi):
             return f"> {fmt.secs(self.lo)}, top bucket"
+        suffix = ", from the mean" if self.tightened and self.by == "mean" else ""
         if self.lo <= 0:
-            suffix = ", first bucket" if self.first_bucket and not self.tightened else ""
+            if self.first_bucket and not self.tightened:
+                suffix = ", first bucket"
             return f"≤ {fmt.secs(self.hi)}{suffix}"
         if self.hi <= self.lo:
-            return fmt.secs(self.hi)
-        return f"between {secs_range(self.lo, self.hi)}"
+            return fmt.secs(self.hi) + suffix
+        return f"between {secs_range(self.lo, self.hi)}{suffix}"
+
+    def as_json(self) -> dict[str, float | str | bool | None]:
+        """``lo``/``hi`` in seconds (``hi`` null for the +Inf bucket) and what set ``hi``."""
+        return {
+            "lo": self.lo,
+            "hi": None if math.isinf(self.hi) else self.hi,
+            "hi_from": (self.by or "bucket") if self.tightened else "bucket",
+            "first_bucket": self.first_bucket,
+        }
+
+    @classmethod
+    def from_json(cls, lo: float, hi: float | None, hi_from: str, first_bucket: bool) -> Bound:
+        tightened = hi_from != "bucket"
+        return cls(
+            lo,
+            math.inf if hi is None else hi,
+            first_bucket,
+            tightened=tightened,
+            by=hi_from if tightened else "",
+        )
 
 
 def secs_range(lo: float, hi: float) -> str:
@@ -77,10 +104,10 @@ def quantile_bucket(q: float, cumulative: Sequence[tuple[float, float]]) -> Boun
     return None
 
 
-def _tighten(bound: Bound, cap: float | None) -> Bound:
+def _tighten(bound: Bound, cap: float | None, by: str) -> Bound:
     if cap is None or not math.isfinite(cap) or cap >= bound.hi:
         return bound
-    return Bound(bound.lo, max(cap, bound.lo), bound.first_bucket, tightened=True)
+    return Bound(bound.lo, max(cap, bound.lo), bound.first_bucket, tightened=True, by=by)
 
 
 def percentile_bounds(
@@ -97,17 +124,24 @@ def percentile_bounds(
             if bound is None:
                 continue
             if mean is not None and mean >= 0:
-                bound = _tighten(bound, mean / (1.0 - q))
+                bound = _tighten(bound, mean / (1.0 - q), "mean")
             ttft = out.get("ttft", {}).get(q_name)
             if name in PARTS_OF_TTFT and ttft is not None:
-                bound = _tighten(bound, ttft.hi)
+                bound = _tighten(bound, ttft.hi, ttft.by if ttft.tightened else "ttft")
             per_q[q_name] = bound
         # p50 ≤ p95 ≤ p99 holds bucket by bucket; keep it after tightening as well.
         names = [q for q, _ in QUANTILES if q in per_q]
         for lower_q, upper_q in itertools.pairwise(names):
             a, b = per_q[lower_q], per_q[upper_q]
             if a.hi > b.hi:
-                per_q[lower_q] = Bound(a.lo, max(b.hi, a.lo), a.first_bucket, tightened=True)
+                per_q[lower_q] = Bound(
+                    a.lo, max(b.hi, a.lo), a.first_bucket, tightened=True, by=b.by or "order"
+                )
         if per_q:
             out[name] = per_q
     return out
+
+
+def range_text(lo: float, hi: float | None, hi_from: str, first_bucket: bool) -> str:
+    """A report's ``latency`` entry (report/1.4) as the Markdown states it."""
+    return Bound.from_json(lo, hi, hi_from, first_bucket).text()

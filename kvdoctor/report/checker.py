@@ -22,6 +22,15 @@ playbook, experiment record). Kinds of problem, each with a test that shows it c
 ``too-long``            more than ``max_visible`` lines above the fold
 ``note-severity``       a note (report/1.2) that is not an unrefuted info item: a note never
                         carries harm, so a warning or a refuted cause there hides a finding
+``claim-card-full``     "GPU memory is full" (any "memory is full") without what shows it: an
+                        out-of-memory line, vLLM finding no memory for the pool, or NVML at
+                        ``CARD_FULL`` of the card
+``claim-oom``           "out of memory" / "OOM" said as a fact (not negated) with no
+                        out-of-memory line (or no-cache-memory refusal) in the log
+``claim-gpu-on-cpu``    a GPU or CUDA named on a server whose bundle says it is the CPU build
+                        (signal ``platform``), outside the not-checked table and code spans
+``healthy-row``         a healthy verdict whose "why this reads as healthy" row says a
+                        condition its own number does not meet
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kvdoctor.report.model import Report
+from kvdoctor.thresholds import CARD_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES, SEVERITY_RANK
 
 MAX_VISIBLE_LINES = 60
@@ -407,6 +417,115 @@ def _check_six_signals(lines: Sequence[str]) -> list[Problem]:
     return problems
 
 
+_CARD_FULL_CLAIM = re.compile(r"\bmemory is full\b|\b(?:GPU|card) is full\b", re.I)
+_OOM_CLAIM = re.compile(r"\bout[- ]of[- ]memory\b|(?<![\w-])OOMs?\b")
+_GPU_WORD = re.compile(r"\bGPUs?\b|\bCUDA\b|\bNVML\b")
+# A claim is negated when its clause says so before it ("reported no out-of-memory error",
+# "not a full card", "without an OOM").
+_NEGATION = re.compile(r"\b(?:no|not|never|without|nor|neither)\b", re.I)
+_CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def _negated(line: str, start: int) -> bool:
+    before = line[max(0, start - 60) : start]
+    clause = re.split(r"[.;:(|]|, (?:but|while)\b", before)[-1]
+    return bool(_NEGATION.search(clause))
+
+
+def _evidence_expected_cells(lines: Sequence[str]) -> dict[int, str]:
+    """Line number -> the "expected" cell of an evidence-style table row: what a reader should
+    expect for a cause is a norm, not a claim about this server."""
+    out: dict[int, str] = {}
+    for table in _tables(lines):
+        header = [h.lower() for h in table.header]
+        if "expected" in header:
+            at = header.index("expected")
+            for line_no, cells in table.rows:
+                if at < len(cells):
+                    out[line_no] = cells[at]
+    return out
+
+
+def _not_checked_rows(lines: Sequence[str]) -> set[int]:
+    rows: set[int] = set()
+    for table in _tables(lines):
+        if [h.lower() for h in table.header] == ["what", "why"]:
+            rows.update(line_no for line_no, _ in table.rows)
+    return rows
+
+
+def _check_claims(lines: Sequence[str], report: Report) -> list[Problem]:
+    """Sentences that claim what the bundle's own data does not show."""
+    sig = report.signals
+    oom_logged = sig.get("log_oom") is True or sig.get("log_no_cache_memory") is True
+    fraction = sig.get("gpu_memory_used_fraction")
+    card_full = oom_logged or (
+        isinstance(fraction, int | float)
+        and not isinstance(fraction, bool)
+        and fraction >= CARD_FULL
+    )
+    on_cpu = sig.get("platform") == "cpu"
+    norms = _evidence_expected_cells(lines)
+    skip_gpu = _not_checked_rows(lines)
+    problems: list[Problem] = []
+    for i, raw in enumerate(lines, 1):
+        line = _CODE_SPAN.sub("", raw)
+        if i in norms:
+            # The expectation column states a norm ("a CUDA out-of-memory error in the log").
+            line = line.replace(norms[i], "")
+        if not card_full:
+            for m in _CARD_FULL_CLAIM.finditer(line):
+                if not _negated(line, m.start()):
+                    problems.append(
+                        Problem(
+                            "claim-card-full",
+                            i,
+                            f"{m.group(0)!r} with no out-of-memory line, no-cache-memory "
+                            f"refusal or NVML at {CARD_FULL:.0%} of the card",
+                        )
+                    )
+        if not oom_logged:
+            for m in _OOM_CLAIM.finditer(line):
+                if not _negated(line, m.start()):
+                    problems.append(
+                        Problem("claim-oom", i, f"{m.group(0)!r} with no out-of-memory line logged")
+                    )
+        if on_cpu and i not in skip_gpu:
+            for m in _GPU_WORD.finditer(line):
+                problems.append(Problem("claim-gpu-on-cpu", i, f"{m.group(0)!r} on a CPU server"))
+    return problems
+
+
+_HEALTHY_FOLD = "Why this reads as healthy"
+
+
+def _check_healthy_rows(lines: Sequence[str], report: Report) -> list[Problem]:
+    """The healthy table's words agree with its numbers: no "not met:" (a healthy row that
+    states what its number contradicts) and no stated comparison its value breaks."""
+    if report.verdict != "healthy":
+        return []
+    problems: list[Problem] = []
+    for table in _tables(lines):
+        if table.start < 2 or _HEALTHY_FOLD not in "\n".join(
+            lines[max(0, table.start - 4) : table.start]
+        ):
+            continue
+        for line_no, cells in table.rows:
+            if len(cells) != 3:
+                continue
+            if cells[2].startswith("not met"):
+                problems.append(
+                    Problem("healthy-row", line_no, f"{cells[0]} {cells[1]}: {cells[2]}")
+                )
+                continue
+            judged = stated_comparison(cells[1], cells[2])
+            if judged is not None and not judged[0]:
+                problems.append(
+                    Problem("healthy-row", line_no, f"{cells[0]} {cells[1]}: {cells[2]}")
+                )
+    return problems
+
+
 def check_report(
     markdown: str,
     report: Report,
@@ -424,6 +543,8 @@ def check_report(
     problems += _check_tables(lines)
     problems += _check_text(lines, report)
     problems += _check_six_signals(lines)
+    problems += _check_claims(lines, report)
+    problems += _check_healthy_rows(lines, report)
     if max_visible is not None:
         n = visible_lines(markdown)
         if n > max_visible:

@@ -21,7 +21,12 @@ REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # measured), apart from findings so that a healthy server has no finding.
 # 1.3: verdict "inconclusive" and ``undecided``: symptoms the evidence cannot decide (what was
 # seen, the differential, the one command or input that decides it), never "healthy".
-REPORT_MINOR: Final = 3
+# 1.4: ``latency``: beside each interpolated latency percentile in ``signals`` (a point inside
+# a histogram bucket), the range the window's buckets support: ``{"ttft_p95": {"lo": s,
+# "hi": s | null, "hi_from": "bucket" | "mean" | "ttft" | "order", "first_bucket": bool}}``;
+# an upper end derived from the mean (Markov) or from TTFT says so, and every sentence states
+# the range, not the point.
+REPORT_MINOR: Final = 4
 
 # The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
 # imports working.
@@ -96,6 +101,17 @@ class OpenQuestion(_Strict):
     decide_with: str
 
 
+class LatencyBound(_Strict):
+    """What a latency histogram supports for one percentile (report/1.4): ``lo < p ≤ hi``."""
+
+    lo: float
+    hi: float | None  # None: the +Inf bucket
+    # What set ``hi``: the bucket's own bound, or a tightening (the exact mean by Markov's
+    # inequality, TTFT for its parts, or the order p50 ≤ p95 ≤ p99): never a measurement.
+    hi_from: Literal["bucket", "mean", "ttft", "order"] = "bucket"
+    first_bucket: bool = False
+
+
 class Report(_Strict):
     schema_: Literal["kvdoctor.report/1"] = Field(default=REPORT_SCHEMA, alias="schema")
     schema_minor: int = REPORT_MINOR
@@ -112,6 +128,8 @@ class Report(_Strict):
     signals: dict[str, Scalar] = Field(default_factory=dict)
     kv: KvSection = Field(default_factory=KvSection)
     not_checked: list[NotChecked] = Field(default_factory=list)
+    # Beside each interpolated latency percentile of ``signals``, its bucket range (1.4).
+    latency: dict[str, LatencyBound] = Field(default_factory=dict)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -33,7 +33,6 @@ from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
 from kvdoctor.report.bounds import Bound, percentile_bounds
-from kvdoctor.report.checker import stated_comparison
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import (
@@ -48,7 +47,7 @@ from kvdoctor.report.model import (
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
-from kvdoctor.thresholds import POOL_FULL
+from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
 
 MARKDOWN_TEMPLATE = "report.md.j2"
@@ -60,7 +59,7 @@ EVIDENCE_ROWS_SHOWN = 6
 
 # Thresholds of the verdict sentence only (the rules decide findings; this decides wording).
 KV_FULL_FRACTION = POOL_FULL
-CARD_FULL_FRACTION = 0.98
+CARD_FULL_FRACTION = CARD_FULL
 
 FIRING = ACTIVE_STATUSES
 
@@ -104,6 +103,16 @@ def render_json(report: Report) -> str:
 
 
 # --------------------------------------------------------------------------- Markdown
+
+
+def _count(value: object, one: str, many: str | None = None) -> Markup:
+    """A number with its noun in the right number: "1 preemption", "0 preemptions"."""
+    text = fmt.num(value)
+    if value is None:
+        return Markup(text)
+    plural = many if many is not None else one + "s"
+    single = isinstance(value, int | float) and not isinstance(value, bool) and value == 1
+    return Markup(f"{text} {one if single else plural}")
 
 
 def _safe(fn: Callable[..., str]) -> Callable[..., Markup]:
@@ -260,6 +269,7 @@ def _environment(template_dir: str) -> jinja2.Environment:
         ratio=_safe(fmt.ratio),
         rate=_safe(fmt.rate),
         utc=_safe(fmt.utc),
+        count=_count,
         anyval=_any_value,
         sval=_signal_value,
     )
@@ -486,6 +496,8 @@ class ReportView:
     verdict_case: VerdictCase
     card_full_reason: CardFullReason | None
     gpu_fraction: float | None
+    # "cpu" / "gpu" / "unknown": the sentences name a GPU only where one may be.
+    platform: Literal["cpu", "gpu", "unknown"]
     free_blocks_at_peak: int | None
     series: SeriesView
     kv_extra: tuple[KvRow, ...]
@@ -584,6 +596,17 @@ _SECONDS_BELOW_ONE = re.compile(r"(?<![\d.,/])(?P<n>0\.\d+) s\b")
 _MS_ABOVE_ONE_S = re.compile(r"(?<![\d.,/])(?P<n>\d[\d,]*(?:\.\d+)?) ms\b")
 
 
+# "1 concurrent requests" in text recorded by an experiment or written by a playbook: one
+# thing takes the singular noun (the template's own counts use the ``count`` filter).
+_ONE_THINGS = re.compile(
+    r"(?<![\d.,])1 ((?:[a-z-]+ )?)(request|token|sequence|preemption|block|scrape|prompt)s\b"
+)
+
+
+def plural_agreement(text: str) -> str:
+    return _ONE_THINGS.sub(lambda m: f"1 {m.group(1)}{m.group(2)}", text)
+
+
 def dedupe_parens(text: str) -> str:
     return _REPEATED_PAREN.sub(lambda m: m.group("w"), text)
 
@@ -601,7 +624,7 @@ def _prose(value: object) -> Markup:
     """kvdoctor's own prose (playbook titles, remediation) without repeated parentheses."""
     if isinstance(value, Markup):
         return value
-    return escape_trusted(normalize_durations(dedupe_parens(str(value))))
+    return escape_trusted(plural_agreement(normalize_durations(dedupe_parens(str(value)))))
 
 
 def _expected_text(signal: str, text: str) -> Markup:
@@ -636,8 +659,9 @@ class _Numbers:
 def _evidence_row(ev: Evidence, numbers: _Numbers) -> EvidenceRow:
     value = numbers.value(ev.signal, ev.value)
     expected = _expected_text(ev.signal, ev.expected)
-    judged = stated_comparison(str(value), str(expected))
-    met = judged is None or judged[0]
+    # Whether the row's condition holds is the engine's answer, stored in the report
+    # (``Evidence.met``), never read back out of the prose.
+    met = ev.met is not False
     if not met:
         # A row that states a condition the value does not meet would read as a false sentence
         # ("2 | above the 2 sequences the pool holds"): say that it was not met.
@@ -657,7 +681,9 @@ def _finding_view(
         reproducer = ReproducerView(
             name=outcome.name,
             verdict=outcome.verdict,
-            summary=normalize_durations(record.summary).rstrip(" .") if record else "",
+            summary=plural_agreement(normalize_durations(record.summary)).rstrip(" .")
+            if record
+            else "",
             rows=_comparison_rows(expected, measured),
             tables=_record_tables({**expected, **measured}),
             requests_sent=record.requests_sent if record else None,
@@ -883,6 +909,13 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ),
         card_full_reason=card_full_reason,
         gpu_fraction=gpu_fraction,
+        platform=(
+            "cpu"
+            if sig.get("platform") == "cpu"
+            else "gpu"
+            if sig.get("platform") == "gpu"
+            else "unknown"
+        ),
         free_blocks_at_peak=free_blocks_at_peak,
         series=series_stats,
         kv_extra=tuple(r for r in _kv_rows(extra_kv) if r.value != fmt.MISSING),

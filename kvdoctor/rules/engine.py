@@ -8,6 +8,7 @@ a cause fires only when its conditions are known to hold).
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,15 @@ from kvdoctor.resources import data_dir
 # experiment_of's home is kvdoctor.rules.experiments; re-exported for the callers that know it here.
 from kvdoctor.rules.experiments import experiment_of as experiment_of
 from kvdoctor.rules.formatting import TemplateValue, duration, render_or, template_fields
-from kvdoctor.rules.predicates import DERIVED, PREDICATES, SignalView
+from kvdoctor.rules.predicates import (
+    DERIVED,
+    DERIVED_LABELS,
+    DERIVED_NONE,
+    DERIVED_STATES,
+    PREDICATE_FALSE,
+    PREDICATES,
+    SignalView,
+)
 from kvdoctor.rules.schema import (
     Cause,
     Clause,
@@ -47,9 +56,11 @@ from kvdoctor.rules.schema import (
     Remediation,
     Scope,
 )
+from kvdoctor.signals import catalog
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
+from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import CAUSES, SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
 
 # A reproducer's verdict outweighs what the window suggested.
@@ -419,6 +430,12 @@ def check_playbook(pb: Playbook) -> list[str]:
             ):
                 problems.append(f"{at}.evidence.{ei}.expand: {ev.signal!r} is not a table")
             problems += _template_problems(ev.expected, f"{at}.evidence.{ei}.expected", known)
+            if ev.holds is not None:
+                if ev.expand is not None:
+                    problems.append(
+                        f"{at}.evidence.{ei}.holds: an expanded row states no condition"
+                    )
+                problems += _clause_problems(ev.holds, f"{at}.evidence.{ei}.holds", False, known)
             if ev.fallback is not None:
                 problems += _template_problems(ev.fallback, f"{at}.evidence.{ei}.fallback", known)
         for ri, rem in enumerate(cause.remediation):
@@ -447,6 +464,12 @@ class _Context:
     view: View
     # The newest record's numbers (``measured:`` conditions read them).
     measured: JsonObject = field(default_factory=dict)
+
+
+def _shown(view: View) -> Callable[[str], TemplateValue]:
+    """What a placeholder prints: the value as the report states it where that differs from
+    the number (an interpolated latency percentile reads as its bucket range), else the value."""
+    return view.shown if isinstance(view, SignalView) else view.value
 
 
 def _is_num(v: object) -> bool:
@@ -622,7 +645,7 @@ def _remediation(items: list[Remediation], ctx: _Context) -> list[_Line]:
             continue
         if item.unless is not None and eval_clause(item.unless, ctx) is True:
             continue
-        text = render_or(item.text, item.fallbacks, ctx.view.value)
+        text = render_or(item.text, item.fallbacks, _shown(ctx.view))
         knob = (item.knob, item.direction) if item.knob and item.direction else None
         out.append((text, knob))
     return out
@@ -688,7 +711,10 @@ def _build(
                 Evidence(
                     signal=ev.label or ev.signal,
                     value=_evidence_value(table),
-                    expected=render_or(ev.expected, fallbacks, view.value),
+                    expected=render_or(ev.expected, fallbacks, _shown(view)),
+                    # The row's own condition as the engine evaluates it (None: it states
+                    # none, or a value it reads is unknown).
+                    met=eval_clause(ev.holds, ctx) if ev.holds is not None else None,
                 )
             )
             continue
@@ -718,7 +744,7 @@ def _build(
         status=status,
         severity=severity,
         confidence=confidence,
-        title=render_or(title, [], view.value),
+        title=render_or(title, [], _shown(view)),
         evidence=evidence,
         remediation=[text for text, _ in lines],
         reproducer=outcome,
@@ -777,9 +803,9 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
     results = [(b, eval_clause(b.when, ctx)) for b in slos]
     for b, verdict in results:
         if verdict is True:
-            return SymptomState(True, "slo", render_or(b.says, [], view.value), severity)
+            return SymptomState(True, "slo", render_or(b.says, [], _shown(view)), severity)
     if results and all(v is False for _, v in results):
-        says = "; ".join(render_or(b.says, [], view.value) for b, _ in results)
+        says = "; ".join(render_or(b.says, [], _shown(view)) for b, _ in results)
         return SymptomState(False, "slo", says, severity)
     any_available = False
     for b in det.bases:
@@ -787,68 +813,149 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
             continue
         any_available = True
         if eval_clause(b.when, ctx) is True:
-            return SymptomState(True, b.basis, render_or(b.says, [], view.value), severity)
+            return SymptomState(True, b.basis, render_or(b.says, [], _shown(view)), severity)
     return SymptomState(False if any_available else None, None, None, severity)
 
 
-# The signal whose unit a series condition's threshold has.
+# The signal whose unit a series condition's threshold has, and what the series counts.
 _SERIES_SIGNAL = {"kv_usage": "kv_usage_max", "running": "running_max", "waiting": "waiting_max"}
+_SERIES_LABEL = {
+    "kv_usage": "KV cache usage",
+    "running": "running requests",
+    "waiting": "waiting requests",
+}
+# A comparison in words: what the condition needs, and what the value is when it fails.
+_NEEDS = {">=": "at least", ">": "above", "<=": "at most", "<": "below", "==": "", "!=": "not"}
+_FAILS = {">=": "below", ">": "at most", "<=": "above", "<": "at least", "==": "not", "!=": ""}
+# Units that count things, with the noun for one of them.
+_NOUNS = {
+    "tokens": ("token", "tokens"),
+    "requests": ("request", "requests"),
+    "blocks": ("block", "blocks"),
+}
+_PERCENTILE = re.compile(r"_p\d\d$")
+
+
+def _unit(name: str | None) -> str | None:
+    if name is None:
+        return None
+    if name in SIGNALS:
+        return SIGNALS[name].unit
+    return DERIVED[name].unit if name in DERIVED else None
 
 
 def _fmt(v: object, name: str | None = None) -> str:
-    """A value as the report states it: fractions in percent, durations by size."""
+    """A value as the report states it: fractions in percent, durations by size, counts with
+    their noun in the right number ("1 token", "2,048 tokens")."""
     if isinstance(v, bool):
         return "on" if v else "off"
-    unit = None
-    if name is not None:
-        unit = (
-            SIGNALS[name].unit
-            if name in SIGNALS
-            else (DERIVED[name].unit if name in DERIVED else None)
-        )
+    unit = _unit(name)
     if isinstance(v, int | float) and unit == "fraction":
         return f"{float(v) * 100:.3g} %"
     if isinstance(v, int | float) and unit == "s":
         return duration(float(v))
-    if isinstance(v, float):
-        return f"{v:.4g}"
+    if isinstance(v, int | float) and unit == "bytes":
+        return f"{float(v) / (1 << 30):.3g} GiB"
+    if isinstance(v, int | float) and unit == "GiB":
+        return f"{float(v):.3g} GiB"
+    if isinstance(v, int | float):
+        whole = float(v).is_integer()
+        text = f"{int(v):,}" if whole else f"{float(v):.3g}"
+        if unit in _NOUNS:
+            one, many = _NOUNS[unit]
+            return f"{text} {one if whole and abs(float(v)) == 1 else many}"
+        return text
     return "unknown" if v is None else str(v)
 
 
+def signal_label(name: str) -> str:
+    """A signal or derived value in plain words, as the "why not" lines name it."""
+    if name in SIGNALS:
+        return catalog.label(name)
+    return DERIVED_LABELS.get(name, name.replace("_", " "))
+
+
+def _state(name: str, value: bool) -> str:
+    states = catalog.STATES.get(name) or DERIVED_STATES.get(name)
+    if states is not None:
+        return states[0] if value else states[1]
+    return f"{signal_label(name)}: {'yes' if value else 'no'}"
+
+
+def _predicate_words(name: str, state: bool | None) -> str:
+    doc = PREDICATES[name].doc.split(": ")[0].rstrip(".")
+    doc = doc[0].lower() + doc[1:]
+    if state is None:
+        return f"not known whether {doc}"
+    return doc if state else PREDICATE_FALSE.get(name, f"not so: {doc}")
+
+
+def _right(clause: Condition, ctx: _Context) -> str:
+    """The bound of a comparison in words: a value in the left side's unit, or a named signal
+    with its value ("the KV pool's tokens, 3,072 tokens")."""
+    if clause.value_from is None:
+        return _fmt(clause.value, clause.signal)
+    rv = ctx.view.value(clause.value_from)
+    if clause.scale != 1.0 and _is_num(rv):
+        rv = float(rv) * clause.scale  # type: ignore[arg-type]
+    named = signal_label(clause.value_from)
+    named = named if clause.scale == 1.0 else f"{clause.scale:g} × {named}"
+    return f"{named}, {_fmt(rv, clause.value_from)}"
+
+
+def _comparison_words(clause: Condition, ctx: _Context, holds: bool) -> str:
+    """A signal comparison as a sentence: what the value is against what the condition needs
+    (``holds`` False: it failed) or what it is (True: an exclusion that held)."""
+    name = clause.signal or clause.measured or "?"
+    op = clause.op or "=="
+    left = ctx.view.value(name) if clause.signal else ctx.measured.get(name)
+    label = signal_label(name) if clause.signal else f"the experiment's {name.replace('_', ' ')}"
+    if left is None:
+        states = catalog.STATES.get(name) or DERIVED_STATES.get(name)
+        if states is not None:
+            return f"not known whether {states[0]}"
+        return f"{label}: not known from this capture"
+    if isinstance(left, bool) and clause.signal:
+        return _state(name, left)
+    right = _right(clause, ctx)
+    if clause.signal and _PERCENTILE.search(name) and _unit(name) == "s":
+        # An interpolated percentile is not a measurement: say which side of the bound the
+        # histogram puts it, never the point itself (the report states bucket ranges).
+        side = _NEEDS[op] if holds else _FAILS[op]
+        return f"{label} {side} {right} (by its histogram's buckets)".replace("  ", " ")
+    zero = catalog.NONE.get(name) or DERIVED_NONE.get(name)
+    if zero is not None and _is_num(left) and float(left) == 0 and not holds:  # type: ignore[arg-type]
+        return zero
+    if holds:
+        needs = _NEEDS[op] or "exactly"
+        return f"{label} {_fmt(left, name)} ({needs} {right})"
+    needs = _NEEDS[op] or "exactly"
+    if isinstance(left, str):
+        return f"{label}: {left} (needs {needs} {right})"
+    return f"{label} {_fmt(left, name)} (needs {needs} {right})"
+
+
 def _explain(clause: Clause, ctx: _Context) -> str | None:
-    """One line saying why ``clause`` does not hold (the first failing part), or None."""
+    """One line in plain words saying why ``clause`` does not hold (the first failing part),
+    or None: labels for the signals, units on the numbers, no operators."""
     if isinstance(clause, Condition):
         if eval_clause(clause, ctx) is True:
             return None
         if clause.predicate:
             view = ctx.view
             state = PREDICATES[clause.predicate].fn(view) if isinstance(view, SignalView) else None
-            return f"{clause.predicate} is {'unknown' if state is None else 'false'}"
+            return _predicate_words(clause.predicate, state)
         if clause.series:
             share = ctx.view.fraction_of_window(clause.series, clause.op or "", float(clause.value))  # type: ignore[arg-type]
+            what = _SERIES_LABEL.get(clause.series, clause.series.replace("_", " "))
             if share is None:
-                return f"no {clause.series} series in the window"
+                return f"no {what} series in the window"
+            bound = _fmt(clause.value, _SERIES_SIGNAL.get(clause.series))
             return (
-                f"{clause.series} {clause.op} "
-                f"{_fmt(clause.value, _SERIES_SIGNAL.get(clause.series))}"
-                f" for {share:.0%} of the window "
-                f"(needs {clause.for_fraction:.0%})"
-            )
-        name = clause.signal or clause.measured or "?"
-        left = ctx.view.value(name) if clause.signal else ctx.measured.get(name)
-        if clause.value_from is not None:
-            rv = ctx.view.value(clause.value_from)
-            rhs = (
-                clause.value_from
-                if clause.scale == 1.0
-                else f"{clause.scale:g} × {clause.value_from}"
-            )
-            right = f"{rhs} ({_fmt(rv, clause.value_from)})"
-        else:
-            right = _fmt(clause.value, clause.signal)
-        if left is None:
-            return f"{name} is unknown"
-        return f"{name} {_fmt(left, clause.signal)} is not {clause.op} {right}"
+                f"{what} {_NEEDS[clause.op or '==']} {bound} in {share * 100:.0f} % of the window"
+                f" (needs {clause.for_fraction * 100:.0f} %)"  # type: ignore[operator]
+            ).replace("  ", " ")
+        return _comparison_words(clause, ctx, holds=False)
     if eval_clause(clause, ctx) is True:
         return None
     for sub in clause.all or []:
@@ -860,21 +967,25 @@ def _explain(clause: Clause, ctx: _Context) -> str | None:
         return " and ".join(reasons[:2]) if reasons else None
     for sub in clause.none or []:
         if eval_clause(sub, ctx) is True:
-            return f"excluded: {_describe(sub, ctx)}"
+            return f"ruled out because {_describe(sub, ctx)}"
     return None
 
 
 def _describe(clause: Clause, ctx: _Context) -> str:
+    """What a clause that holds says, in words (an exclusion that ruled a cause out)."""
     if isinstance(clause, Condition):
         if clause.predicate:
-            return clause.predicate
-        name = clause.signal or clause.series or clause.measured or "?"
-        left = ctx.view.value(clause.signal) if clause.signal else None
-        target = clause.value_from or _fmt(clause.value)
-        shown = f" ({_fmt(left, clause.signal)})" if clause.signal else ""
-        return f"{name}{shown} {clause.op} {target}"
-    parts = [_describe(c, ctx) for c in (clause.all or clause.any or clause.none or [])]
-    return " and ".join(parts[:2])
+            return _predicate_words(clause.predicate, True)
+        if clause.series:
+            what = _SERIES_LABEL.get(clause.series, clause.series.replace("_", " "))
+            bound = _fmt(clause.value, _SERIES_SIGNAL.get(clause.series))
+            return f"{what} {_NEEDS[clause.op or '==']} {bound} for much of the window".replace(
+                "  ", " "
+            )
+        return _comparison_words(clause, ctx, holds=True)
+    # Only the parts that hold say why the group held.
+    held = [c for c in (clause.all or clause.any or []) if eval_clause(c, ctx) is True]
+    return " and ".join(_describe(c, ctx) for c in held[:2])
 
 
 def _unidentified(
@@ -897,9 +1008,9 @@ def _unidentified(
         status="suspected",
         severity=state.severity,
         confidence=0.5,
-        title=render_or(pb.detect.unidentified.title, [], view.value),
+        title=render_or(pb.detect.unidentified.title, [], _shown(view)),
         evidence=evidence,
-        remediation=[render_or(t, [], view.value) for t in pb.detect.unidentified.collect_next],
+        remediation=[render_or(t, [], _shown(view)) for t in pb.detect.unidentified.collect_next],
         basis=state.says,
         why_not=why_not,
     )
@@ -963,8 +1074,8 @@ def open_questions(
             out.append(
                 OpenQuestion(
                     symptom=pb.symptom,
-                    title=render_or(q.title, [], view.value),
-                    seen=render_or(q.seen, [], view.value),
+                    title=render_or(q.title, [], _shown(view)),
+                    seen=render_or(q.seen, [], _shown(view)),
                     evidence=[
                         Evidence(signal=name, value=_evidence_value(view.value(name)), expected="")
                         for name in pb.inspect_first
@@ -973,12 +1084,12 @@ def open_questions(
                     # A candidate an experiment ruled out is no longer in the running.
                     differential=[
                         DifferentialEntry(
-                            cause=c.cause, confirm=render_or(c.confirm, [], view.value)
+                            cause=c.cause, confirm=render_or(c.confirm, [], _shown(view))
                         )
                         for c in q.differential
                         if (pb.id, c.cause) not in refuted
                     ],
-                    decide_with=render_or(q.decide_with, [], view.value),
+                    decide_with=render_or(q.decide_with, [], _shown(view)),
                 )
             )
             break
@@ -1040,7 +1151,7 @@ def _evaluate(
                 continue
             b = _build(pb, pi, ci, cause, view, rec, verdict)
             if b.finding.status == "refuted":
-                ruled_out[(pb.id, cause.id)] = f"{cause.reproducer} refuted it"
+                ruled_out[(pb.id, cause.id)] = f"the {cause.reproducer} experiment refuted it"
             update: dict[str, object] = {}
             if state.present is True:
                 update["basis"] = state.says
@@ -1084,10 +1195,37 @@ def _evaluate(
                 if (pb.id, c.id) in ruled_out
             ]
             built.append(_unidentified(pb, pi, state, view, lines))
+    _defer_to_upstream(built)
     built.sort(key=lambda b: b.rank)
     _drop_conflicting_advice(built)
     _add_why_not(built, pbs, ruled_out)
     return built
+
+
+def _defer_to_upstream(built: list[_Built]) -> None:
+    """A finding whose symptom an identified cause explains is less likely the explanation
+    itself: its confidence is held just under that cause's, of the same severity and status
+    (slow first tokens because every prompt is prefilled again come after the sub-block
+    prefix, drift or eviction that makes them prefill again). Ranking stays severity, status,
+    confidence (docs/report.md)."""
+    for up in built:
+        if up.explains is None or up.finding.status == "refuted" or up.note:
+            continue
+        symptoms = set(up.explains[0])
+        for down in built:
+            f = down.finding
+            if (
+                down is up
+                or f.status == "refuted"
+                or f.symptom not in symptoms
+                or f.severity != up.finding.severity
+                or f.status != up.finding.status
+                or f.confidence < up.finding.confidence
+            ):
+                continue
+            held = round(max(up.finding.confidence - 0.01, 0.0), 2)
+            down.finding = f.model_copy(update={"confidence": held})
+            down.rank = (*down.rank[:3], -held, *down.rank[4:])
 
 
 def evaluate_fleet(views: Sequence[FleetSignals], playbooks: list[Playbook]) -> list[Finding]:
@@ -1155,26 +1293,75 @@ def _add_why_not(
 
 # ---------------------------------------------------------------------------------- verdict
 
+
+@dataclass(frozen=True)
+class _HealthRow:
+    """One number behind a healthy verdict: what healthy looks like, as a condition and in
+    words, and the words for a value that does not meet it (the row never says "never filled"
+    beside a pool that filled: a healthy verdict only means no symptom showed harm)."""
+
+    signal: str
+    required: bool  # must be known to call the server healthy
+    holds: Condition | None
+    healthy: str
+    otherwise: str = ""
+
+
 # The numbers that must be known to call the locker healthy, and what healthy looks like.
-_HEALTH: tuple[tuple[str, str, bool], ...] = (
-    ("kv_usage_max", "below 0.90: the KV pool never filled", True),
-    ("preemptions_window", "0: no sequence lost its KV blocks", True),
-    ("waiting_max", "0 or a brief queue: requests are admitted at once", True),
-    ("prefix_hit_rate_window", "what the workload shares (window, not lifetime)", False),
-    ("ttft_p95", "seconds, not tens of seconds", False),
-    ("itl_p95", "steady decode speed", False),
-    ("gpu_memory_used_fraction", "below 1.0: the card has room", False),
+_HEALTH: tuple[_HealthRow, ...] = (
+    _HealthRow(
+        "kv_usage_max",
+        True,
+        Condition(signal="kv_usage_max", op="<", value=POOL_FULL),
+        f"below {POOL_FULL:.2f}: the KV pool never filled",
+        f"≥ {POOL_FULL:.2f}: the KV pool filled at its peak, and no symptom shows harm from it",
+    ),
+    _HealthRow(
+        "preemptions_window",
+        True,
+        Condition(signal="preemptions_window", op="==", value=0),
+        "0: no sequence lost its KV blocks",
+        "> 0: some sequences lost their KV blocks, fewer than the preemption check counts as harm",
+    ),
+    _HealthRow(
+        "waiting_max",
+        True,
+        Condition(signal="waiting_max", op="==", value=0),
+        "0: requests are admitted at once",
+        "≥ 1: requests waited, and the first-token check did not count the wait as harm",
+    ),
+    _HealthRow(
+        "prefix_hit_rate_window", False, None, "what the workload shares (window, not lifetime)"
+    ),
+    _HealthRow("ttft_p95", False, None, "seconds, not tens of seconds"),
+    _HealthRow("itl_p95", False, None, "steady decode speed"),
+    _HealthRow(
+        "gpu_memory_used_fraction",
+        False,
+        Condition(signal="gpu_memory_used_fraction", op="<", value=CARD_FULL),
+        f"below {CARD_FULL:.2f}: the card has room",
+        f"≥ {CARD_FULL:.2f}: the card is at its limit, and no symptom shows harm from it",
+    ),
 )
 
 
 def healthy_evidence(signals: SignalSet) -> list[Evidence]:
-    """The numbers that show the locker is fine (those the window has), for the report."""
+    """The numbers that show the locker is fine (those the window has), for the report: each
+    row's words are those its own number meets (``met`` as the engine evaluated it)."""
     view = SignalView(signals)
+    ctx = _Context(view)
     out: list[Evidence] = []
-    for name, expected, _required in _HEALTH:
-        v = view.value(name)
-        if v is not None:
-            out.append(Evidence(signal=name, value=_evidence_value(v), expected=expected))
+    for row in _HEALTH:
+        v = view.value(row.signal)
+        if v is None:
+            continue
+        met = eval_clause(row.holds, ctx) if row.holds is not None else None
+        expected = row.otherwise if met is False else row.healthy
+        # The words chosen are the condition the number meets: the row is met as worded.
+        met = None if met is None else True
+        out.append(
+            Evidence(signal=row.signal, value=_evidence_value(v), expected=expected, met=met)
+        )
     return out
 
 
@@ -1194,6 +1381,6 @@ def overall_verdict(
     scrapes = view.num("scrapes_ok")
     if scrapes is None or scrapes <= 0:
         return "unknown"
-    if any(view.value(name) is None for name, _, required in _HEALTH if required):
+    if any(view.value(row.signal) is None for row in _HEALTH if row.required):
         return "unknown"
     return "healthy"

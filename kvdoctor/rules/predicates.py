@@ -47,6 +47,12 @@ class SignalView:
             return self._derived[name]
         return self.raw(name)
 
+    def shown(self, name: str) -> Scalar:
+        """``name`` as the report states it (``SignalSet.shown``: a latency percentile as its
+        bucket range), else its value: what a playbook's placeholders print."""
+        text = self.signals.shown.get(name)
+        return text if text is not None else self.value(name)
+
     def raw(self, name: str) -> Scalar:
         v = self.signals.get(name)
         if isinstance(v, float) and not math.isfinite(v):
@@ -361,6 +367,35 @@ def _running_max_engine(s: SignalView) -> Scalar:
     return per if per is not None else s.num("running_max")
 
 
+@derived(
+    "max_num_seqs_effective",
+    "requests",
+    "--max-num-seqs as given, else vLLM's default for the device (1,024 on cards of 70 GiB or "
+    "more other than the A100, 256 on other GPUs; vLLM 0.32 engine/arg_utils.py): the slot "
+    "limit is known even when the flag is not visible.",
+)
+def _max_num_seqs_effective(s: SignalView) -> Scalar:
+    given = s.num("max_num_seqs")
+    if given is not None:
+        return given
+    total, name = s.num("gpu_memory_total_bytes"), s.value("gpu_name")
+    if total is None:
+        return None
+    big = total >= 70 * (1 << 30) and "a100" not in str(name or "").lower()
+    return 1024 if big else 256
+
+
+@derived(
+    "engine_load_over_fair",
+    "ratio",
+    "engine_busiest_running_share × engines: the busiest engine's load over an even share "
+    "(1 balanced; 2 twice its share).",
+)
+def _engine_load_over_fair(s: SignalView) -> Scalar:
+    share, n = s.num("engine_busiest_running_share"), s.num("engines")
+    return share * n if share is not None and n is not None and n >= 2 else None
+
+
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
 def _itl_spread(s: SignalView) -> Scalar:
     r = _ratio(s.num("itl_p99"), s.num("itl_p50"))
@@ -473,3 +508,41 @@ def _kv_too_small(s: SignalView) -> bool | None:
     if all(f is False for f in flags):
         return False
     return None
+
+
+# Plain-language names of the derived values the causes' conditions read (the catalog's
+# LABELS and STATES for its own signals), for the "why not" lines.
+DERIVED_LABELS: dict[str, str] = {
+    "capacity_tokens": "the KV pool",
+    "engine_load_over_fair": "the busiest engine's load over an even share",
+    "max_num_seqs_effective": "the slot limit (--max-num-seqs, or vLLM's default)",
+    "itl_spread": "ITL p99 over p50",
+    "kv_read_gib_per_step": "KV read per decode step",
+    "max_model_len_over_capacity": "the longest request against the KV pool",
+    "preemptions_seen": "preemptions (window or log)",
+    "prefix_hit_granularity_tokens": "the tokens at which prefix hits land",
+    "prefix_hit_rate_effective": "the prefix hit rate without recomputed prompts",
+    "prompt_len_p90_p10": "prompt length p90 over p10",
+    "prompt_len_spread": "the longest prompt over the mean",
+    "running_max_engine": "peak running requests of the busiest engine",
+    "seqs_that_fit": "the sequences the KV pool holds",
+    "ttft_median_over_compute": "median TTFT over the request's own prefill",
+    "ttft_prefill_share": "share of TTFT spent in prefill",
+    "ttft_queue_share": "share of TTFT spent queued",
+    "ttft_short_over_compute": "the quickest requests' TTFT over their own prefill",
+    "ttft_spread": "TTFT p99 over p50",
+}
+DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
+    "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
+    "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
+}
+# What a predicate says in words when it does not hold (its doc says what it means).
+PREDICATE_FALSE: dict[str, str] = {
+    "fp8_kv_cache": "the KV cache is not stored in fp8",
+    "prompt_within_one_block": "the mean prompt is longer than one KV block",
+    "gpu_has_headroom": "the card has no free memory to give",
+    "kv_cache_too_small_at_start": "the start-up log shows the KV pool sized",
+}
+# A derived count that was zero, in words.
+DERIVED_NONE: dict[str, str] = {"preemptions_seen": "no preemption in the window or the log"}

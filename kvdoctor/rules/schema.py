@@ -200,6 +200,12 @@ class EvidenceSpec(_Strict):
     row per entry, named by the entry's key (``key``) or ``<label>[<key>]`` (``indexed``);
     in such a row, a placeholder naming a table reads that row's entry. ``label`` names the row
     instead of the signal; ``fallback`` is rendered when ``expected`` has an unknown value.
+
+    ``holds`` is the condition the row's words state, as data: the engine evaluates it and
+    stores the answer in the report (``Evidence.met``), so the renderer never reads a condition
+    back out of the prose. An ``expected`` that states a comparison ("≥ 0.90: the pool fills
+    up", "above the {seqs_that_fit} sequences the pool holds") must carry one that agrees with
+    it (tests/rules/test_evidence_conditions.py).
     """
 
     signal: str
@@ -208,6 +214,7 @@ class EvidenceSpec(_Strict):
     label: str | None = None
     expand: Literal["key", "indexed"] | None = None
     fallback: str | None = None
+    holds: Clause | None = None
 
 
 # The named planners in kvdoctor/remediation (orchestration, above the rules): a playbook

@@ -31,6 +31,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ("running_last", "requests", "Running requests at the last scrape."),
     ("running_max", "requests", "Most running requests in the window."),
     ("running_mean", "requests", "Mean running requests."),
+    ("engine_busiest_running_share", "fraction", "The busiest data-parallel engine's share of "
+     "the running requests (mean over the window); 1/engines when they are balanced."),
+    ("itl_engine_spread", "ratio", "Slowest engine's mean ITL over the fastest engine's (data "
+     "parallelism; engines that decoded in the window)."),
+    ("prefix_caching_requested", "bool", "--enable-prefix-caching as the operator gave it "
+     "(engine flags), apart from whether the server runs with it."),
     (
         "running_max_per_engine",
         "requests",
@@ -161,6 +167,13 @@ _DEFS: list[tuple[str, str, str]] = [
         " ...', 'Please try lowering `max_num_seqs` ...'), verbatim, one line.",
     ),
     ("gpu_device_count", "count", "Devices NVML sampled."),
+    (
+        "platform",
+        "name",
+        "Where the server keeps its KV cache: cpu (vLLM's CPU build: the log names the CPU "
+        "platform or a CPU KV cache, or --device cpu) or gpu (NVML saw a device, or the log "
+        "names a GPU KV cache or CUDA); unknown without either.",
+    ),
 ]
 
 # --- metrics vLLM added from 0.12 to 0.33 (kvdoctor/signals/v1_extra.py); None where absent
@@ -381,3 +394,99 @@ _DEFS += [
 ]
 
 SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit, doc in _DEFS}
+
+# Short plain-language names for the signals the rules' conditions read, as the report's
+# "why this and not a look-alike" lines say them (the docs above are for `kvdoctor rules`).
+# A signal without one falls back to its doc's first clause; tests/rules hold every signal a
+# cause's condition reads to a label, so no rule-variable name reaches the first screen.
+LABELS: dict[str, str] = {
+    "block_size": "the KV block size",
+    "engines": "engines behind the endpoint",
+    "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",
+    "external_prefix_hit_rate_window": "the external cache's hit rate",
+    "external_prefix_queries_window": "tokens looked up in the external cache",
+    "gpu_memory_used_fraction": "device memory in use",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
+    "gpu_other_process_bytes": "memory other processes hold on the card",
+    "itl_kv_fit_r2": "how closely ITL follows the resident KV tokens (r²)",
+    "itl_kv_fit_slope": "ITL added per resident KV token",
+    "itl_p10": "ITL p10",
+    "itl_p50": "ITL p50",
+    "itl_p95": "ITL p95",
+    "itl_prefill_r2": "how closely ITL follows the arriving prompt tokens (r²)",
+    "itl_stalls_window": "token gaps of a second or more",
+    "kv_fetch_requests_max": "requests waiting for a KV fetch",
+    "kv_usage_max": "peak KV cache usage",
+    "kv_usage_mean": "mean KV cache usage",
+    "log_cudagraph_kv_util_taken": "memory the captured graphs take from the KV pool",
+    "log_cudagraph_max_capture_size": "the largest graph batch captured at start-up",
+    "max_model_len": "the longest request the server admits",
+    "max_model_len_over_capacity": "the longest request over the KV pool",
+    "max_num_batched_tokens": "--max-num-batched-tokens",
+    "max_num_seqs": "--max-num-seqs",
+    "mean_prompt_len": "the mean prompt",
+    "nixl_expired_requests_window": "KV transfers that expired before the decode side fetched them",
+    "nixl_failed_notifications_window": "failed KV transfer notifications",
+    "nixl_failed_transfers_window": "failed KV transfers",
+    "preemptions_window": "preemptions in the window",
+    "prefix_queries_window": "prefix-cache lookups in the window",
+    "prompt_share_pattern": "what the prompts share",
+    "prompt_tokens_per_s": "prompt tokens per second",
+    "prompt_turnover": "new prompt tokens in the window per token of KV pool",
+    "request_log_adapters": "LoRA adapters in the request log",
+    "running_max": "peak running requests",
+    "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
+    "spec_decode_draft_tokens_window": "speculative draft tokens",
+    "ttft_p95": "TTFT p95",
+    "waiting_deferred_max": "requests deferred (LoRA budget, KV transfer)",
+    "waiting_deferred_share": "share of the waiting requests that were deferred",
+    "waiting_max": "peak waiting requests",
+}
+
+# A count that was zero, in words ("no request waited" for waiting_max 0).
+NONE: dict[str, str] = {
+    "waiting_max": "no request waited",
+    "waiting_deferred_max": "no request was deferred",
+    "preemptions_window": "no preemption in the window",
+    "itl_stalls_window": "no token gap of a second or more",
+    "nixl_failed_transfers_window": "no KV transfer failed",
+    "nixl_failed_notifications_window": "no KV transfer notification failed",
+    "nixl_expired_requests_window": "no KV transfer expired",
+    "external_prefix_queries_window": "nothing was looked up in the external cache",
+    "spec_decode_draft_tokens_window": "no speculative draft tokens",
+    "prefix_queries_window": "no prefix-cache lookups in the window",
+    "kv_fetch_requests_max": "no request waited for a KV fetch",
+    "request_log_adapters": "no LoRA adapter in the request log",
+    "gpu_other_process_bytes": "no other process holds memory on the card",
+}
+
+# Yes/no signals in words: what the value says when true, and when false.
+STATES: dict[str, tuple[str, str]] = {
+    "hybrid_model": ("the model is hybrid (Mamba or linear attention)", "the model is not hybrid"),
+    "kv_transfer_configured": ("a KV connector is configured", "no KV connector is configured"),
+    "log_oom": ("the log shows an out-of-memory error", "no out-of-memory error in the log"),
+    "log_no_cache_memory": (
+        "the log says no memory was left for KV cache blocks",
+        "the log does not say memory ran short for KV cache blocks",
+    ),
+    "log_max_model_len_exceeds_kv": (
+        "the server refused max_model_len at start-up",
+        "no start-up refusal of max_model_len",
+    ),
+    "prefix_caching": ("prefix caching is on", "prefix caching is off"),
+    "spec_decode_configured": (
+        "speculative decoding is configured",
+        "speculative decoding is not configured",
+    ),
+}
+
+
+def label(name: str) -> str:
+    """The plain-language name of ``name`` (LABELS, else its doc's first clause)."""
+    if name in LABELS:
+        return LABELS[name]
+    definition = SIGNALS.get(name)
+    if definition is None or not definition.doc:
+        return name.replace("_", " ")
+    first = definition.doc.split(": ")[0].split(" (")[0].rstrip(".")
+    return first[0].lower() + first[1:] if not first[:2].isupper() else first

@@ -43,10 +43,12 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     config.server_info(out, bundle, config_src)
     gpu.gpu(out, bundle)
     logs.logs(out, bundle)
+    config.platform(out, bundle)  # after the GPU and log signals
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     metrics.per_engine(out, obs)
     _busiest_engine(out)
+    metrics.engine_balance(out)
     prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity
     prompts.retention_horizon(out)  # after the residency histograms and the turnover
     # Anything still unset is reported, never silently missing.

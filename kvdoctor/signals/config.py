@@ -4,7 +4,8 @@ flags, with the converters that read both; the served model and version from ser
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 
 from pydantic import JsonValue
 
@@ -137,6 +138,17 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
             why = "not in vllm:cache_config_info"
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
+    # What the operator asked for, apart from what runs: vLLM turns prefix caching off for
+    # models that cannot use it ("Hybrid or mamba-based model detected: disabling prefix
+    # caching") although the flag was given.
+    asked = _engine_arg(bundle.engine_args, ("enable-prefix-caching",))
+    asked_value = to_bool(asked[0]) if asked is not None else None
+    out.set(
+        "prefix_caching_requested",
+        asked_value,
+        f"engine_args: --enable-prefix-caching ({asked[1]})" if asked is not None else "",
+        reason="no --enable-prefix-caching flag recorded",
+    )
     # Capacity: the engine's own figure when it reports one, else blocks × block size.
 
     # The server's own figures only: the rules and the report add the log's and the model
@@ -173,3 +185,42 @@ def server_info(out: Out, bundle: Bundle, config_src: dict[str, str]) -> None:
     if mml is not None:
         # The served value is what the engine admits; it beats a flag that may have been capped.
         out.set("max_model_len", mml, "server: /v1/models max_model_len")
+
+
+# What names the platform in a vLLM log: the CPU build's platform module and its KV line, the
+# GPU KV line and CUDA's own words.
+_CPU_LOG = re.compile(r"\[cpu\.py:\d+\]|\bCPU KV cache size\b|platform: cpu\b|CpuPlatform")
+_GPU_LOG = re.compile(r"\bGPU KV cache size\b|\bCUDA\b|platform: cuda\b")
+
+
+def platform_of(
+    args: Mapping[str, object], logs: str | None, gpu_devices: int | None
+) -> str | None:
+    """``"cpu"``, ``"gpu"`` or None (unknown), from what the bundle holds: ``--device``, the
+    start-up log, the devices NVML sampled. The CPU build's evidence wins: its log can mention
+    CUDA (a warning that none is available)."""
+    device = args.get("device")
+    if isinstance(device, str) and device.lower() == "cpu":
+        return "cpu"
+    if logs and _CPU_LOG.search(logs):
+        return "cpu"
+    if gpu_devices:
+        return "gpu"
+    if isinstance(device, str) and device.lower() in ("cuda", "gpu"):
+        return "gpu"
+    if logs and _GPU_LOG.search(logs):
+        return "gpu"
+    return None
+
+
+def platform(out: Out, bundle: Bundle) -> None:
+    """The ``platform`` signal (after the GPU and log signals)."""
+    args: Mapping[str, object] = bundle.engine_args.args if bundle.engine_args else {}
+    devices = out.ss.get("gpu_device_count")
+    count = devices if isinstance(devices, int) and not isinstance(devices, bool) else None
+    out.set(
+        "platform",
+        platform_of(args, bundle.logs, count),
+        "engine_args.json --device, logs.txt platform lines, gpu.jsonl devices",
+        reason="no --device flag, no platform line in the logs and no NVML device",
+    )

@@ -116,14 +116,33 @@ def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) ->
     if not intervals:
         out.set("stalled_share", None, reason="no scrape interval with all three series")
         return
-    stalled = sum(
-        1 for a, b in intervals if waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a]
-    )
+    flags = [
+        waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a] for a, b in intervals
+    ]
+    # A run of still intervals that ends with prompt tokens counted is one long prefill step
+    # (vLLM counts a prompt's tokens when its prefill step ends): head-of-line blocking, not a
+    # stalled engine (a 20,000-token prompt among short ones read as a critical preemption
+    # finding). Only runs that end with no prompt progress, or never end, are stalls.
+    stalled = 0
+    i = 0
+    while i < len(flags):
+        if not flags[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(flags) and flags[j]:
+            j += 1
+        after = intervals[j] if j < len(intervals) else None
+        prefill_ended = after is not None and prompts[after[1]] > prompts[after[0]]
+        if not prefill_ended:
+            stalled += j - i
+        i = j
     out.set(
         "stalled_share",
         stalled / len(intervals),
         f"metrics: intervals with {obs.wire(WAITING)} >= 1 and no increase of "
-        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)}",
+        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)} "
+        "(runs that end with a prefill counted are one long prefill step, not a stall)",
     )
 
 
@@ -413,4 +432,43 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
     q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
     vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
     vals["requests_finished_window"] = as_count(obs.counter_increase(REQUEST_SUCCESS, g))
+    itl = obs.histogram_window(LATENCY_HISTOGRAMS["itl"], g)
+    vals["itl_mean"] = itl[1] / itl[2] if itl is not None and itl[2] > 0 else None
     return vals
+
+
+def engine_balance(out: Out) -> None:
+    """How evenly a data-parallel endpoint's engines share the work: the busiest engine's share
+    of the running requests and its decode speed against the fastest engine's (one engine
+    overloaded while others idle is invisible in the sums)."""
+    engines = out.ss.per_engine
+    names = ("engine_busiest_running_share", "itl_engine_spread")
+    if len(engines) < 2:
+        for n in names:
+            out.set(n, None, reason="one engine")
+        return
+    running = [
+        float(v)
+        for vals in engines.values()
+        if isinstance((v := vals.get("running_mean")), int | float) and not isinstance(v, bool)
+    ]
+    total = math.fsum(running)
+    out.set(
+        "engine_busiest_running_share",
+        max(running) / total if running and total > 0 else None,
+        f"metrics: the busiest of {len(engines)} engines' mean running over the sum",
+        reason="no engine ran a request",
+    )
+    itls = [
+        float(v)
+        for vals in engines.values()
+        if isinstance((v := vals.get("itl_mean")), int | float)
+        and not isinstance(v, bool)
+        and v > 0
+    ]
+    out.set(
+        "itl_engine_spread",
+        max(itls) / min(itls) if len(itls) >= 2 else None,
+        f"metrics: slowest engine's mean ITL over the fastest's ({len(itls)} engines decoding)",
+        reason="fewer than two engines decoded in the window",
+    )

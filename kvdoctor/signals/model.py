@@ -35,6 +35,10 @@ class SignalSet:
     per_engine: dict[str, dict[str, Scalar]] = field(default_factory=dict)
     # Samples left out as impossible values (metric name -> count); the report lists them.
     impossible: dict[str, int] = field(default_factory=dict)
+    # How the report states a value that is an estimate (name -> text): the interpolated
+    # latency percentiles as the bucket range that holds them ("between 1 and 2.5 s"). Set by
+    # the pipeline from the window's histograms; playbook placeholders print it.
+    shown: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> Scalar:
         """The value of catalog signal ``name`` (None when it could not be computed).

@@ -32,11 +32,18 @@ SCORE = _score()
 # case id -> {"symptom": why, "cause": why}: what kvdoctor gets wrong today and why.
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     "a-dp4-engine0-overloaded": {
-        "symptom": (
-            "the load is piled on one of four data-parallel engines; kvdoctor reads the "
-            "engines' ITL only summed, where no stream looks slow"
+        "cause": (
+            "kvdoctor names the mechanism engine-imbalance, added after the case was written "
+            "under the id new-dp-load-imbalance; ids are not remapped after the fact"
         ),
-        "cause": "data-parallel load-balancer imbalance is not a kvdoctor cause",
+    },
+    "b-agent-header-drift-noprompts": {
+        "symptom": (
+            "the case expects the undecided prefix miss to lead (verdict inconclusive); "
+            "kvdoctor measures the slow first tokens it causes (TTFT p95 above 1 s) and leads "
+            "with high-ttft/prefill-bound, the prefix question undecided beside it"
+        ),
+        "cause": "follows from the symptom",
     },
     "a-prefix-hit-tile-reads-dashes-rename": {
         "cause": (

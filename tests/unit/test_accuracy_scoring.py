@@ -207,3 +207,53 @@ def test_a_note_class_is_named_by_its_note_and_a_healthy_note_is_not_a_finding()
     # Only a note class reads notes: a broken harmful class with only a note predicts nothing.
     missed = outcome("m", "drift", DRIFT, True, "why", _with_notes(_report("healthy"), note), True)
     assert missed.predicted_symptom == NONE and not missed.right_symptom
+
+
+def _undecided(*causes: str) -> dict[str, Any]:
+    r = _report("inconclusive", _f("prefix-miss", "caching-disabled", "refuted"))
+    r["undecided"] = [{"symptom": "prefix-miss", "differential": [{"cause": c} for c in causes]}]
+    return r
+
+
+def test_an_undecidable_draw_is_right_offline_when_inconclusive_with_the_truth_listed() -> None:
+    truth = ("prefix-miss", "prefix-drift")
+    listed = _undecided("prefix-drift", "adapter-or-salt-split", "no-fault")
+    o = outcome("d", "prefix-drift-fresh", truth, True, "", listed, True, undecidable=True)
+    assert o.right_symptom and o.right_cause and not o.confirmed
+    assert (o.predicted_symptom, o.predicted_cause) == ("prefix-miss", accuracy.UNDECIDED)
+    # Not listed: wrong, though the symptom is right.
+    missing = _undecided("adapter-or-salt-split", "no-fault")
+    o = outcome("d", "prefix-drift-fresh", truth, True, "", missing, True, undecidable=True)
+    assert o.right_symptom and not o.right_cause
+    # Decided wrongly: wrong; decided rightly: right as any draw.
+    wrong = _report("degraded", _f("prefix-miss", "eviction-churn", "suspected"))
+    o = outcome("d", "prefix-drift-fresh", truth, True, "", wrong, True, undecidable=True)
+    assert not o.right_cause
+    right = _report("degraded", _f("prefix-miss", "prefix-drift", "suspected"))
+    o = outcome("d", "prefix-drift-fresh", truth, True, "", right, True, undecidable=True)
+    assert o.right_cause
+    # Live draws are decided: the same inconclusive report scored as decidable names nothing.
+    o = outcome("d", "prefix-drift-fresh", truth, True, "", listed, True)
+    assert not o.right_cause and o.predicted_symptom == NONE
+
+
+def test_an_undecidable_healthy_draw_is_right_with_no_fault_listed_and_is_no_alarm() -> None:
+    listed = _undecided("prefix-drift", "no-fault")
+    o = outcome(
+        "h", "healthy-unshared-long", (None, None), True, "", listed, False, undecidable=True
+    )
+    assert o.right_symptom and o.right_cause
+    r = rates([o])
+    assert r.finding_on_healthy == (0, 1) and r.alarm_on_healthy == (0, 1)
+    # Without "no-fault" the inconclusive verdict is an alarm on a healthy server.
+    o = outcome(
+        "h",
+        "healthy-unshared-long",
+        (None, None),
+        True,
+        "",
+        _undecided("prefix-drift"),
+        False,
+        undecidable=True,
+    )
+    assert not o.right_cause and rates([o]).alarm_on_healthy == (1, 1)

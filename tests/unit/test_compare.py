@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,3 +113,73 @@ def test_different_servers_are_refused_unless_forced_and_never_verified(
     assert code == 1  # a forced comparison never verifies a fix
     assert "Compared with --force although these are different servers" in out
     assert "vLLM 0.32.0 before, 0.11.0 after" in out
+
+
+def test_the_advised_change_applied_is_stated(capsys: pytest.CaptureFixture[str]) -> None:
+    # The lab's queueing run and its fix: "Raise --max-num-seqs from 2 to 16", then 16 runs.
+    rc, out, _ = _run(
+        ["compare", _bundle("queueing"), _bundle("healthy"), "--format", "json"], capsys
+    )
+    result = json.loads(out)
+    assert rc == 0 and result["verified"] is True
+    assert result["advised_applied"] == "applied"
+    assert result["advised_edits"] == [
+        {
+            "flag": "max-num-seqs",
+            "action": "raise",
+            "advised": 16,
+            "after": 16,
+            "applied": "applied",
+        }
+    ]
+    assert {"flag": "max-num-seqs", "before": 2, "after": 16} in result["flags"]
+    rc, md, _ = _run(["compare", _bundle("queueing"), _bundle("healthy")], capsys)
+    assert "Applied in AFTER: yes, its flags show every edit of it." in md
+
+
+def _with_args(d: Any, **args: object) -> Any:
+    ctx = d.context.model_copy(update={"engine_args": {**d.context.engine_args, **args}})
+    return type(d)(d.report, ctx, d.signals)
+
+
+def test_a_finding_gone_without_the_advised_change_is_not_verified() -> None:
+    from kvdoctor.compare import advised_change, render_markdown
+
+    bundle = read_bundle(Path(_bundle("queueing")))
+    before = diagnose(bundle)
+    advised = advised_change(bundle, before)
+    assert advised == [("max-num-seqs", "raise", 2, 16)]
+    after = diagnose(read_bundle(Path(_bundle("healthy"))))
+    not_made = compare(before, _with_args(after, **{"max-num-seqs": 2}), advised=advised)
+    assert not_made.primary_result == "gone" and not_made.advised_applied == "not applied"
+    assert not not_made.verified
+    assert render_markdown(not_made, "b", "a").startswith(
+        "## Not verified: `high-ttft/queueing` is gone, but the advised change was not applied"
+    )
+    part = compare(before, _with_args(after, **{"max-num-seqs": 8}), advised=advised)
+    assert part.advised_applied == "partly" and part.verified
+
+
+def test_regressed_is_its_own_exit_code_and_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    before = diagnose(read_bundle(Path(_bundle("queueing"))))
+    worse = before.report.findings[0].model_copy(update={"severity": "critical"})
+    after_report = before.report.model_copy(
+        update={"findings": [worse, *before.report.findings[1:]], "verdict": "critical"}
+    )
+    result = compare(before, type(before)(after_report, before.context, before.signals))
+    assert result.primary_result == "worse" and result.regressed and not result.verified
+    same = compare(before, before)
+    assert not same.regressed
+    rc, out, _ = _run(["compare", "--help"], capsys)
+    assert rc == 0 and "3 regressed" in " ".join(out.split())
+
+
+def test_a_report_led_by_a_note_is_verified_when_the_note_is_gone() -> None:
+    # prefix-off: caching off is a confirmed note (no harm measured, report/1.3 inconclusive);
+    # the change first is to enable caching, and AFTER (caching on) no longer carries it.
+    before = diagnose(read_bundle(_bundle("prefix-off")))
+    after = diagnose(read_bundle(_bundle("healthy")))
+    c = compare(before, after)
+    assert c.primary == "prefix-miss/caching-disabled"
+    assert c.primary_result == "gone" and c.verified
+    assert c.change_first is not None and "prefix-caching" in c.change_first

@@ -192,7 +192,7 @@ def test_a_healthy_verdict_exits_0_with_a_note_and_no_finding(
     report = json.loads(out)
     live = [f for f in report["findings"] if f["status"] != "refuted"]
     assert report["verdict"] == "healthy" and live == []
-    assert report["schema_minor"] == 3
+    assert report["schema_minor"] == 4  # 1.4: the latency bucket ranges (issue 24)
     assert [(n["cause"], n["status"], n["severity"]) for n in report["notes"]] == [
         ("block-larger-than-prefix", "confirmed", "info")
     ]

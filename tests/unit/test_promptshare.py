@@ -48,7 +48,10 @@ def test_traffic_that_shares_nothing_is_unshared() -> None:
 
 
 def test_a_short_system_prompt_before_unique_text_is_sub_block_at_a_large_block() -> None:
-    head = "You are a careful assistant. Answer in English, briefly and correctly please. "
+    head = (
+        "You are a careful assistant for the ACME support desk. Answer in English, briefly "
+        "and correctly, cite the manual section, and never guess at prices or dates. "
+    )
     prompts = _texts([head + _random_words(i, 400) for i in range(10)])
     sample = analyse(prompts, "prompts-file")
     assert sharing(sample, 128).pattern == "sub-block"  # type: ignore[union-attr]

@@ -97,6 +97,8 @@ def test_prefix_probe_caching_off() -> None:
         "block-larger-than-prefix": "refuted",
         "prefix-drift": "refuted",
         "eviction-churn": "inconclusive",
+        # A cache that serves no exact repeat is not split by adapters or salts either.
+        "adapter-or-salt-split": "refuted",
     }
     assert "not working" in j.summary
 
@@ -488,6 +490,20 @@ def test_capacity_ramp_verdicts_from_recorded_rounds() -> None:
     assert set(ramp.judge(_ramp(None, None, skipped="cannot fill")).causes.values()) == {"refuted"}
 
 
+def test_capacity_ramp_under_live_traffic_says_so_and_what_decides_it() -> None:
+    # During an incident the server never goes quiet: its own traffic preempts during the
+    # baseline. Not a bare "inconclusive": it says why, in words, and the command that decides.
+    busy = _ramp(_round(1, 4), _round(9, 7)).model_copy(update={"quiet_before": False})
+    j = ramp.judge(busy)
+    assert set(j.causes.values()) == {"inconclusive"}
+    assert "not quiet" in j.summary and "4 preemptions" in j.summary
+    assert "kvdoctor reproduce capacity-ramp --endpoint" in j.summary
+    assert "drained replica" in j.summary
+    # A quiet server whose own baseline preempts: the pool is smaller than the KV math says.
+    j = ramp.judge(_ramp(_round(1, 3), None))
+    assert "quiet server" in j.summary and "KV cache size" in j.summary
+
+
 # ------------------------------------------------------------------------------ quant-canary
 
 
@@ -684,3 +700,57 @@ def test_head_of_line_trial_counts_only_short_probes_sent_during_the_long_prefil
     assert ts._during_prefill(long, run(100.2, 0.8)) == 0
     assert ts._during_prefill(long, run(99.9, 0.01)) == -1  # the short one went first
     assert ts._during_prefill(long, run(101.5, 0.01)) == 1  # the prefill had ended
+
+
+def test_prefix_probe_replay_of_the_operators_prompts_decides_what_the_sample_showed() -> None:
+    # The window hits nothing; the sample showed a per-user salt. Replayed: the first prompt
+    # repeated hits under its salt, the second (another salt) reuses none of it: confirmed.
+    quiet = {"window_hit_rate": 0.0}
+    j = pp.judge(
+        _prefix(
+            **quiet,
+            sample_pattern="identity-split",
+            user_repeat_hit_tokens=640.0,
+            user_next_hit_tokens=0.0,
+        )
+    )
+    got = _causes(j)
+    assert got["adapter-or-salt-split"] == "confirmed"
+    assert got["prefix-drift"] == "refuted" and got["eviction-churn"] == "refuted"
+    assert "two of the operator's prompts" in j.summary
+    # Drift from the sample, confirmed the same way.
+    got = _causes(
+        pp.judge(
+            _prefix(
+                **quiet,
+                sample_pattern="drift",
+                user_repeat_hit_tokens=512.0,
+                user_next_hit_tokens=0.0,
+            )
+        )
+    )
+    assert got["prefix-drift"] == "confirmed" and got["adapter-or-salt-split"] == "refuted"
+    # The next prompt reused the first: the sample's mechanism is refuted.
+    got = _causes(
+        pp.judge(
+            _prefix(
+                **quiet,
+                sample_pattern="sub-block",
+                user_repeat_hit_tokens=512.0,
+                user_next_hit_tokens=128.0,
+            )
+        )
+    )
+    assert got["block-larger-than-prefix"] == "refuted"
+    # A repeat that did not hit proves nothing about the prompts (the cache or eviction).
+    got = _causes(
+        pp.judge(
+            _prefix(
+                **quiet,
+                sample_pattern="drift",
+                user_repeat_hit_tokens=0.0,
+                user_next_hit_tokens=0.0,
+            )
+        )
+    )
+    assert got["adapter-or-salt-split"] == "inconclusive"

@@ -357,3 +357,25 @@ def test_a_stall_is_judged_from_token_progress_not_from_the_running_gauge() -> N
     # An idle server (nothing waiting, nothing processed) is not stalled.
     idle = bundle(*(_progress(100, 10, 0, 0) for _ in range(3)))
     assert compute_signals(idle).get("stalled_share") == 0.0
+
+
+def test_a_long_prefill_step_is_not_a_stall() -> None:
+    # Three still intervals with requests waiting, then 20,000 prompt tokens counted at once:
+    # one long prefill step (vLLM counts a prompt when its step ends), head-of-line blocking.
+    prefill = bundle(
+        _progress(100, 10, 1, 0),
+        _progress(100, 10, 1, 3),
+        _progress(100, 10, 1, 4),
+        _progress(100, 10, 1, 5),
+        _progress(20_100, 11, 1, 5),
+    )
+    assert compute_signals(prefill).get("stalled_share") == 0.0
+    # The same still run with nothing counted after it, or never ending, is a stall.
+    stuck = bundle(
+        _progress(100, 10, 1, 0),
+        _progress(100, 10, 1, 3),
+        _progress(100, 10, 1, 4),
+        _progress(100, 14, 1, 5),
+        _progress(100, 14, 1, 5),
+    )
+    assert compute_signals(stuck).get("stalled_share") == 0.75

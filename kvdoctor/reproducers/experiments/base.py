@@ -15,9 +15,10 @@ The runner (:func:`execute`) bounds ``run`` by the plan's deadline and turns the
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from kvdoctor.experiment_catalog import CauseRef, ExperimentSpec
 from kvdoctor.reproducers.guard import Guard, GuardLimits
-from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load
+from kvdoctor.reproducers.loadgen import PROBE_HEADER, LoadResult, LoadSpec, run_load
 from kvdoctor.reproducers.metrics import Snapshot, scrape
 from kvdoctor.reproducers.model import ReproducerRecord
 from kvdoctor.signals.model import SignalSet
@@ -144,6 +145,11 @@ class ReproContext:
     background_preemptions_per_s: float | None = None
     # The workload's shared prompt prefix, when the operator knows it (block-larger-than-prefix).
     shared_prefix_tokens: int | None = None
+    # The operator's own prompts (``--prompts``) as (text, cache_salt), in memory only: the
+    # prefix probe replays two of them; only hit counts reach the record.
+    sample_prompts: tuple[tuple[str, str | None], ...] = ()
+    # What the prompt sample showed (kvdoctor.promptshare.sharing): drift, sub-block, ...
+    sample_pattern: str | None = None
     # prefix-probe: the longest it waits for the workload to turn the KV pool over once.
     turnover_wait_s: float = 30.0
     # Probe tag (``user`` field and X-Kvdoctor-Probe header).
@@ -170,9 +176,11 @@ class ReproContext:
         reference_endpoint: str | None = None,
         reference_headers: dict[str, str] | None = None,
         insecure: bool = False,
+        sample_prompts: Sequence[tuple[str, str | None]] = (),
     ) -> ReproContext:
         """A context with every number the signals know, plus what the operator asked for
-        (other fields: ``dataclasses.replace`` on the result)."""
+        (other fields: ``dataclasses.replace`` on the result). ``sample_prompts``: two or
+        more of the operator's prompts (text, cache_salt) for the prefix probe to replay."""
 
         def num(name: str) -> float | None:
             v = signals.get(name)
@@ -189,6 +197,7 @@ class ReproContext:
         sample_shared = num("prompt_shared_prefix_tokens")
         sub_block = signals.get("prompt_share_pattern") == "sub-block"
         shared_prefix = int(sample_shared) if sub_block and sample_shared else None
+        pattern = signals.get("prompt_share_pattern")
         return cls(
             endpoint=endpoint,
             headers=dict(headers or {}),
@@ -208,6 +217,8 @@ class ReproContext:
             # From the operator's prompt sample (--prompts), in the server's tokens: the probe
             # then tests the workload's own shared prefix length.
             shared_prefix_tokens=shared_prefix,
+            sample_pattern=pattern if isinstance(pattern, str) else None,
+            sample_prompts=tuple(sample_prompts),
             prompt_len_p90=num("prompt_len_p90"),
             mean_generation_len=num("mean_generation_len"),
             running_mean=num("running_mean"),
@@ -247,6 +258,50 @@ class Session:
 
     async def scrape(self) -> Snapshot | None:
         return await scrape(self.http, self.base, self.ctx.headers)
+
+    async def complete_once(self, prompt: str, salt: str | None) -> float | None:
+        """Send one tagged, one-token completion of ``prompt`` (the operator's own text) and
+        return its prefix-cache hit tokens (``cached_tokens`` in usage, else the hit counter's
+        delta around it); None when the server did not answer or says nothing."""
+        before = await self.scrape()
+        body: dict[str, object] = {
+            "model": self.model,
+            "prompt": prompt,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "user": self.ctx.tag,
+        }
+        if salt is not None:
+            body["cache_salt"] = salt
+        headers = {
+            **self.ctx.headers,
+            PROBE_HEADER: self.ctx.tag,
+            "Content-Type": "application/json",
+        }
+        self.sent += 1
+        try:
+            resp = await self.http.post(
+                self.base + "/v1/completions",
+                content=json.dumps(body).encode(),
+                headers=headers,
+                timeout=max(min(self.remaining(), 60.0), 1.0),
+            )
+        except (httpx.HTTPError, OSError):
+            return None
+        if resp.status_code != 200 or len(resp.content) > 1 << 20:
+            return None
+        try:
+            usage = json.loads(resp.content).get("usage") or {}
+            details = usage.get("prompt_tokens_details") or {}
+        except (ValueError, AttributeError, RecursionError):
+            usage, details = {}, {}
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        if isinstance(cached, int) and not isinstance(cached, bool) and cached >= 0:
+            return float(cached)
+        after = await self.scrape()
+        if before is None or after is None:
+            return None
+        return after.delta(before, "prefix_hits")
 
     async def load(self, spec: LoadSpec, guard: Guard | None = None) -> LoadResult:
         # Each load run ends by the experiment's deadline, whatever the spec asked for.

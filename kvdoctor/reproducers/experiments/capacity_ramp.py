@@ -133,19 +133,32 @@ def judge(m: RampMeasured) -> Judgement:
 
     if m.skipped:
         return both(REFUTED, m.skipped)
-    if t is None:
-        return both(INCONCLUSIVE, "the treatment round did not run")
     knee = (
         f"; the KV math predicts the pool fills at {m.knee_predicted:.1f}"
         if m.knee_predicted
         else ""
     )
     if b is not None and b.preemptions > 0:
+        if m.quiet_before is not True:
+            # During the incident the server's own traffic preempts too: the ramp cannot tell
+            # its effect from the traffic's, and says so with what would decide it.
+            return both(
+                INCONCLUSIVE,
+                f"the server is not quiet: {b.preemptions:.0f} preemptions came during the "
+                f"baseline's {b.concurrency} concurrent requests while its own traffic ran (it "
+                f"never went idle before the ramp){knee}, so the ramp cannot separate its "
+                "effect from the traffic's; confirm on a drained replica: kvdoctor reproduce "
+                "capacity-ramp --endpoint <drained replica URL> --allow-load",
+            )
         return both(
             INCONCLUSIVE,
-            f"preemptions already at the baseline's {b.concurrency} concurrent requests{knee} "
-            f"(server quiet before: {m.quiet_before})",
+            f"{b.preemptions:.0f} preemptions already at the baseline's {b.concurrency} "
+            f"concurrent requests on a quiet server{knee}: the pool holds less than the KV math "
+            "says, so the ramp's two levels do not bracket the knee; check the pool size in "
+            "the start-up log (KV cache size) against the model's bytes per token",
         )
+    if t is None:
+        return both(INCONCLUSIVE, "the treatment round did not run")
     if t.preemptions > 0:
         base = f"none at {b.concurrency}, " if b is not None else ""
         return both(

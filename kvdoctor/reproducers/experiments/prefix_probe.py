@@ -42,6 +42,7 @@ CACHING_DISABLED = CauseRef("prefix-miss", "caching-disabled")
 BLOCK_LARGER = CauseRef("prefix-miss", "block-larger-than-prefix")
 DRIFT = CauseRef("prefix-miss", "prefix-drift")
 EVICTION = CauseRef("prefix-miss", "eviction-churn")
+SPLIT = CauseRef("prefix-miss", "adapter-or-salt-split")
 
 # Stop waiting for a turnover once the workload's rate says it would take this many times the
 # wait budget: the answer (the prefix survives that long) will not change.
@@ -70,6 +71,12 @@ class PrefixMeasured(Measured):
     window_hit_rate: float | None
     prefix_caching: bool | None
     effect: Effect
+    # The operator's own prompts replayed (--prompts): the first one twice (does the cache
+    # serve this exact text under its salt?), then the second (what does it reuse of the
+    # first?). Lengths and hit counts only; what the sample showed (its pattern) beside them.
+    sample_pattern: str | None = None
+    user_repeat_hit_tokens: float | None = None
+    user_next_hit_tokens: float | None = None
 
 
 def probe_lengths(ctx: ReproContext) -> tuple[int, int | None]:
@@ -140,6 +147,7 @@ def judge(m: PrefixMeasured) -> Judgement:
         BLOCK_LARGER: INCONCLUSIVE,
         DRIFT: INCONCLUSIVE,
         EVICTION: INCONCLUSIVE,
+        SPLIT: INCONCLUSIVE,
     }
     expected = {
         "repeat_hit_tokens": want,
@@ -163,6 +171,7 @@ def judge(m: PrefixMeasured) -> Judgement:
         # neither a short shared prefix nor drift is the explanation.
         causes[BLOCK_LARGER] = REFUTED
         causes[DRIFT] = REFUTED
+        causes[SPLIT] = REFUTED
         if m.prefix_caching is True:
             # Configured on yet not serving: lost at once. Eviction is still judged on evidence.
             verdict, why = _eviction(m, want)
@@ -228,7 +237,37 @@ def judge(m: PrefixMeasured) -> Judgement:
         summary += f"; a {shared}-token shared prefix hit {_fmt(hits_shared)}"
     if causes[DRIFT] == CONFIRMED:
         summary += "; eviction and a short prefix ruled out, the window hits nothing: drift"
+    summary += _user_prompts(m, causes)
     return Judgement(causes, summary, expected)
+
+
+# The mechanism the operator's prompt sample showed, and the cause the replay then tests.
+_SAMPLE_CAUSE = {"drift": DRIFT, "identity-split": SPLIT, "sub-block": BLOCK_LARGER}
+
+
+def _user_prompts(m: PrefixMeasured, causes: dict[CauseRef, ReproducerVerdict]) -> str:
+    """The replay of two of the operator's prompts decides the mechanism their sample showed:
+    the first, repeated, must hit (the cache serves this text under its salt); the second then
+    reuses nothing of it when they drift, differ in adapter or salt, or share less than a block.
+    """
+    rep, nxt = m.user_repeat_hit_tokens, m.user_next_hit_tokens
+    if rep is None or nxt is None:
+        return ""
+    text = f"; two of the operator's prompts: a repeat hit {rep:.0f} tokens, the next {nxt:.0f}"
+    cause = _SAMPLE_CAUSE.get(m.sample_pattern or "")
+    if rep <= 0 or cause is None:
+        return text
+    if nxt <= 0:
+        causes[cause] = CONFIRMED
+        # The cache served the repeat at once: the miss is the prompts', not eviction's.
+        if causes[EVICTION] != CONFIRMED:
+            causes[EVICTION] = REFUTED
+        for other in _SAMPLE_CAUSE.values():
+            if other != cause and causes[other] != CONFIRMED:
+                causes[other] = REFUTED
+        return text + f" (the sample's {m.sample_pattern} confirmed on the server)"
+    causes[cause] = REFUTED
+    return text + f" (the next prompt reused the first: not {m.sample_pattern})"
 
 
 def _fmt(x: float | None) -> str:
@@ -344,6 +383,13 @@ class PrefixProbe(Experiment[PrefixMeasured]):
             turnover = await self._wait_turnover(ctx, session, exposed_from, pool, exposed_at)
         session.step("repeating the probe after the turnover")
         _, hits_late = await one(base)
+        user_repeat = user_next = None
+        if len(ctx.sample_prompts) >= 2:
+            session.step("replaying two of the operator's prompts")
+            (a, salt_a), (b, salt_b) = ctx.sample_prompts[0], ctx.sample_prompts[1]
+            await session.complete_once(a, salt_a)
+            user_repeat = await session.complete_once(a, salt_a)
+            user_next = await session.complete_once(b, salt_b)
         late_after = time.monotonic() - exposed_at
         last = await session.scrape()
         if ctx.block_size is None and hits_repeat:
@@ -368,6 +414,9 @@ class PrefixProbe(Experiment[PrefixMeasured]):
             reuse_gap_p90_s=rnd(gap_p90),
             window_hit_rate=ctx.prefix_hit_rate,
             prefix_caching=ctx.prefix_caching,
+            sample_pattern=ctx.sample_pattern,
+            user_repeat_hit_tokens=user_repeat,
+            user_next_hit_tokens=user_next,
             effect=Effect(
                 metric="prefix hit tokens: repeat after the turnover / repeat at once",
                 baseline=hits_repeat,
