@@ -112,6 +112,18 @@ def test_usage_counts_that_are_not_numbers_still_give_a_record(tmp_path: Path) -
     # The record is written, and none of the server's words became a count in it.
     assert record.get("name") == "ttft-split", record
     assert "many" not in text and "lots" not in text
+    # Saved into a bundle, the run gives a report (the hostile pass got a traceback and none).
+    with streaming_server(events) as url:
+        saved = kvdoctor(
+            ["reproduce", "ttft-split", "--endpoint", url, "--save-bundle", str(tmp_path / "b")],
+            cwd=tmp_path,
+        )
+    assert saved.rc in (0, 1) and "Traceback" not in saved.stderr, saved.stderr
+    report = tmp_path / "report.md"
+    run = kvdoctor(["diagnose", "--bundle", str(tmp_path / "b"), "-o", str(report)], cwd=tmp_path)
+    assert "Traceback" not in run.stderr and run.stderr.count("\n") <= 2, run.stderr
+    written = report.read_text(encoding="utf-8")
+    assert "kvdoctor reproduce ttft-split" in written and "many" not in written
 
 
 @pytest.mark.parametrize("size", [MAX_EVENT_BYTES + 1024, 2 * MAX_EVENT_BYTES])
