@@ -136,7 +136,7 @@ def capture(
 ) -> Bundle:
     """Capture a bundle from ``opts.endpoint`` (see the module docstring)."""
     from kvdoctor.probes.metrics import MetricsClient
-    from kvdoctor.probes.server import probe_server
+    from kvdoctor.probes.server import ServerProbe
 
     endpoint = opts.endpoint
     host, _ = endpoint_host_port(endpoint)
@@ -170,35 +170,12 @@ def capture(
     bar = None
     try:
         metrics = MetricsClient(endpoint, opts.headers, opts.insecure, opts.timeout, redactor=red)
+        # /version, /v1/models and /health beside the window, under their own short deadline:
+        # slow answers there cost the metrics window none of its scrapes.
+        server_probe = ServerProbe(metrics.open, endpoint, opts.timeout)
         with metrics.open() as client:
-            server, missing = probe_server(client, endpoint, opts.timeout, deadline=window_end)
-            not_checked.extend(missing)
-            server = (
-                None if server is None else ServerInfo.model_validate(red.data(server.model_dump()))
-            )
-            engine = (
-                None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
-            )
-            cfg_source: list[str] = []
-            model_cfg, nc = probe_model_config(
-                opts.model_config_path,
-                server,
-                engine,
-                server_local=bool(server_pids),
-                source=cfg_source,
-            )
-            if nc is not None:
-                not_checked.append(nc)
-            if writer is not None:
-                if opts.slo:
-                    writer.set_slo(opts.slo)
-                if server is not None:
-                    writer.set_server(server)
-                if engine is not None:
-                    writer.set_engine_args(engine)
-                if model_cfg is not None:
-                    writer.set_model_config(red.data(model_cfg))
-
+            if writer is not None and opts.slo:
+                writer.set_slo(opts.slo)
             total = max(1, math.floor(opts.window_s / opts.interval_s + 1e-9)) + 1
             bar = _progress(progress, total)
             interrupted = False
@@ -231,6 +208,36 @@ def capture(
             if bar is not None:
                 bar.stop()
                 bar = None
+        raw_server, missing = server_probe.result()
+        not_checked.extend(missing)
+        # The served model's config is found from what the server and the process said, as
+        # they said it; --redact and the secrets apply to what is written, not to discovery.
+        cfg_source: list[str] = []
+        model_cfg, nc = probe_model_config(
+            opts.model_config_path,
+            raw_server,
+            engine,
+            server_local=bool(server_pids),
+            source=cfg_source,
+        )
+        if nc is not None:
+            # It may name the path or model the server gave: written as redaction leaves it.
+            not_checked.append(NotChecked(what=nc.what, why=red.text(nc.why)))
+        server = (
+            None
+            if raw_server is None
+            else ServerInfo.model_validate(red.data(raw_server.model_dump()))
+        )
+        engine = (
+            None if engine is None else EngineArgs.model_validate(red.data(engine.model_dump()))
+        )
+        if writer is not None:
+            if server is not None:
+                writer.set_server(server)
+            if engine is not None:
+                writer.set_engine_args(engine)
+            if model_cfg is not None:
+                writer.set_model_config(red.data(model_cfg))
         if gpu.why_not is not None and gpu.not_checked not in not_checked:
             not_checked.append(gpu.not_checked)  # type: ignore[arg-type]
         log_text, nc = logs.collect()

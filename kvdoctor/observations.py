@@ -189,7 +189,8 @@ class Observations:
     # Indices into ``times`` where at least one counter dropped (a restart).
     reset_indices: list[int] = field(default_factory=list)
     nonfinite_values: int = 0
-    # canonical name -> samples dropped as impossible (negative, usage above 100 %, absurd size)
+    # canonical name -> samples dropped as impossible (NaN or infinite, negative, usage above
+    # 100 %, absurd size)
     impossible: dict[str, int] = field(default_factory=dict)
     # name -> group (None: all) -> sorted (labels, column); built by _select, after observe().
     _index: dict[str, dict[Group | None, list[tuple[Labels, list[float]]]]] = field(
@@ -434,7 +435,9 @@ def _columns_from(
             if value is None:
                 continue
             if value != value or value in (math.inf, -math.inf):
+                # No vLLM gauge or counter is NaN or infinite: present, but invalid data.
                 nonfinite += 1
+                impossible_counts[c.name] = impossible_counts.get(c.name, 0) + 1
                 continue
             if impossible(c.name, value):
                 impossible_counts[c.name] = impossible_counts.get(c.name, 0) + 1
@@ -491,7 +494,9 @@ def observe(bundle: Bundle) -> Observations:
             if c is None:
                 continue
             if value != value or value in (math.inf, -math.inf):
+                # No vLLM gauge or counter is NaN or infinite: present, but invalid data.
                 nonfinite += 1
+                obs.impossible[c.name] = obs.impossible.get(c.name, 0) + 1
                 continue
             if impossible(c.name, value):
                 obs.impossible[c.name] = obs.impossible.get(c.name, 0) + 1

@@ -163,7 +163,8 @@ def not_checked_for(
         out.append(
             NotChecked(
                 what="impossible metric values",
-                why=f"left out as invalid data (negative, usage above 100 % or absurdly large): "
+                why="left out as invalid data (NaN or infinite, negative, usage above 100 % or "
+                f"absurdly large): "
                 f"{listed}",
             )
         )

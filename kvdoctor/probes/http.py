@@ -59,9 +59,9 @@ def describe_error(exc: BaseException, timeout: float) -> str:
     text = " ".join(str(exc).split())
     low = text.lower()
     if isinstance(exc, httpx.ConnectTimeout):
-        return f"connection timed out after {timeout:g}s"
+        return f"connection timed out after {timeout:.3g}s"
     if isinstance(exc, (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout)):
-        return f"no answer within {timeout:g}s (the server accepted the connection but is silent)"
+        return f"no answer within {timeout:.3g}s (the server accepted the connection but is silent)"
     if isinstance(exc, httpx.ConnectError):
         if "refused" in low:
             return "connection refused (nothing listens there)"

@@ -45,6 +45,19 @@ CPU_DEFAULT_BLOCK_SIZE = 128  # CpuPlatform.check_and_update_config when not use
 _GIB = 1 << 30
 
 
+# Flags the server can report itself (the signal that carries the value), and so known without
+# its command line.
+_REPORTED: tuple[tuple[str, str], ...] = (
+    ("block-size", "block_size"),
+    ("kv-cache-dtype", "cache_dtype"),
+    ("enable-prefix-caching", "prefix_caching"),
+    ("gpu-memory-utilization", "gpu_memory_utilization"),
+    ("max-model-len", "max_model_len"),
+    ("max-num-seqs", "max_num_seqs"),
+    ("max-num-batched-tokens", "max_num_batched_tokens"),
+)
+
+
 def canonical_flag(name: str) -> str:
     """``max_num_seqs`` / ``--max-num-seqs`` / an alias → ``max-num-seqs``."""
     flag = name.lstrip("-").replace("_", "-")
@@ -123,9 +136,18 @@ class EngineConfig:
     gpu_count: int | None = None  # devices NVML saw (None: not sampled)
     capacity_tokens: int | None = None  # the pool's tokens as the signals state it
     extra: dict[str, Scalar] = field(default_factory=dict)
+    # Flags whose current value the bundle states: given on the command line, reported by the
+    # server (cache_config_info, /v1/models), or left at vLLM's default on a recorded full
+    # command line. Any other value above is vLLM's default, a guess: history from Prometheus
+    # has no process arguments, so advice never quotes it as the server's value.
+    known: frozenset[str] = frozenset()
 
     def is_set(self, flag: str) -> bool:
         return canonical_flag(flag) in self.args
+
+    def knows(self, flag: str) -> bool:
+        """Whether the bundle states this flag's current value (not a default assumed)."""
+        return canonical_flag(flag) in self.known
 
     def spell(self, flag: str) -> str:
         c = canonical_flag(flag)
@@ -213,6 +235,11 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
     gmu = _float(arg_or("gpu-memory-utilization", "gpu_memory_utilization"))
     mc = bundle.model_config_raw or {}
     mpe = _int(mc.get("max_position_embeddings")) if isinstance(mc, dict) else None
+    known = set(args)
+    full_argv = bundle.engine_args is not None and bundle.engine_args.argv is not None
+    for flag, signal in _REPORTED:
+        if full_argv or get(signal) is not None:
+            known.add(flag)
 
     return EngineConfig(
         version=str(get("vllm_version")) if get("vllm_version") is not None else None,
@@ -236,6 +263,7 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
         bytes_per_token=_int(kv.bytes_per_token),
         gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
         capacity_tokens=_int(get("kv_capacity_tokens")),
+        known=frozenset(known),
     )
 
 

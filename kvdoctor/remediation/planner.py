@@ -81,7 +81,29 @@ def _edit_text(e: Edit, cfg: EngineConfig, first: bool) -> str:
             shown = flag if e.after else "--no-" + flag[2:]
             return f"{'Add' if first else 'add'} {shown}"
         return f"{verb} {flag} {_value_text(e.after)}"
+    if e.before is None:
+        # The bundle does not record the flag's value (history from Prometheus has no process
+        # arguments): never a default stated as the server's value; the change's effect says
+        # what would have to be true.
+        return f"{verb} {flag} to {_value_text(e.after)} (the bundle does not record its value)"
     return f"{verb} {flag} from {_value_text(e.before)} to {_value_text(e.after)}"
+
+
+def _if_below(target: FlagValue, what: str) -> str:
+    """The condition a raise of a flag the bundle does not state holds under."""
+    cond = f"this helps only if it is set below {_value_text(target)}"
+    return f"{cond}; {what}" if what else cond
+
+
+def _if_above(target: FlagValue, what: str) -> str:
+    """The condition a lowering of a flag the bundle does not state holds under."""
+    cond = f"this helps only if it is set above {_value_text(target)}"
+    return f"{cond}; {what}" if what else cond
+
+
+def _before(cfg: EngineConfig, flag: str, value: FlagValue) -> FlagValue | None:
+    """The flag's value for an edit, or None when the bundle does not state it."""
+    return value if cfg.knows(flag) else None
 
 
 # ------------------------------------------------------------------------------ the window
@@ -286,12 +308,16 @@ def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
             "would need a capture with /metrics over a busy window (and the model's config)"
         )
     # Not binding: the window never ran more sequences than the pool holds.
-    if win.running_max <= fit or cfg.max_num_seqs <= fit:
+    known = cfg.knows("max-num-seqs")
+    if win.running_max <= fit or (known and cfg.max_num_seqs <= fit):
         return []
-    edit = Edit("lower", "max-num-seqs", cfg.max_num_seqs, fit)
+    edit = Edit("lower", "max-num-seqs", _before(cfg, "max-num-seqs", cfg.max_num_seqs), fit)
+    ran = f"today up to {fmt_int(win.running_max)} ran"
+    if not known:
+        ran += ", so it is set to at least that many"
     effect = (
         f"at most {fmt_int(fit)} sequences of {fmt_int(seq)} tokens = {fmt_int(fit * seq)} of "
-        f"the pool's {fmt_int(pool)} tokens (today up to {fmt_int(win.running_max)} ran); {what}"
+        f"the pool's {fmt_int(pool)} tokens ({ran}); {what}"
     )
     return [Change("tune", (edit,), effect)]
 
@@ -322,8 +348,12 @@ def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
                 f"{cfg.gpu_memory_utilization}: other processes hold "
                 f"{_gib(device_memory(c).other)} of the device; it would need them moved off"
             )
-    edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, up)
+    gmu = _before(cfg, "gpu-memory-utilization", cfg.gpu_memory_utilization)
+    edit = Edit("raise", "gpu-memory-utilization", gmu, up)
     effect = what
+    if gmu is None:
+        # The pool's growth depends on today's utilization, which the bundle does not state.
+        return [Change("tune", (edit,), _if_below(up, what))]
     if total and cfg.bytes_per_token and cfg.pool_tokens is not None:
         extra = int((up - cfg.gpu_memory_utilization) * total) // cfg.bytes_per_token
         effect = _pool_effect(cfg.pool_tokens, cfg.pool_tokens + extra, c.win)
@@ -351,7 +381,11 @@ def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
 def _saturated(c: _Ctx) -> str | None:
     """How the window shows the server at its limit, or None when it never got there."""
     win, cfg = c.win, c.cfg
-    if win.running_max is not None and win.running_max >= cfg.max_num_seqs:
+    if (
+        cfg.knows("max-num-seqs")
+        and win.running_max is not None
+        and win.running_max >= cfg.max_num_seqs
+    ):
         return f"running reached --max-num-seqs {cfg.max_num_seqs}"
     kv = c.view.num("kv_usage_max")
     if kv is not None and kv >= 0.9 and (win.waiting_max or 0) > 0:
@@ -371,6 +405,8 @@ def _replicas(c: _Ctx, pool: int | None = None) -> list[Change]:
             + (
                 f" (running at most {fmt_int(win.running_max)} of --max-num-seqs "
                 f"{c.cfg.max_num_seqs})"
+                if win.running_max is not None and c.cfg.knows("max-num-seqs")
+                else f" (running at most {fmt_int(win.running_max)})"
                 if win.running_max is not None
                 else ""
             )
@@ -452,7 +488,12 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
     seq = win.seq_tokens
     pool = cfg.pool_tokens
     fit = win.fit(pool) if seq else None
-    capped = win.running_max is not None and win.running_max >= cfg.max_num_seqs
+    # Capped only against a --max-num-seqs the bundle states (not vLLM's default, assumed).
+    capped = (
+        cfg.knows("max-num-seqs")
+        and win.running_max is not None
+        and win.running_max >= cfg.max_num_seqs
+    )
     if capped and win.peak_demand and win.peak_demand > cfg.max_num_seqs:
         # Raise to what the traffic needs (its peak in the server at once), not the KV limit.
         target = win.peak_demand if fit is None else min(win.peak_demand, fit)
@@ -581,8 +622,14 @@ def _plan_prefill_interference(c: _Ctx, *, bound_long_prompts: bool = False) -> 
         return out
     # Binding only when prompts were longer than the new chunk.
     if chunk is not None and mnbt is not None and mnbt > chunk and (longest or 0) > chunk:
-        edit = Edit("lower", "max-num-batched-tokens", mnbt, chunk)
-        today = f"today up to {fmt_int(mnbt)} tokens in one step"
+        edit = Edit(
+            "lower", "max-num-batched-tokens", _before(cfg, "max-num-batched-tokens", mnbt), chunk
+        )
+        today = (
+            f"today up to {fmt_int(mnbt)} tokens in one step"
+            if cfg.knows("max-num-batched-tokens")
+            else _if_above(chunk, "")
+        )
         out.append(Change("tune", (edit,), _chunk_effect(c, chunk, today)))
     budget = min(mnbt or chunk or 0, chunk or mnbt or 0)
     threshold = budget // 2 if budget else 0
@@ -761,10 +808,16 @@ def _shrink_profile_peak(c: _Ctx) -> list[Change]:
     if mnbt is not None and mnbt > 2048 and cfg.enable_chunked_prefill:
         half = max(2048, cfg.max_num_seqs, mnbt // 2)
         if half < mnbt:
-            edit = Edit("lower", "max-num-batched-tokens", mnbt, half)
+            known = cfg.knows("max-num-batched-tokens")
+            edit = Edit("lower", "max-num-batched-tokens", mnbt if known else None, half)
+            budget = (
+                f"{fmt_int(mnbt)} → {fmt_int(half)}"
+                if known
+                else f"down to {fmt_int(half)}; {_if_above(half, '')}"
+            )
             effect = (
                 "the start-up profiling run's activation peak shrinks with the batched-token "
-                f"budget ({fmt_int(mnbt)} → {fmt_int(half)} tokens), and what it frees goes "
+                f"budget ({budget} tokens), and what it frees goes "
                 f"to the KV pool{_hint(c)}"
             )
             return [Change("tune", (edit,), effect)]
@@ -828,12 +881,13 @@ def _raise_gmu_to_fit(c: _Ctx, hint: str) -> list[Change]:
     target = min(ceiling, math.ceil(target * 100) / 100)
     if target <= cfg.gpu_memory_utilization:
         return []
-    edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, target)
+    gmu = _before(cfg, "gpu-memory-utilization", cfg.gpu_memory_utilization)
+    edit = Edit("raise", "gpu-memory-utilization", gmu, target)
     effect = (
         f"after {_gib(mem.fixed or 0)} for weights, activations and CUDA graphs the pool holds "
         f"a {fmt_int(cfg.max_model_len or 0)}-token request{hint}"
     )
-    return [Change("tune", (edit,), effect)]
+    return [Change("tune", (edit,), effect if gmu is not None else _if_below(target, effect))]
 
 
 def _hint(c: _Ctx) -> str:

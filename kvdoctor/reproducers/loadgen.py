@@ -167,18 +167,27 @@ class SSEParser:
         self._buf = b""
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        """The ``data:`` payloads completed by ``chunk``. A line past :data:`MAX_EVENT_BYTES`
+        raises :class:`EventTooLarge`, whether its end arrived in the same read or not yet
+        (one event of 32 tokens is a few KB: a line that long is not a token stream)."""
         self._buf += chunk
-        if len(self._buf) > MAX_EVENT_BYTES and b"\n" not in self._buf:
-            # One event of 32 tokens is a few KB: a line that never ends is not a stream.
-            raise EventTooLarge(f"a stream event larger than {MAX_EVENT_BYTES // 1024} KiB")
         out: list[bytes] = []
         while True:
             nl = self._buf.find(b"\n")
             if nl == -1:
-                return out
+                break
+            if nl > MAX_EVENT_BYTES:
+                raise EventTooLarge(self._too_large())
             line, self._buf = self._buf[:nl].rstrip(b"\r"), self._buf[nl + 1 :]
             if line.startswith(b"data:"):
                 out.append(line[5:].strip())
+        if len(self._buf) > MAX_EVENT_BYTES:
+            raise EventTooLarge(self._too_large())
+        return out
+
+    @staticmethod
+    def _too_large() -> str:
+        return f"a stream event larger than {MAX_EVENT_BYTES // 1024} KiB"
 
 
 def _error_message(body: bytes) -> str:

@@ -23,16 +23,15 @@ FLEET_GROUP = "fleet"
 
 
 def _names(pb: Playbook, text: str) -> str:
-    """A template for listings: placeholders as ``{name}``, a fleet playbook's thresholds
-    filled in."""
-    return placeholders_as_names(text, constant if pb.scope == "fleet" else None)
+    """A template in a runbook (Markdown): placeholders as `` `<name>` ``, a fleet
+    playbook's thresholds filled in."""
+    return placeholders_as_names(text, constant if pb.scope == "fleet" else None, markdown=True)
 
 
 def _prose(pb: Playbook, text: str) -> str:
     """Runbook prose on one line; a fleet playbook's ``{placeholders}`` are its thresholds
-    (constant fleet signals), filled from the code."""
-    if pb.scope == "fleet":
-        text = render_or(text, [], constant)
+    (constant fleet signals), filled from the code; any other placeholder is shown by name."""
+    text = render_or(text, [], constant) if pb.scope == "fleet" else _names(pb, text)
     return " ".join(text.split())
 
 
@@ -145,7 +144,9 @@ def rules_json(playbooks: list[Playbook]) -> str:
             "causes": [
                 {
                     "id": c.id,
+                    # Readable as the text listing prints it; the template for tools.
                     "title": placeholders_as_names(c.title),
+                    "title_template": c.title,
                     "severity": c.severity,
                     "reproducer": c.reproducer,
                 }
@@ -261,8 +262,10 @@ def runbook_md(pb: Playbook, cause: Cause | None = None, level: int = 1) -> str:
             )
         out.append("")
         out.append(
-            f"No cause matches: *{pb.detect.unidentified.title}*; collect next: "
-            + "; ".join(" ".join(t.split()) for t in pb.detect.unidentified.collect_next)
+            f"No cause matches: *{_names(pb, pb.detect.unidentified.title)}*; collect next: "
+            + "; ".join(
+                " ".join(_names(pb, t).split()) for t in pb.detect.unidentified.collect_next
+            )
         )
         out.append("")
     causes = [cause] if cause is not None else pb.causes
@@ -291,7 +294,7 @@ def rules_markdown(playbooks: list[Playbook]) -> str:
     out.append("|---|---|---|---|---|")
     for pb in playbooks:
         for c in pb.causes:
-            title = placeholders_as_names(c.title).replace("|", "\\|")
+            title = _names(pb, c.title).replace("|", "\\|")
             repro = f"`{c.reproducer}`" if c.reproducer else "none"
             out.append(f"| `{pb.id}` | `{c.id}` | {c.severity} | {repro} | {title} |")
     out.append("")
@@ -329,7 +332,7 @@ def fleet_rules_markdown(playbooks: list[Playbook]) -> str:
     out += ["", "| finding | cause | severity | title |", "|---|---|---|---|"]
     for pb in playbooks:
         for c in pb.causes:
-            title = placeholders_as_names(c.title).replace("|", "\\|")
+            title = _names(pb, c.title).replace("|", "\\|")
             title = " ".join(title.split())
             out.append(f"| `{pb.id}` | `{c.id}` | {c.severity} | {title} |")
     out.append("")

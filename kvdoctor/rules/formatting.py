@@ -124,11 +124,21 @@ def render_or(text: str, fallbacks: list[str], lookup: Callable[[str], TemplateV
     return render(text, _unknown)
 
 
+def placeholder_name(field: str, *, markdown: bool = False) -> str:
+    """How listings and runbooks show a value filled in only at diagnosis: ``<block_size>``
+    (a code span in Markdown, where a bare ``<name>`` could read as an HTML tag)."""
+    return f"`<{field}>`" if markdown else f"<{field}>"
+
+
 def placeholders_as_names(
-    text: str, constants: Callable[[str], TemplateValue] | None = None
+    text: str,
+    constants: Callable[[str], TemplateValue] | None = None,
+    *,
+    markdown: bool = False,
 ) -> str:
-    """``text`` with each placeholder shown as ``{name}``, spec dropped (listings, docs); a
-    name ``constants`` knows (a fleet playbook's thresholds) is filled in instead."""
+    """``text`` with each placeholder shown as its name, ``<name>`` (spec dropped; listings,
+    runbooks, docs); a name ``constants`` knows (a fleet playbook's thresholds) is filled in
+    instead."""
     out: list[str] = []
     for literal, field, spec, _conversion in _FORMATTER.parse(text):
         out.append(literal)
@@ -136,7 +146,7 @@ def placeholders_as_names(
             continue
         value = constants(field) if constants is not None else None
         if value is None:
-            out.append(f"{{{field}}}")
+            out.append(placeholder_name(field, markdown=markdown))
         else:
             out.append(render(f"{{{field}:{spec}}}" if spec else f"{{{field}}}", constants))  # type: ignore[arg-type]
     return "".join(out)

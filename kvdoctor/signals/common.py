@@ -53,6 +53,13 @@ def absent(obs: Observations, name: str, window: bool = False) -> str:
     if not obs.times:
         return "no good scrape in the bundle"
     if not obs.has(name):
+        bad = obs.impossible.get(name)
+        if bad:
+            # Present, but no value was valid data: never read as absent.
+            return (
+                f"metric {name} present but invalid in every scrape ({bad} impossible "
+                "values: NaN, infinite, negative or out of range)"
+            )
         return f"metric {name} absent from every scrape"
     if window and len(obs.times) < 2:
         return "only one good scrape; a window needs two"

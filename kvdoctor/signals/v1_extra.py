@@ -30,6 +30,7 @@ from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels
 from kvdoctor.kvmath import KvModel
 from kvdoctor.observations import Observations, histogram_quantile
+from kvdoctor.signals.common import absent
 from kvdoctor.signals.config import cache_config_labels
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.vllm_metrics import (
@@ -90,6 +91,8 @@ def _absent(obs: Observations, name: str, hint: str = "", window: bool = True) -
         return "only one good scrape; a window needs two"
     if obs.has(name):
         return "not available"
+    if obs.impossible.get(name):
+        return absent(obs, name)  # present, but every value invalid
     since = READS.get(name, (None, None))[0]
     notes = [f"vLLM {since}+ exports it" if since else "", hint]
     note = "; ".join(n for n in notes if n)

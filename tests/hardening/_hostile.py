@@ -31,7 +31,8 @@ class Echo:
     paths: list[str] = field(default_factory=list)
     model_root: str = "kvdoctor-tiny-llama"
     # "echo" answers at once; "hang" never answers; "drip" sends headers, then a byte a second;
-    # "big" answers every POST with ``big_bytes`` of JSON.
+    # "big" answers every POST with ``big_bytes`` of JSON; "slow-info" answers /metrics at once
+    # and never answers /version, /v1/models or /health.
     mode: str = "echo"
     # The echo in another letter case ("upper"): a proxy may change it.
     case: str = ""
@@ -95,6 +96,9 @@ def _vllm_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 return
             said = _echo_of(self, echo.case)
             path = self.path.split("?", 1)[0]
+            if echo.mode == "slow-info" and path in ("/version", "/v1/models", "/health"):
+                echo.stop.wait(60)
+                return
             if echo.mode == "big" and self.command == "POST":
                 blob = '{"choices": [{"text": "' + "x" * echo.big_bytes + '"}]}'
                 self._send(200, blob, "application/json")

@@ -12,8 +12,10 @@ import pytest
 from _bundle_factory import bundle
 
 from kvdoctor.bundle import reader
+from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.bundle.writer import write_bundle
 from kvdoctor.cli import main
+from kvdoctor.signals.compute import compute_signals
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -99,7 +101,7 @@ def _usage_lines(text: str, value: str) -> str:
     )
 
 
-@pytest.mark.parametrize("value", ["-5.0", "1.02e2"])
+@pytest.mark.parametrize("value", ["-5.0", "1.02e2", "NaN", "+Inf", "-Inf"])
 def test_impossible_usage_is_a_not_checked_line(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -109,8 +111,13 @@ def test_impossible_usage_is_a_not_checked_line(
     # Usage was the only evidence of health here: with it invalid, nothing is diagnosed, and the
     # one line says it was the impossible values (not "absent").
     assert rc == 2 and err.startswith("kvdoctor: nothing could be diagnosed: impossible metric")
-    assert "impossible metric values" in out
+    assert "impossible metric values" in out and "kv\\_cache\\_usage\\_perc (20×)" in out
     assert "-500" not in out and "102 of" not in out
+    assert "usage\\_perc absent" not in out and "usage_perc absent" not in err
+    # The signal's own reason says present but invalid, never absent.
+    signals = compute_signals(read_bundle(path))
+    reason = signals.values["kv_usage_max"].reason or ""
+    assert signals.get("kv_usage_max") is None and "present but invalid" in reason, reason
 
 
 def _set_usage(text: str, value: str) -> str:

@@ -200,3 +200,27 @@ def test_kv_read_bound_without_the_gpus_adds_no_replica_the_window_did_not_measu
     assert any(n.startswith("Adding replicas: ") for n in p.not_advised)
     assert not any("--tensor-parallel-size" in line for line in rendered)
     assert all(problems(cfg, ch.args(cfg)) == [] for ch in p.changes)
+
+
+def test_a_flag_value_the_bundle_does_not_record_is_never_stated() -> None:
+    # History from Prometheus has no process arguments: the same storm without engine_args.json
+    # (and without the start-up log that names the override). vLLM's default (128 on the CPU
+    # build) is not the server's --max-num-seqs 16, so no current value may be quoted.
+    bundle = read_bundle(FIXTURES / "preemption-storm" / "bundle.tar.gz")
+    history = bundle.model_copy(update={"engine_args": None, "logs": None})
+    cfg, findings, _ = plan_bundle(history)
+    assert not cfg.knows("max-num-seqs") and cfg.knows("block-size")
+    lead = findings[0]
+    assert (lead.symptom, lead.cause) == ("preemption", "kv-capacity")
+    first = lead.remediation[0]
+    assert first.startswith(
+        "Lower --max-num-seqs to 3 (the bundle does not record its value): at most 3 sequences"
+    ), first
+    assert "so it is set to at least that many" in first, first
+    lines = [line for f in findings for line in f.remediation]
+    assert not any(f"max-num-seqs from {cfg.max_num_seqs}" in line for line in lines), lines
+    # With the command line recorded, the same change states the server's own value.
+    _, live, _ = _plan("preemption-storm")
+    assert any(
+        line.startswith("Or lower --max-num-seqs from 16 to 3:") for line in live[0].remediation
+    )

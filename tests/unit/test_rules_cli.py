@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -50,10 +51,14 @@ def test_rules_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert data[6]["causes"] == [
         {
             "id": "routing-imbalance",
-            # The finding's own title template (playbooks/fleet/fleet-imbalance.yaml).
-            "title": "Routing imbalance: {busy_replicas} queue requests while {idle_replicas} "
-            "sit idle with free KV cache ({load_measure} {load_skew_text} higher): routing, "
+            # Values filled in at diagnosis shown by name, as the text listing prints them.
+            "title": "Routing imbalance: <busy_replicas> queue requests while <idle_replicas> "
+            "sit idle with free KV cache (<load_measure> <load_skew_text> higher): routing, "
             "not capacity",
+            # The finding's own title template (playbooks/fleet/fleet-imbalance.yaml).
+            "title_template": "Routing imbalance: {busy_replicas} queue requests while "
+            "{idle_replicas} sit idle with free KV cache ({load_measure} {load_skew_text} "
+            "higher): routing, not capacity",
             "severity": "warning",
             "reproducer": None,
         }
@@ -99,3 +104,31 @@ def test_broken_playbook_dir_is_one_line_exit_2(
     code, _, err = run(["rules", "--playbooks", str(tmp_path)], capsys)
     assert code == 2
     assert "preemption.yaml: " in err and "Traceback" not in err
+
+
+PLACEHOLDER = re.compile(r"\{[a-z_][a-z0-9_]*(:[^}]*)?\}")
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "json"])
+def test_rules_never_print_a_raw_placeholder(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["rules", "--format", fmt], capsys)
+    assert code == 0
+    if fmt == "json":
+        data = json.loads(out)
+        shown = "\n".join(c["title"] for p in data for c in p["causes"])
+    else:
+        shown = out
+    assert PLACEHOLDER.search(shown) is None, PLACEHOLDER.search(shown)
+    block = {"text": "<block_size>-token block", "json": "<block_size>-token block"}
+    assert block.get(fmt, "`<block_size>`-token block") in shown
+
+
+@pytest.mark.parametrize(
+    "ident", ["prefix-miss", "block-larger-than-prefix", "high-ttft", "fleet-imbalance"]
+)
+def test_explain_never_prints_a_raw_placeholder(
+    ident: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["explain", ident], capsys)
+    assert code == 0
+    assert PLACEHOLDER.search(out) is None, PLACEHOLDER.search(out)

@@ -143,7 +143,8 @@ def test_render_specs_and_missing_values() -> None:
     assert render_or("x {c}", ["y {c}", "z {b}"], values.get) == "z 0.3"
     assert render_or("x {c}", [], values.get) == "x unknown"
     assert render("{{literal}}", values.get) == "{literal}"
-    assert placeholders_as_names("from {a:plain} to {b}") == "from {a} to {b}"
+    assert placeholders_as_names("from {a:plain} to {b}") == "from <a> to <b>"
+    assert placeholders_as_names("{a:plain}", markdown=True) == "`<a>`"
 
 
 @pytest.mark.parametrize(
