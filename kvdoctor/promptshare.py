@@ -48,6 +48,9 @@ MAX_PROMPT_TOKENS: Final = 65_536
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
 # A shared run shorter than this is coincidence (a chat template's first tokens), not a prefix.
 MIN_SHARED_TOKENS: Final = 16
+# A mechanism is the sample's when at least this share of its prompts show it (traffic is
+# mixed: a shared stream beside unique requests is still a shared stream that can miss).
+MIN_SHARE: Final = 0.2
 # Tokens per k-gram when looking for content shared after the first difference.
 _KGRAM: Final = 8
 
@@ -454,6 +457,10 @@ class Sharing:
     difference: str | None  # the most common kind of text at the first difference
     identities: int
     blocks_shared: int  # whole blocks the cache could reuse per prompt (same identity)
+    # Share of the sample's prompt tokens the cache serves, or would once the fault is fixed.
+    shareable_fraction: float = 0.0
+    # Prompts of the sample that show the mechanism (0 for unshared).
+    showing: int = 0
 
 
 def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
@@ -464,37 +471,70 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
     salts differ; ``drift``: prompts differ early and share at least a block of content after
     that; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
     shorter than one block; ``unshared``: nothing worth caching is shared.
+
+    Traffic is usually mixed (a shared stream beside unique requests): a mechanism is the
+    sample's when at least ``MIN_SHARE`` of its prompts show it, in that order, and the
+    lengths stated are those of the prompts that show it.
     """
     later = sample.prompts[1:]
     if not later or block_size <= 0:
         return None
-    any_ = median(p.shared_prefix for p in later)
-    # A prompt with no earlier one of its adapter and salt shares nothing the cache can reuse.
-    same = median(p.shared_prefix_same_identity or 0 for p in later)
-    after = median(p.shared_after_difference for p in later)
+    unit = block_size
     identities = len({p.identity for p in sample.prompts})
-    if same >= block_size:
-        pattern: Pattern = "shared"
-    elif any_ >= block_size and identities > 1:
-        pattern = "identity-split"
-    elif any_ < block_size and after >= block_size:
-        pattern = "drift"
-    elif any_ >= MIN_SHARED_TOKENS:
-        pattern = "sub-block"
-    else:
-        pattern = "unshared"
-    kinds = [p.difference for p in later if p.difference is not None]
+
+    def same(p: PromptStat) -> int:
+        # A prompt with no earlier one of its adapter and salt shares nothing the cache reuses.
+        return p.shared_prefix_same_identity or 0
+
+    groups: dict[Pattern, list[PromptStat]] = {
+        "shared": [p for p in later if same(p) >= unit],
+        "identity-split": [p for p in later if p.shared_prefix >= unit and same(p) < unit],
+        "drift": [p for p in later if p.shared_prefix < unit and p.shared_after_difference >= unit],
+        "sub-block": [
+            p
+            for p in later
+            if MIN_SHARED_TOKENS <= p.shared_prefix < unit and p.shared_after_difference < unit
+        ],
+    }
+    pattern: Pattern = "unshared"
+    for name, members in groups.items():
+        if name == "identity-split" and identities < 2:
+            continue
+        if len(members) >= MIN_SHARE * len(later):
+            pattern = name
+            break
+    chosen = groups.get(pattern) or later
+    any_ = median(p.shared_prefix for p in chosen)
+    same_med = median(same(p) for p in chosen)
+    after = median(p.shared_after_difference for p in chosen)
+
+    def reusable(p: PromptStat) -> int:
+        if pattern == "shared":
+            return (same(p) // unit) * unit
+        if pattern == "identity-split":
+            return (p.shared_prefix // unit) * unit
+        if pattern == "drift":
+            return (p.shared_after_difference // unit) * unit
+        if pattern == "sub-block":
+            return p.shared_prefix
+        return 0
+
+    total = sum(p.tokens for p in later)
+    shareable = min(1.0, sum(reusable(p) for p in chosen) / total) if total else 0.0
+    kinds = [p.difference for p in chosen if p.difference is not None]
     kind = max(sorted(set(kinds)), key=kinds.count) if kinds else None
-    first_diff = int(any_) % block_size if pattern in ("drift", "sub-block") else None
+    first_diff = int(any_) % unit if pattern in ("drift", "sub-block") else None
     return Sharing(
         pattern=pattern,
         prompts=len(sample.prompts),
         mean_tokens=sum(p.tokens for p in sample.prompts) / len(sample.prompts),
         shared_prefix_tokens=float(any_),
-        shared_prefix_same_identity_tokens=float(same),
+        shared_prefix_same_identity_tokens=float(same_med),
         shared_after_difference_tokens=float(after),
         first_difference_in_block=first_diff,
         difference=kind,
         identities=identities,
-        blocks_shared=int(same // block_size),
+        blocks_shared=int(same_med // unit),
+        shareable_fraction=round(shareable, 4),
+        showing=len(chosen) if pattern != "unshared" else 0,
     )

@@ -53,12 +53,12 @@ class Outcome:
 
     @property
     def undecided_right(self) -> bool:
-        """Undecided, about the true symptom, with the truth in the differential ("no-fault"
+        """Undecided, about the true symptom, with the truth in the differential ("unshared-traffic"
         for a healthy draw)."""
         if self.undecided_symptom is None:
             return False
         if self.truth_symptom is None:
-            return "no-fault" in self.undecided_listed
+            return "unshared-traffic" in self.undecided_listed
         return (
             self.undecided_symptom == self.truth_symptom
             and self.truth_cause_label in self.undecided_listed
@@ -279,7 +279,7 @@ def rates(outcomes: Sequence[Outcome]) -> Rates:
             len(healthy),
         ),
         # ...and the alarms among them: a verdict other than healthy (info never sets it); an
-        # undecidable healthy draw's right offline answer is "inconclusive" with "no-fault".
+        # undecidable healthy draw's right offline answer is "inconclusive" with "unshared-traffic".
         alarm_on_healthy=(
             sum(o.verdict not in ("healthy", None) and not o.undecided_right for o in healthy),
             len(healthy),

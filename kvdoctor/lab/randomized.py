@@ -74,7 +74,7 @@ CLASSES: tuple[str, ...] = tuple(TRUTH)
 
 # Classes whose mechanism the captured metrics cannot decide: offline (no prompts, no
 # experiment) the right answer is the report's "inconclusive" with the truth in its
-# differential ("no-fault" for a healthy class); live the operator hands over a prompt sample
+# differential (unshared-traffic for a healthy class); live the operator hands over a prompt sample
 # (``--prompts``, drawn from the same traffic) and the report must decide.
 UNDECIDABLE_OFFLINE: frozenset[str] = frozenset(
     {

@@ -83,7 +83,8 @@ class Finding(_Strict):
 class DifferentialEntry(_Strict):
     """One candidate explanation of an undecided symptom and what would confirm it."""
 
-    # A cause id of the symptom's playbook, or "no-fault" (e.g. traffic that shares nothing).
+    # A cause id of the symptom's playbook (e.g. unshared-traffic: the traffic shares nothing,
+    # no fault).
     cause: str
     confirm: str
 

@@ -394,9 +394,8 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems += _template_problems(open_q.seen, f"{at}.seen")
             problems += _template_problems(open_q.title, f"{at}.title")
             for di, cand in enumerate(open_q.differential):
-                # A candidate is a cause of this playbook, or "no fault" (traffic that simply
-                # does not share is a possibility, not a cause to fire).
-                if cand.cause not in causes and cand.cause != "no-fault":
+                # A candidate is a cause of this playbook (unshared-traffic is "no fault").
+                if cand.cause not in causes:
                     problems.append(f"{at}.differential.{di}: unknown cause {cand.cause!r}")
     symptoms = {pb.symptom, *pb.other_symptoms}
     for ci, cause in enumerate(pb.causes):

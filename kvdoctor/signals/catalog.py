@@ -31,12 +31,24 @@ _DEFS: list[tuple[str, str, str]] = [
     ("running_last", "requests", "Running requests at the last scrape."),
     ("running_max", "requests", "Most running requests in the window."),
     ("running_mean", "requests", "Mean running requests."),
-    ("engine_busiest_running_share", "fraction", "The busiest data-parallel engine's share of "
-     "the running requests (mean over the window); 1/engines when they are balanced."),
-    ("itl_engine_spread", "ratio", "Slowest engine's mean ITL over the fastest engine's (data "
-     "parallelism; engines that decoded in the window)."),
-    ("prefix_caching_requested", "bool", "--enable-prefix-caching as the operator gave it "
-     "(engine flags), apart from whether the server runs with it."),
+    (
+        "engine_busiest_running_share",
+        "fraction",
+        "The busiest data-parallel engine's share of "
+        "the running requests (mean over the window); 1/engines when they are balanced.",
+    ),
+    (
+        "itl_engine_spread",
+        "ratio",
+        "Slowest engine's mean ITL over the fastest engine's (data "
+        "parallelism; engines that decoded in the window).",
+    ),
+    (
+        "prefix_caching_requested",
+        "bool",
+        "--enable-prefix-caching as the operator gave it "
+        "(engine flags), apart from whether the server runs with it.",
+    ),
     (
         "running_max_per_engine",
         "requests",

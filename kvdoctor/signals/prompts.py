@@ -15,7 +15,6 @@ from __future__ import annotations
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.promptshare import (
     PromptSample,
-    Sharing,
     adapters_in_log,
     analyse,
     requests_from_log,
@@ -99,7 +98,10 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         for name in _PROMPT_SIGNALS[3:10]:
             out.set(name, None, reason=reason)
         return
-    prov = f"{where}: {share.prompts} prompts at {unit}-token blocks (median over prompts)"
+    prov = (
+        f"{where}: {share.prompts} prompts at {unit}-token blocks ({share.showing} show "
+        f"{share.pattern}; medians over those)"
+    )
     out.set("prompt_share_pattern", share.pattern, prov)
     out.set("prompt_shared_prefix_tokens", share.shared_prefix_tokens, prov)
     out.set("prompt_shared_prefix_blocks", share.blocks_shared, prov)
@@ -112,25 +114,11 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         )
     else:
         out.set("prompt_first_difference_in_block", share.first_difference_in_block, prov)
-    out.set("prompt_shareable_fraction", round(_shareable(share, unit), 4), prov)
+    out.set("prompt_shareable_fraction", share.shareable_fraction, prov)
     if share.difference is None:
         out.set("prompt_difference_kind", None, reason="no prompt text to say what differs")
     else:
         out.set("prompt_difference_kind", share.difference, prov)
-
-
-def _shareable(share: Sharing, unit: int) -> float:
-    """What share of the prompts' tokens the cache serves (or would, once the fault is fixed)."""
-    if share.mean_tokens <= 0:
-        return 0.0
-    whole = {
-        "shared": share.blocks_shared * unit,
-        "identity-split": (share.shared_prefix_tokens // unit) * unit,
-        "drift": (share.shared_after_difference_tokens // unit) * unit,
-        "sub-block": share.shared_prefix_tokens,
-        "unshared": 0.0,
-    }[share.pattern]
-    return min(1.0, whole / share.mean_tokens)
 
 
 def retention_horizon(out: Out) -> None:

@@ -151,4 +151,6 @@ def test_prompts_decide_drift_sub_block_and_unshared_traffic(tmp_path: Path) -> 
         assert proc.returncode == 1 and report["verdict"] == "inconclusive", offset
         question = report["undecided"][0]
         assert question["symptom"] == "prefix-miss" and "--prompts" in question["decide_with"]
-        assert {"prefix-drift", "no-fault"} <= {d["cause"] for d in question["differential"]}
+        assert {"prefix-drift", "unshared-traffic"} <= {
+            d["cause"] for d in question["differential"]
+        }

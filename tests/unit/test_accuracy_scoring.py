@@ -217,12 +217,12 @@ def _undecided(*causes: str) -> dict[str, Any]:
 
 def test_an_undecidable_draw_is_right_offline_when_inconclusive_with_the_truth_listed() -> None:
     truth = ("prefix-miss", "prefix-drift")
-    listed = _undecided("prefix-drift", "adapter-or-salt-split", "no-fault")
+    listed = _undecided("prefix-drift", "adapter-or-salt-split", "unshared-traffic")
     o = outcome("d", "prefix-drift-fresh", truth, True, "", listed, True, undecidable=True)
     assert o.right_symptom and o.right_cause and not o.confirmed
     assert (o.predicted_symptom, o.predicted_cause) == ("prefix-miss", accuracy.UNDECIDED)
     # Not listed: wrong, though the symptom is right.
-    missing = _undecided("adapter-or-salt-split", "no-fault")
+    missing = _undecided("adapter-or-salt-split", "unshared-traffic")
     o = outcome("d", "prefix-drift-fresh", truth, True, "", missing, True, undecidable=True)
     assert o.right_symptom and not o.right_cause
     # Decided wrongly: wrong; decided rightly: right as any draw.
@@ -237,15 +237,15 @@ def test_an_undecidable_draw_is_right_offline_when_inconclusive_with_the_truth_l
     assert not o.right_cause and o.predicted_symptom == NONE
 
 
-def test_an_undecidable_healthy_draw_is_right_with_no_fault_listed_and_is_no_alarm() -> None:
-    listed = _undecided("prefix-drift", "no-fault")
+def test_an_undecidable_healthy_draw_is_right_with_unshared_traffic_listed_and_no_alarm() -> None:
+    listed = _undecided("prefix-drift", "unshared-traffic")
     o = outcome(
         "h", "healthy-unshared-long", (None, None), True, "", listed, False, undecidable=True
     )
     assert o.right_symptom and o.right_cause
     r = rates([o])
     assert r.finding_on_healthy == (0, 1) and r.alarm_on_healthy == (0, 1)
-    # Without "no-fault" the inconclusive verdict is an alarm on a healthy server.
+    # Without "unshared-traffic" the inconclusive verdict is an alarm on a healthy server.
     o = outcome(
         "h",
         "healthy-unshared-long",
