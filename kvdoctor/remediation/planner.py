@@ -913,6 +913,18 @@ def _plan_lower_gmu(c: _Ctx, what: str, *, leave_other: bool = False) -> list[Ch
         # Leave the other processes' memory on this device free, and 2 % of the card.
         ceiling = mem.max_utilization()
         down = ceiling if ceiling is not None else down
+    free, wanted = c.view.num("log_startup_free_gib"), c.view.num("log_startup_wanted_gib")
+    if leave_other and free is not None and wanted and cfg.gpu_memory_utilization > 0:
+        # vLLM's own start-up check: what it found free against what the utilization asks.
+        total_gib = wanted / cfg.gpu_memory_utilization
+        fits = math.floor((free / total_gib - 0.02) * 100) / 100
+        if fits <= 0.05:
+            return c.refuse(
+                f"Lowering {flag}: only {free:g} of {total_gib:.1f} GiB were free on the device "
+                "at start-up, too little for any server; it would need the memory held there "
+                "freed first (the process holding it stopped or moved)"
+            )
+        down = min(down, fits) if down is not None else fits
     if down is None or down >= cfg.gpu_memory_utilization:
         return []
     floor = mem.min_utilization(_one_request_bytes(cfg))

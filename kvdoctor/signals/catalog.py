@@ -312,6 +312,10 @@ _DEFS += [
         "fraction",
         "--gpu-memory-utilization that start-up line suggests to keep the pre-0.21 KV pool size.",
     ),
+    ("log_startup_free_short", "bool", "Start-up log: vLLM refused to start because the "
+     "device had less free memory than --gpu-memory-utilization asks (memory held elsewhere)."),
+    ("log_startup_free_gib", "GiB", "Free device memory vLLM found at start-up (that refusal)."),
+    ("log_startup_wanted_gib", "GiB", "Device memory --gpu-memory-utilization asked for there."),
     (
         "itl_stalls_window",
         "count",
@@ -477,6 +481,10 @@ STATES: dict[str, tuple[str, str]] = {
     "hybrid_model": ("the model is hybrid (Mamba or linear attention)", "the model is not hybrid"),
     "kv_transfer_configured": ("a KV connector is configured", "no KV connector is configured"),
     "log_oom": ("the log shows an out-of-memory error", "no out-of-memory error in the log"),
+    "log_startup_free_short": (
+        "the server refused to start: too little free memory on the device",
+        "no start-up refusal for free device memory",
+    ),
     "log_no_cache_memory": (
         "the log says no memory was left for KV cache blocks",
         "the log does not say memory ran short for KV cache blocks",

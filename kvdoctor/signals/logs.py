@@ -45,8 +45,18 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # v1/worker/gpu_model_runner.py and gpu_worker.py (0.10 to 0.32).
     "weights": re.compile(r"Model loading took ([\d.]+) ?GiB"),
     "available_kv": re.compile(r"Available KV cache memory: (-?[\d.]+) ?GiB"),
-    # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py).
-    "hint": re.compile(r"((?:Please )?[Tt]ry (?:increasing|lowering|decreasing) `[a-z_]+`[^.\n]*)"),
+    # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py,
+    # gpu_worker.py).
+    "hint": re.compile(
+        r"((?:Please )?[Tt]ry (?:increasing|lowering|decreasing) `[a-z_]+`[^.\n]*"
+        r"|Decrease GPU memory utilization or reduce GPU memory used by other processes)"
+    ),
+    # V1 gpu_worker.py init_device: the device had less free memory at start-up than
+    # --gpu-memory-utilization asks for (memory held before this server allocated any).
+    "startup_free": re.compile(
+        r"Free memory on device (\S+) \(([\d.]+)/([\d.]+) GiB\) on startup is less than "
+        r"desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)"
+    ),
 }
 
 _GIB = 1 << 30
@@ -60,6 +70,9 @@ def _gib_bytes(text: str) -> int | None:
 def logs(out: Out, bundle: Bundle) -> None:
     names = (
         "log_no_cache_memory",
+        "log_startup_free_short",
+        "log_startup_free_gib",
+        "log_startup_wanted_gib",
         "log_oom",
         "log_preemption_warnings",
         "log_kv_cache_tokens",
@@ -80,6 +93,20 @@ def logs(out: Out, bundle: Bundle) -> None:
     p = _LOG_PATTERNS
     prov = "logs.txt"
     out.set("log_no_cache_memory", bool(p["no_cache_memory"].search(text)), prov)
+    free = p["startup_free"].search(text)
+    out.set("log_startup_free_short", free is not None, prov)
+    out.set(
+        "log_startup_free_gib",
+        to_float(free.group(2)) if free else None,
+        "logs.txt: 'Free memory on device ... on startup' refusal",
+        reason="no start-up refusal for free memory in the logs",
+    )
+    out.set(
+        "log_startup_wanted_gib",
+        to_float(free.group(5)) if free else None,
+        "logs.txt: 'Free memory on device ... on startup' refusal",
+        reason="no start-up refusal for free memory in the logs",
+    )
     out.set("log_oom", bool(p["oom"].search(text)), prov)
     v0 = len(p["preemption"].findall(text))
     v1 = sum(int(m.group(1)) for m in p["stats_preemptions"].finditer(text))

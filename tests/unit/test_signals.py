@@ -379,3 +379,17 @@ def test_a_long_prefill_step_is_not_a_stall() -> None:
         _progress(100, 14, 1, 5),
     )
     assert compute_signals(stuck).get("stalled_share") == 0.75
+
+
+def test_the_v1_free_memory_refusal_at_start_up_is_read() -> None:
+    log = (
+        "(EngineCore pid=3310) ERROR 08-11 13:56:14 [v1/engine/core.py:1195] ValueError: Free "
+        "memory on device cuda:0 (0.41/79.18 GiB) on startup is less than desired GPU memory "
+        "utilization (0.85, 67.3 GiB). Decrease GPU memory utilization or reduce GPU memory "
+        "used by other processes.\n"
+    )
+    idle = text("metrics-idle.txt")
+    s = compute_signals(bundle(idle, idle, logs=log))
+    assert s.get("log_startup_free_short") is True
+    assert s.get("log_startup_free_gib") == 0.41 and s.get("log_startup_wanted_gib") == 67.3
+    assert "reduce GPU memory used by other processes" in str(s.get("log_vllm_hint"))
