@@ -472,9 +472,9 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
     that; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
     shorter than one block; ``unshared``: nothing worth caching is shared.
 
-    Traffic is usually mixed (a shared stream beside unique requests): a mechanism is the
-    sample's when at least ``MIN_SHARE`` of its prompts show it, in that order, and the
-    lengths stated are those of the prompts that show it.
+    Traffic is usually mixed (a shared stream beside unique requests): the sample's mechanism
+    is the one most of its prompts show, among those at least ``MIN_SHARE`` of them show, and
+    the lengths stated are those of the prompts that show it.
     """
     later = sample.prompts[1:]
     if not later or block_size <= 0:
@@ -496,13 +496,16 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
             if MIN_SHARED_TOKENS <= p.shared_prefix < unit and p.shared_after_difference < unit
         ],
     }
+    # The mechanism most of the sample shows, among those a fifth or more show (ties: the
+    # order above): a system prompt shared across tenants' salts by most requests is an
+    # identity split even when a third of them also share within their own salt.
     pattern: Pattern = "unshared"
+    best = 0
     for name, members in groups.items():
         if name == "identity-split" and identities < 2:
             continue
-        if len(members) >= MIN_SHARE * len(later):
-            pattern = name
-            break
+        if len(members) >= MIN_SHARE * len(later) and len(members) > best:
+            pattern, best = name, len(members)
     chosen = groups.get(pattern) or later
     any_ = median(p.shared_prefix for p in chosen)
     same_med = median(same(p) for p in chosen)
