@@ -25,7 +25,9 @@ from kvdoctor.lab.randomized import draw
 pytestmark = pytest.mark.lab
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_accuracy.py"
-SEED = 1
+# A seed whose first two draws are the two cheapest classes to record (the class order depends
+# on the class list: seed 1 drew them until the world-drawing classes were added).
+SEED = 225
 
 
 def test_two_draws_record_and_replay(tmp_path: Path) -> None:

@@ -33,8 +33,9 @@ def test_demo_writes_a_report_and_leaves_no_server(vllm_python: str, tmp_path: P
         timeout=600,
         check=False,
     )
-    # A mis-tuned server: at least one finding fires, so the exit code is 1.
-    assert proc.returncode == 1, proc.stderr[-2000:]
+    # The demo exits 0 when it demonstrated what it set out to (a finding on its mis-tuned
+    # server); 1 would mean the broken server looked healthy.
+    assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"report written to {report}" in proc.stdout
     assert "primary finding: preemption / kv-capacity" in proc.stdout
     text = report.read_text()
