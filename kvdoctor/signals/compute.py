@@ -47,7 +47,6 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
     metrics.per_engine(out, obs)
-    _busiest_engine(out)
     metrics.engine_balance(out)
     prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity
     prompts.retention_horizon(out)  # after the residency histograms and the turnover
@@ -57,27 +56,6 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
             out.set(name, None, reason="not computed from this bundle")
     out.ss.values = {k: out.ss.values[k] for k in sorted(out.ss.values)}
     return out.ss
-
-
-def _busiest_engine(out: Out) -> None:
-    """The busiest engine's peak of running requests, with several engines: --max-num-seqs is a
-    limit per engine, so a data-parallel server's sum over engines must not be held against it
-    (eight engines of ~137 running read as 1,112 against 1,024 slots)."""
-    engines = out.ss.per_engine
-    if not engines:
-        out.set("running_max_per_engine", None, reason="one engine: running_max is its peak")
-        return
-    peaks = [
-        float(v)
-        for vals in engines.values()
-        if isinstance((v := vals.get("running_max")), int | float) and not isinstance(v, bool)
-    ]
-    out.set(
-        "running_max_per_engine",
-        max(peaks) if peaks else None,
-        f"metrics: the busiest of {len(engines)} engines' peak of running requests",
-        reason="no engine reported running requests",
-    )
 
 
 # ----------------------------------------------------------------- baselines and SLOs

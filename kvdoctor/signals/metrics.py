@@ -446,7 +446,21 @@ def engine_balance(out: Out) -> None:
     if len(engines) < 2:
         for n in names:
             out.set(n, None, reason="one engine")
+        out.set("running_max_per_engine", None, reason="one engine: running_max is its peak")
         return
+    # --max-num-seqs is a limit per engine: a data-parallel server's sum over engines must not
+    # be held against it (eight engines of ~137 running read as 1,112 against 1,024 slots).
+    peaks = [
+        float(v)
+        for vals in engines.values()
+        if isinstance((v := vals.get("running_max")), int | float) and not isinstance(v, bool)
+    ]
+    out.set(
+        "running_max_per_engine",
+        max(peaks) if peaks else None,
+        f"metrics: the busiest of {len(engines)} engines' peak of running requests",
+        reason="no engine reported running requests",
+    )
     running = [
         float(v)
         for vals in engines.values()
