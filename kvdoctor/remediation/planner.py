@@ -961,12 +961,48 @@ def _capture_size(n: int) -> int:
     return math.ceil(n / 16) * 16
 
 
+def _capture_size_below(n: int) -> int:
+    """The largest capture size vLLM's default list holds that is at most ``n``."""
+    if n < 8:
+        return 1 << max(0, int(math.log2(max(1, n))))
+    if n <= 256:
+        return n // 8 * 8
+    return n // 16 * 16
+
+
 def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
     cfg, win = c.cfg, c.win
     captured = c.view.num("log_cudagraph_max_capture_size")
+    full = c.view.num("log_cudagraph_full_largest")
     peak = win.running_max
-    if peak is None or captured is None or peak <= captured:
+    if peak is None or captured is None:
         return []
+    if peak <= captured:
+        # The capture list covers the batch, but FULL decode graphs stop below it: vLLM
+        # captures FULL graphs only up to max_num_seqs rounded down to a capture size, so the
+        # last few batch sizes run PIECEWISE. A max_num_seqs on a capture size puts every
+        # batch on a FULL graph (a capture list that holds max_num_seqs does the same).
+        if full is None or peak <= full or not cfg.max_num_seqs:
+            return []
+        target = _capture_size_below(int(cfg.max_num_seqs))
+        if target >= cfg.max_num_seqs or target < full:
+            return []
+        effect = (
+            f"every decode batch lands on a FULL CUDA graph (today FULL graphs stop at "
+            f"{fmt_int(full)} while up to {fmt_int(peak)} ran at once, and those batches fall "
+            f"back to PIECEWISE graphs); {fmt_int(cfg.max_num_seqs - target)} fewer sequences "
+            f"run at once. Keeping {fmt_int(cfg.max_num_seqs)} instead needs a "
+            f"cudagraph_capture_sizes list in --compilation-config that holds "
+            f"{fmt_int(cfg.max_num_seqs)}"
+        )
+        rates = c.view.num("decode_rate_light"), c.view.num("decode_rate_heavy")
+        if rates[0] and rates[1]:
+            effect += (
+                f" (in this window the lighter batches produced {fmt_int(rates[0])} tokens/s, "
+                f"the largest {fmt_int(rates[1])})"
+            )
+        edit = Edit("lower", "max-num-seqs", int(cfg.max_num_seqs), target)
+        return [Change("tune", (edit,), effect)]
     target = min(_capture_size(peak), _capture_size(cfg.max_num_seqs))
     if target <= captured:
         return []

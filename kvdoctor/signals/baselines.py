@@ -33,6 +33,7 @@ from kvdoctor.vllm_metrics import (
     PREFILL_TIME,
     PREFIX_HITS,
     PROMPT_TOKENS,
+    GENERATION_TOKENS,
     REQUEST_PROMPT_TOKENS,
     RUNNING,
     TTFT,
@@ -56,6 +57,8 @@ class Interval:
     running: float | None
     waiting_max: float | None
     prompt_tokens: float | None
+    gen_tokens: float | None = None  # generation tokens produced in the interval
+    seconds: float = 0.0
 
 
 def _deltas(obs: Observations, name: str) -> dict[float, float]:
@@ -74,6 +77,7 @@ def intervals(obs: Observations, capacity_tokens: int | None) -> list[Interval]:
     ttft_s = _deltas(obs, f"{TTFT}_sum")
     ttft_c = _deltas(obs, f"{TTFT}_count")
     prompt = _deltas(obs, PROMPT_TOKENS)
+    gen = _deltas(obs, GENERATION_TOKENS)
     kv = _gauge_at(obs, KV_USAGE, "max")
     running = _gauge_at(obs, RUNNING, "sum")
     waiting = _gauge_at(obs, WAITING, "sum")
@@ -88,7 +92,12 @@ def intervals(obs: Observations, capacity_tokens: int | None) -> list[Interval]:
             resident = (kv[t0] + kv[t1]) / 2 * capacity_tokens
         run = (running[t0] + running[t1]) / 2 if t0 in running and t1 in running else None
         wait = max(waiting[t0], waiting[t1]) if t0 in waiting and t1 in waiting else None
-        out.append(Interval(t1, itl, n_itl, ttft, n_ttft, resident, run, wait, prompt.get(t1)))
+        out.append(
+            Interval(
+                t1, itl, n_itl, ttft, n_ttft, resident, run, wait, prompt.get(t1),
+                gen.get(t1), t1 - t0,
+            )
+        )
     return out
 
 
@@ -123,6 +132,7 @@ def compute(set_signal: Setter, obs: Observations, capacity_tokens: int | None) 
     """Set the baseline and per-interval signals (see the catalog for their meaning)."""
     ivs = intervals(obs, capacity_tokens)
     _itl(set_signal, ivs)
+    _decode_rate(set_signal, ivs)
     _ttft(set_signal, ivs)
     _prompt_compute(set_signal, obs)
     _turnover(set_signal, obs, capacity_tokens)
@@ -235,6 +245,57 @@ def _itl(set_signal: Setter, ivs: list[Interval]) -> None:
         set_signal("itl_regression", busy / baseline, "itl_loaded / itl_baseline", None)
     else:
         set_signal("itl_regression", None, "", "no ITL baseline")
+
+
+# A heavier batch that yields this many times fewer tokens a second than a lighter batch of the
+# same window is a throughput collapse: more sequences should never produce fewer tokens.
+DECODE_RATE_DROP_MIN = 1.5
+
+
+def _decode_rate(set_signal: Setter, ivs: list[Interval]) -> None:
+    """Generation tokens per second at the window's heaviest batches against its lighter ones.
+
+    Slower tokens under a larger batch are throughput bought with latency by design (see
+    ``_itl``), but a larger batch that produces *fewer* tokens a second than a smaller one did
+    in the same window has lost throughput as well: something changed how each step runs
+    (a batch past the largest captured CUDA graph, recomputation, prefills in the steps).
+    ``decode_rate_drop`` = median tokens/s of the intervals with fewer sequences running than
+    any of the heaviest quarter, over the heaviest quarter's mean tokens/s.
+    """
+    names = ("decode_rate_drop", "decode_rate_light", "decode_rate_heavy", "running_light")
+    usable = [
+        iv
+        for iv in ivs
+        if iv.gen_tokens is not None and iv.running is not None and iv.seconds > 0
+        and iv.running > 0
+    ]
+    if len(usable) < MIN_INTERVALS:
+        for name in names:
+            set_signal(name, None, "", "fewer than 4 intervals with a generation-token counter")
+        return
+    ranked = sorted(usable, key=lambda iv: (iv.running or 0.0, iv.t))
+    k = max(1, len(ranked) // 4)
+    heavy = ranked[-k:]
+    floor = min(iv.running or 0.0 for iv in heavy)
+    light = [iv for iv in ranked if (iv.running or 0.0) < floor]
+    if not light:
+        for name in names:
+            set_signal(name, None, "", "the running batch did not vary over the window")
+        return
+    light_rates = sorted((iv.gen_tokens or 0.0) / iv.seconds for iv in light)
+    light_rate = light_rates[len(light_rates) // 2]
+    heavy_rate = math.fsum(iv.gen_tokens or 0.0 for iv in heavy) / math.fsum(
+        iv.seconds for iv in heavy
+    )
+    light_run = sorted(iv.running or 0.0 for iv in light)[len(light) // 2]
+    how = f"{len(light)} intervals with fewer than {floor:g} running against the {k} busiest"
+    set_signal("decode_rate_light", light_rate, f"median tokens/s of {how}", None)
+    set_signal("decode_rate_heavy", heavy_rate, f"tokens/s of the {k} busiest intervals", None)
+    set_signal("running_light", light_run, f"median running of {how}", None)
+    if heavy_rate > 0:
+        set_signal("decode_rate_drop", light_rate / heavy_rate, "decode_rate_light / heavy", None)
+    else:
+        set_signal("decode_rate_drop", None, "", "no token produced in the busiest intervals")
 
 
 def _context_per_sequence(iv: Interval) -> float | None:

@@ -108,6 +108,10 @@ _DEFS: list[tuple[str, str, str]] = [
     ("itl_kv_fit_r2", "ratio", "r² of ITL rising with resident KV tokens (0: not rising)."),
     ("itl_kv_fit_slope", "s/token", "ITL added per resident KV token (least-squares slope)."),
     ("itl_prefill_r2", "ratio", "r² of interval ITL against prompt tokens arriving (prefill)."),
+    ("decode_rate_light", "tokens/s", "Median generation tokens/s of the window's intervals with fewer sequences running than its busiest quarter."),
+    ("decode_rate_heavy", "tokens/s", "Generation tokens/s of the window's busiest quarter of intervals (most running)."),
+    ("running_light", "requests", "Median running requests of the intervals behind decode_rate_light."),
+    ("decode_rate_drop", "ratio", "decode_rate_light / decode_rate_heavy: how many times fewer tokens a second the busiest batches produced."),
     ("ttft_baseline", "s", "Mean TTFT over the window's intervals in which nothing waited."),
     ("ttft_p10", "s", "10th percentile of TTFT over the window (the quickest requests)."),
     ("prompt_len_p10", "tokens", "10th percentile of prompt length (finished requests)."),
@@ -294,6 +298,18 @@ _DEFS += [
         "cache_hit_alignment_tokens (0.32+), else the block size.",
     ),
     (
+        "log_cudagraph_full_largest",
+        "requests",
+        "Largest FULL (whole-step) CUDA graph batch captured at start-up "
+        "('Profiling CUDA graph memory' line); larger decode batches fall back to PIECEWISE graphs.",
+    ),
+    (
+        "cudagraph_decode_ceiling",
+        "requests",
+        "The largest decode batch that replays the best graph this server captured: the "
+        "largest FULL graph when FULL graphs were captured, else the largest capture size.",
+    ),
+    (
         "log_cudagraph_max_capture_size",
         "requests",
         "Largest CUDA graph batch size captured at "
@@ -436,6 +452,8 @@ LABELS: dict[str, str] = {
     "kv_usage_mean": "mean KV cache usage",
     "log_cudagraph_kv_util_taken": "memory the captured graphs take from the KV pool",
     "log_cudagraph_max_capture_size": "the largest graph batch captured at start-up",
+    "cudagraph_decode_ceiling": "the largest decode batch with the best captured graph",
+    "decode_rate_drop": "how many times fewer tokens a second the busiest batches produced",
     "max_model_len": "the longest request the server admits",
     "max_model_len_over_capacity": "the longest request over the KV pool",
     "max_num_batched_tokens": "--max-num-batched-tokens",

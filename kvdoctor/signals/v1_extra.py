@@ -528,6 +528,8 @@ _CG = {
         r"Truncating max_cudagraph_capture_size to (\d+)"
         r"|cudagraph_capture_sizes specified in compilation_config .* is overridden by config"
     ),
+    # "Profiling CUDA graph memory: PIECEWISE=28 (largest=200), FULL=15 (largest=96)"
+    "full": re.compile(r"FULL=\d+ \(largest=(\d+)\)"),
     "memory": re.compile(
         r"Estimated CUDA graph memory: (\d+(?:\.\d+)?) GiB total"
         r"|Graph capturing finished in \d+ secs, took (\d+(?:\.\d+)?) GiB"
@@ -540,6 +542,8 @@ _CG = {
 }
 _CG_NAMES = (
     "log_cudagraph_max_capture_size",
+    "log_cudagraph_full_largest",
+    "cudagraph_decode_ceiling",
     "log_cudagraph_truncated",
     "log_cudagraph_memory_gib",
     "log_cudagraph_kv_util_taken",
@@ -563,6 +567,22 @@ def cudagraphs(out: Out, bundle: Bundle) -> None:
         "log_cudagraph_max_capture_size",
         sizes[-1] if sizes else None,
         "logs.txt: compilation_config max_cudagraph_capture_size (engine config line)",
+        reason="no CUDA graph capture size in the logs (eager mode, or a CPU build)",
+    )
+    full = [int(m.group(1)) for m in _CG["full"].finditer(text)]
+    out.set(
+        "log_cudagraph_full_largest",
+        full[-1] if full else None,
+        "logs.txt: 'Profiling CUDA graph memory ... FULL=n (largest=m)' line",
+        reason="no FULL CUDA graph count in the logs",
+    )
+    # FULL graphs replay the whole step; above the largest one a decode batch runs PIECEWISE
+    # graphs (attention outside the graph), above the capture size eagerly.
+    ceiling = [x for x in (full[-1] if full else None, sizes[-1] if sizes else None) if x]
+    out.set(
+        "cudagraph_decode_ceiling",
+        min(ceiling) if ceiling else None,
+        "logs.txt: the smaller of the largest FULL graph and the largest capture size",
         reason="no CUDA graph capture size in the logs (eager mode, or a CPU build)",
     )
     out.set("log_cudagraph_truncated", bool(_CG["truncated"].search(text)), "logs.txt")
