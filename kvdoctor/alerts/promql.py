@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvdoctor import vllm_metrics as vm
+from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PATTERN
 from kvdoctor.vllm_metrics import claimed_in
 
 # Replica identity: the same labels the fleet path groups by (pod, else instance) plus engine
@@ -406,7 +407,10 @@ def config_expr(name: str, op: str, value: object, ctx: Ctx) -> str | None:
 # Named predicates that have an exact PromQL form.
 def predicate_expr(name: str, ctx: Ctx) -> str | None:
     if name == "fp8_kv_cache":
-        return f'max {BY} ({ctx.names.m(vm.CACHE_CONFIG_INFO)}{{cache_dtype=~"fp8.*"}})'
+        return (
+            f"max {BY} ({ctx.names.m(vm.CACHE_CONFIG_INFO)}"
+            f"{{cache_dtype=~{quote(QUANTIZED_KV_DTYPE_PATTERN)}}})"
+        )
     return None
 
 

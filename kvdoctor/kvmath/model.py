@@ -7,6 +7,7 @@ and are rounded up once, at the end, so every byte count is an exact integer.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Literal
@@ -58,6 +59,16 @@ _KV_DTYPE_BYTES: dict[str, Fraction] = {
 SCALED_KV_DTYPES = frozenset(
     {"fp8_per_token_head", "int8_per_token_head", "int4_per_token_head", "nvfp4", "nvfp4_4over6"}
 )
+# KV dtypes with fewer bits than the model's own: their keys and values are rounded, so they can
+# change the outputs. One pattern for the config value, the start-up log and PromQL label regexes.
+QUANTIZED_KV_DTYPE_PATTERN = r"(?:fp8|int8|int4|uint8|nvfp4|mxfp4|fp4)\w*"
+
+
+def is_quantized_kv_dtype(name: str) -> bool:
+    """True for a --kv-cache-dtype that stores KV in fewer bits than 16 (fp8, int8, nvfp4...)."""
+    return re.fullmatch(QUANTIZED_KV_DTYPE_PATTERN, name.strip().lower()) is not None
+
+
 # DeepSeek's packed MLA cache (vLLM's FlashMLA sparse backend): per token and layer, the latent
 # in fp8, one float32 scale per 128 latent values, and the RoPE part kept in bf16; for
 # DeepSeek-V3.2 that is 512 + 16 + 128 = 656 bytes. Only meaningful for MLA models.

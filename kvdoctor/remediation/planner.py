@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kvdoctor.kvmath.capacity import sequences_that_fit
+from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.remediation.config import EngineConfig, FlagValue, canonical_flag
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
@@ -454,8 +455,13 @@ def _plan_request_too_long(c: _Ctx) -> list[Change]:
     cfg = c.cfg
     out = _undo_override(c, "a max-model-len request fits")
     pool = cfg.pool_tokens
+    # What one request can use: on a V0 engine with pipeline parallelism, its virtual
+    # engine's share of the pool (the signal says so), not the whole pool.
+    share = c.view.num("request_capacity_tokens")
+    if share is not None and (pool is None or share < pool):
+        pool = int(share)
     target = c.view.num("suggested_max_model_len")
-    if target is None and pool is not None:
+    if pool is not None and (target is None or pool < target):
         target = pool
     if target is not None and cfg.max_model_len is not None and target < cfg.max_model_len:
         t = int(target)
@@ -463,6 +469,11 @@ def _plan_request_too_long(c: _Ctx) -> list[Change]:
             t = max(cfg.block_size, t // cfg.block_size * cfg.block_size)
         edit = Edit("lower", "max-model-len", cfg.max_model_len, t)
         where = f"the {fmt_int(pool)}-token pool" if pool is not None else "the pool"
+        if share is not None and cfg.pool_tokens is not None and share < cfg.pool_tokens:
+            where = (
+                f"the {fmt_int(share)} tokens one request can use (the V0 engine splits the "
+                f"{fmt_int(cfg.pool_tokens)}-token pool between pipeline virtual engines)"
+            )
         effect = (
             f"every admitted request ({fmt_int(t)} tokens at most) fits in {where}; "
             f"today a {fmt_int(cfg.max_model_len)}-token request can never be admitted"
@@ -743,7 +754,7 @@ def _plan_prefix_drift(c: _Ctx) -> list[Change]:
 
 def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
     cfg, win = c.cfg, c.win
-    if not cfg.kv_cache_dtype.startswith("fp8"):
+    if not is_quantized_kv_dtype(cfg.kv_cache_dtype):
         return []
     measured = finding.reproducer.measured if finding.reproducer else {}
     agreement = measured.get("token_agreement")
@@ -753,15 +764,29 @@ def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
         else Edit("set", "kv-cache-dtype", None, "auto")
     )
     after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
-    effect = _pool_effect(cfg.pool_tokens, after, win) or "the pool holds half the tokens"
+    effect = _pool_effect(cfg.pool_tokens, after, win) or "the pool holds fewer tokens"
     if isinstance(agreement, int | float) and not isinstance(agreement, bool):
         effect = (
             f"outputs match the BF16/FP16 reference again (canary agreement "
             f"{agreement:.0%}); {effect}"
         )
     else:
-        effect = f"KV stored in the model's dtype, no fp8 rounding; {effect}"
-    return [Change("undo", (edit,), effect)]
+        effect = f"KV stored in the model's dtype, no {cfg.kv_cache_dtype} rounding; {effect}"
+    undo = Change("undo", (edit,), effect)
+    if cfg.kv_cache_dtype.lower().startswith("fp8") or not cfg.is_set("kv-cache-dtype"):
+        return [undo]
+    # A 4-bit cache has a nearer step back than 16 bits: fp8 keeps half the pool it bought,
+    # and its kernels are the ones most backends have validated.
+    step = Edit("set", "kv-cache-dtype", cfg.kv_cache_dtype, "fp8")
+    after8 = settings(cfg, apply(cfg.args, (step,))).pool_tokens
+    effect8 = _pool_effect(cfg.pool_tokens, after8, win) or "the pool holds fewer tokens"
+    fp8 = Change(
+        "tune",
+        (step,),
+        f"KV in fp8 instead of {cfg.kv_cache_dtype}: 8 bits per value, no 4-bit block scales; "
+        f"{effect8}",
+    )
+    return [fp8, _alt(undo, True)]
 
 
 def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
@@ -1080,16 +1105,22 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
     return out
 
 
+def _bytes(n: float) -> str:
+    """A byte count in the unit a reader takes in at a glance (MiB below a GiB, else GiB)."""
+    if n >= GIB:
+        return f"{n / GIB:,.1f} GiB"
+    return f"{n / (1 << 20):,.1f} MiB"
+
+
 def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
     cfg, win = c.cfg, c.win
     out: list[Change] = []
     kv_read = c.view.num("kv_read_bytes_per_step")
-    if not cfg.kv_cache_dtype.startswith("fp8"):
+    if not is_quantized_kv_dtype(cfg.kv_cache_dtype):
         edit = Edit("set", "kv-cache-dtype", None, "fp8")
         effect = "each decode step reads half the KV bytes"
         if kv_read:
-            mib = kv_read / (1 << 20)
-            effect = f"KV read per decode step {mib:,.1f} → {mib / 2:,.1f} MiB"
+            effect = f"KV read per decode step {_bytes(kv_read)} → {_bytes(kv_read / 2)}"
         effect += "; run the quant-canary against a BF16/FP16 reference before keeping it"
         new = settings(cfg, apply(cfg.args, (edit,)))
         if new.pool_tokens is not None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
+from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 
@@ -175,6 +176,38 @@ def _decode_floor(s: SignalView) -> Scalar:
     if bw is None or bw <= 0 or weights is None:
         return None
     return (weights + (s.num("kv_read_bytes_per_step") or 0.0)) / bw
+
+
+@derived(
+    "weights_floor",
+    "s",
+    "The time this GPU takes to read the weights once at its published bandwidth: the decode "
+    "step at short context.",
+)
+def _weights_floor(s: SignalView) -> Scalar:
+    bw, weights = s.num("gpu_bandwidth"), s.num("weights_bytes")
+    if bw is None or bw <= 0 or weights is None or weights <= 0:
+        return None
+    return weights / bw
+
+
+@derived(
+    "itl_over_weights_floor",
+    "ratio",
+    "ITL p50 / weights_floor: how many times slower a step is than reading the weights once.",
+)
+def _itl_over_weights_floor(s: SignalView) -> Scalar:
+    return _ratio(s.num("itl_p50"), s.num("weights_floor"))
+
+
+@derived(
+    "kv_read_over_weights",
+    "ratio",
+    "KV bytes read per decode step / weight bytes: above 1 the context, not the model, sets "
+    "the step time.",
+)
+def _kv_read_over_weights(s: SignalView) -> Scalar:
+    return _ratio(s.num("kv_read_bytes_per_step"), s.num("weights_bytes"))
 
 
 @derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
@@ -417,11 +450,20 @@ def _prompt_spread(s: SignalView) -> Scalar:
 @derived(
     "kv_read_bytes_per_step",
     "bytes",
-    "KV bytes read per decode step: bytes per token × tokens per sequence × mean running.",
+    "KV bytes read per decode step: bytes per token × the resident KV tokens (mean KV usage × "
+    "pool tokens), else × tokens per sequence × mean running.",
 )
 def _kv_read(s: SignalView) -> Scalar:
-    bpt, seq, run = s.num("kv_bytes_per_token"), s.num("seq_tokens"), s.num("running_mean")
-    if bpt is None or seq is None or run is None:
+    bpt = s.num("kv_bytes_per_token")
+    if bpt is None:
+        return None
+    # The pool's own gauge counts the context the running sequences hold, including a
+    # decode phase in which no request finished (so no mean length is known yet).
+    usage, cap = s.num("kv_usage_mean"), s.num("kv_capacity_tokens")
+    if usage is not None and cap is not None and usage > 0:
+        return int(bpt * usage * cap)
+    seq, run = s.num("seq_tokens"), s.num("running_mean")
+    if seq is None or run is None:
         return None
     return int(bpt * seq * run)
 
@@ -457,10 +499,13 @@ def _preemptions_seen(s: SignalView) -> Scalar:
 # --------------------------------------------------------------------------------- predicates
 
 
-@predicate("fp8_kv_cache", "The KV cache is stored in an fp8 format (config or start-up log).")
+@predicate(
+    "fp8_kv_cache",
+    "The KV cache is stored in fewer bits than 16: fp8, int8, nvfp4... (config or start-up log).",
+)
 def _fp8(s: SignalView) -> bool | None:
     dtype = s.value("cache_dtype")
-    if isinstance(dtype, str) and dtype.lower().startswith("fp8"):
+    if isinstance(dtype, str) and is_quantized_kv_dtype(dtype):
         return True
     if s.flag("log_fp8_kv_cache") is True:
         return True

@@ -14,8 +14,27 @@ def locker_math(out: Out, bundle: Bundle) -> None:
     ss = out.ss
     cap = ss.get("kv_capacity_tokens")
     mml = ss.get("max_model_len")
-    if isinstance(cap, int) and cap > 0 and isinstance(mml, int):
-        out.set("max_model_len_over_capacity", mml / cap, "max_model_len / kv_capacity_tokens")
+    # What one request can use. V0 engines split the pool between pipeline stages' virtual
+    # engines (one scheduler and block manager each, num_gpu_blocks // pipeline size), so with
+    # pipeline parallelism a request sees a fraction of the pool the start-up line reports.
+    pp = ss.get("log_pipeline_parallel_size")
+    split = isinstance(pp, int) and pp > 1 and ss.get("log_v0_engine") is True
+    per_request = cap // pp if split and isinstance(cap, int) and isinstance(pp, int) else cap
+    if isinstance(per_request, int) and per_request > 0:
+        how = (
+            f"kv_capacity_tokens / {pp} pipeline virtual engines (V0 engine)"
+            if split
+            else "kv_capacity_tokens"
+        )
+        out.set("request_capacity_tokens", per_request, how)
+    else:
+        out.set("request_capacity_tokens", None, reason="KV capacity unknown")
+    if isinstance(per_request, int) and per_request > 0 and isinstance(mml, int):
+        out.set(
+            "max_model_len_over_capacity",
+            mml / per_request,
+            "max_model_len / request_capacity_tokens",
+        )
     else:
         out.set("max_model_len_over_capacity", None, reason="max_model_len or KV capacity unknown")
     running = ss.get("running_max")

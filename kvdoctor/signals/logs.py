@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PATTERN
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.config import to_float, to_int
 
@@ -20,6 +21,16 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"(is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space"
         r"|preempted by .*not enough KV cache space)"
     ),
+    # V0's scheduler drops a prompt that no block manager can ever hold (scheduler.py
+    # _schedule_prefills); the request finishes with no output. With chunked prefill the
+    # number printed is the chunk, not the prompt.
+    "prompt_over_pool": re.compile(
+        r"Input prompt \((\d+) tokens\) is too long and exceeds (?:the )?capacity of "
+        r"(?:the )?block_?manager"
+    ),
+    # V0 engines print "Initializing an LLM engine (v0.5.5)"; V1 "Initializing a V1 LLM engine".
+    "v0_engine": re.compile(r"Initializing an LLM engine \(v?[\d.]+"),
+    "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
     "kv_tokens": re.compile(
         r"(?:GPU|CPU|XPU|TPU|HPU|NPU|[A-Z]+)(?: \+ host)? KV cache size: ([\d,]+) tokens"
     ),
@@ -38,7 +49,10 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # V0's memory profiling line (worker/worker.py): "model weights take 13.95GiB".
     "weights_v0": re.compile(r"model weights take ([\d.]+) ?GiB"),
     # The config line at engine start ("kv_cache_dtype=fp8, ...") or the cache-config notice.
-    "fp8": re.compile(r"Using (fp8\w*) data type to store kv cache|kv_cache_dtype=(fp8\w*)"),
+    "fp8": re.compile(
+        rf"Using ({QUANTIZED_KV_DTYPE_PATTERN}) data type to store kv cache"
+        rf"|kv_cache_dtype=({QUANTIZED_KV_DTYPE_PATTERN})\b"
+    ),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
@@ -83,6 +97,9 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_weights_bytes",
         "log_available_kv_bytes",
         "log_vllm_hint",
+        "log_prompts_over_pool",
+        "log_v0_engine",
+        "log_pipeline_parallel_size",
     )
     text = bundle.logs
     if text is None:
@@ -122,6 +139,20 @@ def logs(out: Out, bundle: Bundle) -> None:
         prov,
     )
     out.set("log_fp8_kv_cache", bool(p["fp8"].search(text)), prov)
+    out.set(
+        "log_prompts_over_pool",
+        len(p["prompt_over_pool"].findall(text)),
+        "logs.txt: 'Input prompt (N tokens) is too long and exceeds the capacity of "
+        "block_manager' warnings",
+    )
+    out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
+    pp = [int(m.group(1)) for m in p["pipeline"].finditer(text)]
+    out.set(
+        "log_pipeline_parallel_size",
+        pp[-1] if pp else None,
+        "logs.txt: engine config line pipeline_parallel_size",
+        reason="no pipeline_parallel_size in the logs",
+    )
     est = [m.group(1) for m in p["estimated"].finditer(text)]
     est += [m.group(2) for m in v0_refusals]
     out.set(
