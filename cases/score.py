@@ -9,6 +9,9 @@ symptom matrix.
     python cases/score.py --split dev            # development half (read the misses)
     python cases/score.py --split holdout        # run once, at the end; quote as run
 
+Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
+was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``.
+
 Scoring rules (decided before any case was run):
 * right symptom: the report's lead symptom is the expected one. The lead is the first live
   finding, else the first undecided question (verdict ``inconclusive``). A case expecting no
@@ -170,7 +173,9 @@ def _pct(n: int, d: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("dev", "holdout", "all"), default="dev")
+    ap.add_argument(
+        "--split", choices=("dev", "holdout", "dev-2", "holdout-2", "all"), default="dev"
+    )
     args = ap.parse_args(argv)
     paths = cases(None if args.split == "all" else args.split)
     outcomes = [judge(p) for p in paths]

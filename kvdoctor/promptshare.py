@@ -469,7 +469,7 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
     ``shared``: prompts of the same adapter and salt share whole blocks (a miss is then the
     cache's: off or evicting); ``identity-split``: the text shares whole blocks but adapters or
     salts differ; ``drift``: prompts differ early and share at least a block of content after
-    that; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
+    that, more than twice what the prefix before the difference keeps; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
     shorter than one block; ``unshared``: nothing worth caching is shared.
 
     Traffic is usually mixed (a shared stream beside unique requests): the sample's mechanism
@@ -486,10 +486,20 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
         # A prompt with no earlier one of its adapter and salt shares nothing the cache reuses.
         return p.shared_prefix_same_identity or 0
 
+    def drifted(p: PromptStat) -> bool:
+        # An early difference that loses more than twice what the prefix before it keeps:
+        # a few shared blocks (a preamble) ahead of a timestamp are not what the traffic
+        # shares (external case: 41 tokens shared, a timestamp, then 1,499 shared tokens).
+        return p.shared_after_difference >= unit and p.shared_after_difference > 2 * max(
+            p.shared_prefix, same(p)
+        )
+
     groups: dict[Pattern, list[PromptStat]] = {
-        "shared": [p for p in later if same(p) >= unit],
-        "identity-split": [p for p in later if p.shared_prefix >= unit and same(p) < unit],
-        "drift": [p for p in later if p.shared_prefix < unit and p.shared_after_difference >= unit],
+        "shared": [p for p in later if same(p) >= unit and not drifted(p)],
+        "identity-split": [
+            p for p in later if p.shared_prefix >= unit and same(p) < unit and not drifted(p)
+        ],
+        "drift": [p for p in later if drifted(p)],
         "sub-block": [
             p
             for p in later

@@ -210,6 +210,19 @@ def _kv_read_over_weights(s: SignalView) -> Scalar:
     return _ratio(s.num("kv_read_bytes_per_step"), s.num("weights_bytes"))
 
 
+@derived(
+    "spec_verify_tokens_per_step",
+    "tokens",
+    "Tokens each decode step verifies with speculative decoding: mean running × (draft tokens "
+    "per draft + 1).",
+)
+def _spec_verify(s: SignalView) -> Scalar:
+    k, run = s.num("spec_decode_tokens_per_draft"), s.num("running_mean")
+    if k is None or run is None:
+        return None
+    return run * (k + 1)
+
+
 @derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
 def _itl_over_floor(s: SignalView) -> Scalar:
     return _ratio(s.num("itl_p50"), s.num("decode_floor"))
@@ -353,7 +366,8 @@ def _mnbt_half(s: SignalView) -> Scalar:
 @derived(
     "prefix_hit_rate_effective",
     "fraction",
-    "Window prefix hit rate without prompt tokens recomputed after preemption.",
+    "Window prefix hit rate without prompt tokens recomputed after preemption (V0: the "
+    "server's hit-rate gauge, its only rate).",
 )
 def _hit_rate_effective(s: SignalView) -> Scalar:
     # Tokens recomputed after a preemption find their own blocks still cached and count as
@@ -361,7 +375,10 @@ def _hit_rate_effective(s: SignalView) -> Scalar:
     # there they inflate the hit rate.
     q, h = s.num("prefix_queries_window"), s.num("prefix_hits_window")
     if q is None or h is None:
-        return s.num("prefix_hit_rate_window")
+        window = s.num("prefix_hit_rate_window")
+        # V0 servers export only a hit-rate gauge over the server's life: the best rate the
+        # bundle holds when no window counters exist.
+        return window if window is not None else s.num("prefix_hit_rate_lifetime")
     if q <= 0:
         return None
     r = s.num("prompt_tokens_recomputed_window") or 0.0

@@ -260,6 +260,7 @@ _DEFS += [
         "tokens",
         "Accepted draft tokens per verification step (each step also yields one token of its own).",
     ),
+    ("spec_decode_tokens_per_draft", "tokens", "Draft tokens proposed per verification step (num_speculative_tokens in effect)."),
     ("spec_decode_configured", "bool", "Speculative decoding is configured or exporting."),
     ("kv_offload_store_bytes_window", "bytes", "Bytes stored to the KV offload tier (0.24+)."),
     ("kv_offload_load_bytes_window", "bytes", "Bytes loaded back from the KV offload tier."),

@@ -352,6 +352,7 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
         "spec_decode_draft_tokens_window",
         "spec_decode_acceptance_rate",
         "spec_decode_accepted_per_draft",
+        "spec_decode_tokens_per_draft",
     )
     drafts = obs.counter_increase(SPEC_DRAFTS)
     tokens = obs.counter_increase(SPEC_DRAFT_TOKENS)
@@ -375,6 +376,7 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
         return
     out.set(names[1], round(accepted / tokens, 4), prov)
     out.set(names[2], round(accepted / drafts, 4), f"metrics: {SPEC_ACCEPTED} / {SPEC_DRAFTS}")
+    out.set(names[3], round(tokens / drafts, 4), f"metrics: {SPEC_DRAFT_TOKENS} / {SPEC_DRAFTS}")
 
 
 # ---------------------------------------------------------------------- offload and transfer
