@@ -141,6 +141,22 @@ def counter_resets(values: list[float]) -> list[int]:
     return increase(values)[1]
 
 
+def histogram_quantile_finite(q: float, cumulative: list[tuple[float, float]]) -> float | None:
+    """``histogram_quantile``, but None when the quantile lies in the ``+Inf`` bucket: there
+    only a lower bound is known, and a length or a cost computed from it would be a guess
+    posing as a measurement (a layout whose top finite bucket is 2,000 tokens, prompts of
+    24,000)."""
+    value = histogram_quantile(q, cumulative)
+    if value is None:
+        return None
+    buckets = sorted(cumulative)
+    total = max((c for _, c in buckets), default=0.0)
+    finite = [(le, c) for le, c in buckets if not math.isinf(le)]
+    if not finite or max(c for _, c in finite) < q * total:
+        return None
+    return value
+
+
 def histogram_quantile(q: float, cumulative: list[tuple[float, float]]) -> float | None:
     """Quantile ``q`` (0..1) of a histogram given as cumulative (upper bound, count) pairs.
 

@@ -26,7 +26,8 @@ REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # "hi": s | null, "hi_from": "bucket" | "mean" | "ttft" | "order", "first_bucket": bool}}``;
 # an upper end derived from the mean (Markov) or from TTFT says so, and every sentence states
 # the range, not the point.
-REPORT_MINOR: Final = 4
+# 1.5: ``label`` on each evidence row: the signal in plain words (the table's first column).
+REPORT_MINOR: Final = 5
 
 # The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
 # imports working.
@@ -46,6 +47,9 @@ class _Strict(BaseModel):
 
 class Evidence(_Strict):
     signal: str
+    # The signal in plain words, as the report's evidence table names it (1.5; "" in older
+    # reports: the renderer then shows the id).
+    label: str = ""
     value: float | int | str | bool | None
     expected: str
     # Whether the value meets the row's condition, as the engine evaluated it (None: the row

@@ -345,6 +345,7 @@ def render_markdown(
 @dataclasses.dataclass(frozen=True, slots=True)
 class EvidenceRow:
     signal: str
+    label: str
     value: Markup
     # Already says "not met: " where the value does not meet the stated condition.
     expected: Markup
@@ -666,7 +667,9 @@ def _evidence_row(ev: Evidence, numbers: _Numbers) -> EvidenceRow:
         # A row that states a condition the value does not meet would read as a false sentence
         # ("2 | above the 2 sequences the pool holds"): say that it was not met.
         expected = Markup("not met: ") + expected
-    return EvidenceRow(signal=ev.signal, value=value, expected=expected, met=met)
+    return EvidenceRow(
+        signal=ev.signal, label=ev.label or ev.signal, value=value, expected=expected, met=met
+    )
 
 
 def _finding_view(

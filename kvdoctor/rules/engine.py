@@ -709,6 +709,7 @@ def _build(
             evidence.append(
                 Evidence(
                     signal=ev.label or ev.signal,
+                    label=ev.label or signal_label(ev.signal),
                     value=_evidence_value(table),
                     expected=render_or(ev.expected, fallbacks, _shown(view)),
                     # The row's own condition as the engine evaluates it (None: it states
@@ -724,6 +725,7 @@ def _build(
             evidence.append(
                 Evidence(
                     signal=name,
+                    label=key if ev.expand == "key" else f"{ev.label or signal_label(ev.signal)}, {key}",
                     value=_evidence_value(value),
                     expected=render_or(ev.expected, fallbacks, row),
                 )
@@ -997,7 +999,12 @@ def _unidentified(
         return f"inspect first: {d[0].lower()}{d[1:]}" if d else "inspect first"
 
     evidence = [
-        Evidence(signal=name, value=_evidence_value(view.value(name)), expected=doc(name))
+        Evidence(
+            signal=name,
+            label=signal_label(name),
+            value=_evidence_value(view.value(name)),
+            expected=doc(name),
+        )
         for name in pb.inspect_first[:6]
     ]
     finding = Finding(
@@ -1076,7 +1083,12 @@ def open_questions(
                     title=render_or(q.title, [], _shown(view)),
                     seen=render_or(q.seen, [], _shown(view)),
                     evidence=[
-                        Evidence(signal=name, value=_evidence_value(view.value(name)), expected="")
+                        Evidence(
+                            signal=name,
+                            label=signal_label(name),
+                            value=_evidence_value(view.value(name)),
+                            expected="",
+                        )
                         for name in pb.inspect_first
                         if view.value(name) is not None
                     ],
@@ -1359,7 +1371,13 @@ def healthy_evidence(signals: SignalSet) -> list[Evidence]:
         # The words chosen are the condition the number meets: the row is met as worded.
         met = None if met is None else True
         out.append(
-            Evidence(signal=row.signal, value=_evidence_value(v), expected=expected, met=met)
+            Evidence(
+                signal=row.signal,
+                label=signal_label(row.signal),
+                value=_evidence_value(v),
+                expected=expected,
+                met=met,
+            )
         )
     return out
 

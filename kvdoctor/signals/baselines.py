@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kvdoctor.observations import Observations, histogram_quantile
+from kvdoctor.observations import Observations, histogram_quantile, histogram_quantile_finite
 from kvdoctor.signals.model import Scalar
 from kvdoctor.vllm_metrics import (
     ITL,
@@ -369,7 +369,7 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
     for name, q in (("prompt_len_p10", 0.1), ("prompt_len_p50", 0.5), ("prompt_len_p90", 0.9)):
         set_signal(
             name,
-            histogram_quantile(q, buckets),
+            histogram_quantile_finite(q, buckets),
             "vllm:request_prompt_tokens bucket deltas over the window",
             "quantile outside the finite buckets",
         )

@@ -41,8 +41,8 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     _baselines(out, obs)
     _slo(out, bundle)
     config.server_info(out, bundle, config_src)
-    gpu.gpu(out, bundle)
     logs.logs(out, bundle)
+    gpu.gpu(out, bundle)  # after the logs: the weights they name tell the engine's own process
     config.platform(out, bundle)  # after the GPU and log signals
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)

@@ -56,6 +56,7 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # card's need), the largest of any device at any sample.
     other_peak: int | None = None
     pids = server_pids(bundle.logs)
+    weights = out.ss.get("log_weights_bytes")
     # While the server answers its /metrics it holds memory on its devices: a device's only
     # process, unnamed ("python3"), is the server's own, not another process beside it.
     serving = any(sc.ok for sc in bundle.scrapes)
@@ -66,7 +67,17 @@ def gpu(out: Out, bundle: Bundle) -> None:
             other = 0
             known = False
             holders = [p for p in d.processes if p.used_memory]
-            sole = serving and len(holders) == 1
+            # The same holds for a server that failed at start-up when the device's only
+            # process holds at least the weights its log says it loaded (an offline LLM() in
+            # a notebook: NVML names the kernel "python3").
+            sole = len(holders) == 1 and (
+                serving
+                or (
+                    isinstance(weights, int)
+                    and weights > 0
+                    and (holders[0].used_memory or 0) >= 0.9 * weights
+                )
+            )
             for p in d.processes:
                 if p.used_memory is None:
                     continue

@@ -31,6 +31,8 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # V0 engines print "Initializing an LLM engine (v0.5.5)"; V1 "Initializing a V1 LLM engine".
     "v0_engine": re.compile(r"Initializing an LLM engine \(v?[\d.]+"),
     "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
+    # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
+    "max_seq_len": re.compile(r"\bmax_seq_len=(\d+)"),
     "kv_tokens": re.compile(
         r"(?:GPU|CPU|XPU|TPU|HPU|NPU|[A-Z]+)(?: \+ host)? KV cache size: ([\d,]+) tokens"
     ),
@@ -57,7 +59,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
     # v1/worker/gpu_model_runner.py and gpu_worker.py (0.10 to 0.32).
-    "weights": re.compile(r"Model loading took ([\d.]+) ?GiB"),
+    # "Model loading took 14.99 GiB" (V1) and V0's "Loading model weights took 3.8842 GB"
+    # (V0 printed GiB under the name GB).
+    "weights": re.compile(r"(?:Model loading|Loading model weights) took ([\d.]+) ?Gi?B"),
     "available_kv": re.compile(r"Available KV cache memory: (-?[\d.]+) ?GiB"),
     # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py,
     # gpu_worker.py).
@@ -146,6 +150,11 @@ def logs(out: Out, bundle: Bundle) -> None:
         "block_manager' warnings",
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
+    seq = [int(m.group(1)) for m in p["max_seq_len"].finditer(text)]
+    if seq and out.ss.get("max_model_len") is None:
+        # No server answered /v1/models and no flag says it (a start-up failure, an offline
+        # LLM()): the engine's own config line does.
+        out.set("max_model_len", seq[-1], "logs.txt: engine config line max_seq_len")
     pp = [int(m.group(1)) for m in p["pipeline"].finditer(text)]
     out.set(
         "log_pipeline_parallel_size",

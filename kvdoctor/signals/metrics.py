@@ -320,11 +320,15 @@ def tokens(out: Out, obs: Observations) -> None:
                     "metrics: vllm:request_prompt_tokens, bound of the highest non-empty bucket",
                 )
             elif finite:
+                # Above the largest finite bound: the longest prompt is at least that bound and
+                # at least the window's exact mean.
+                mean = out.ss.get("mean_prompt_len")
+                floor = max(finite[-1], mean if isinstance(mean, float) else 0.0)
                 out.set(
                     "max_prompt_len_seen",
-                    as_count(finite[-1]),
+                    as_count(float(math.ceil(floor))),
                     "metrics: vllm:request_prompt_tokens, longest prompt above the largest"
-                    " finite bucket bound (a lower bound)",
+                    " finite bucket bound (a lower bound: that bound or the mean, the larger)",
                 )
             else:
                 out.set("max_prompt_len_seen", None, reason="histogram has no finite bucket")
