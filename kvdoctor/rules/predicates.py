@@ -576,6 +576,10 @@ def _kv_too_small(s: SignalView) -> bool | None:
 # LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {
     "capacity_tokens": "the KV pool",
+    "spec_verify_tokens_per_step": "tokens each decode step verifies",
+    "weights_floor": "one read of the weights",
+    "itl_over_weights_floor": "ITL p50 over one read of the weights",
+    "kv_read_over_weights": "the KV read per step over the weights",
     "engine_load_over_fair": "the busiest engine's load over an even share",
     "max_num_seqs_effective": "the slot limit (--max-num-seqs, or vLLM's default)",
     "itl_spread": "ITL p99 over p50",
