@@ -277,7 +277,12 @@ def _decode_rate(set_signal: Setter, ivs: list[Interval]) -> None:
     k = max(1, len(ranked) // 4)
     heavy = ranked[-k:]
     floor = min(iv.running or 0.0 for iv in heavy)
-    light = [iv for iv in ranked if (iv.running or 0.0) < floor]
+    # Batches large enough that a rate is a property of the batch, not of one request's
+    # prefill (a 168k-token prompt running alone produces no token for minutes): lighter
+    # intervals at half the heavy batch or more, heavy batches of 4 or more.
+    light = [iv for iv in ranked if floor / 2 <= (iv.running or 0.0) < floor]
+    if floor < 4:
+        light = []
     if not light:
         for name in names:
             set_signal(name, None, "", "the running batch did not vary over the window")
