@@ -469,8 +469,9 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
     ``shared``: prompts of the same adapter and salt share whole blocks (a miss is then the
     cache's: off or evicting); ``identity-split``: the text shares whole blocks but adapters or
     salts differ; ``drift``: prompts differ early and share at least a block of content after
-    that, more than twice what the prefix before the difference keeps; ``sub-block``: they share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but
-    shorter than one block; ``unshared``: nothing worth caching is shared.
+    that, more than twice what the prefix before the difference keeps; ``sub-block``: they
+    share a prefix of at least ``MIN_SHARED_TOKENS`` tokens but shorter than one block;
+    ``unshared``: nothing worth caching is shared.
 
     Traffic is usually mixed (a shared stream beside unique requests): the sample's mechanism
     is the one most of its prompts show, among those at least ``MIN_SHARE`` of them show, and

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from kvdoctor.observations import Observations, histogram_quantile, histogram_quantile_finite
 from kvdoctor.signals.model import Scalar
 from kvdoctor.vllm_metrics import (
+    GENERATION_TOKENS,
     ITL,
     KV_USAGE,
     PREFILL_TIME,
     PREFIX_HITS,
     PROMPT_TOKENS,
-    GENERATION_TOKENS,
     REQUEST_PROMPT_TOKENS,
     RUNNING,
     TTFT,
@@ -94,8 +94,17 @@ def intervals(obs: Observations, capacity_tokens: int | None) -> list[Interval]:
         wait = max(waiting[t0], waiting[t1]) if t0 in waiting and t1 in waiting else None
         out.append(
             Interval(
-                t1, itl, n_itl, ttft, n_ttft, resident, run, wait, prompt.get(t1),
-                gen.get(t1), t1 - t0,
+                t1,
+                itl,
+                n_itl,
+                ttft,
+                n_ttft,
+                resident,
+                run,
+                wait,
+                prompt.get(t1),
+                gen.get(t1),
+                t1 - t0,
             )
         )
     return out
@@ -266,7 +275,9 @@ def _decode_rate(set_signal: Setter, ivs: list[Interval]) -> None:
     usable = [
         iv
         for iv in ivs
-        if iv.gen_tokens is not None and iv.running is not None and iv.seconds > 0
+        if iv.gen_tokens is not None
+        and iv.running is not None
+        and iv.seconds > 0
         and iv.running > 0
     ]
     if len(usable) < MIN_INTERVALS:

@@ -108,10 +108,28 @@ _DEFS: list[tuple[str, str, str]] = [
     ("itl_kv_fit_r2", "ratio", "r² of ITL rising with resident KV tokens (0: not rising)."),
     ("itl_kv_fit_slope", "s/token", "ITL added per resident KV token (least-squares slope)."),
     ("itl_prefill_r2", "ratio", "r² of interval ITL against prompt tokens arriving (prefill)."),
-    ("decode_rate_light", "tokens/s", "Median generation tokens/s of the window's intervals with fewer sequences running than its busiest quarter."),
-    ("decode_rate_heavy", "tokens/s", "Generation tokens/s of the window's busiest quarter of intervals (most running)."),
-    ("running_light", "requests", "Median running requests of the intervals behind decode_rate_light."),
-    ("decode_rate_drop", "ratio", "decode_rate_light / decode_rate_heavy: how many times fewer tokens a second the busiest batches produced."),
+    (
+        "decode_rate_light",
+        "tokens/s",
+        "Median generation tokens/s of the window's intervals with fewer sequences running "
+        "than its busiest quarter.",
+    ),
+    (
+        "decode_rate_heavy",
+        "tokens/s",
+        "Generation tokens/s of the window's busiest quarter of intervals (most running).",
+    ),
+    (
+        "running_light",
+        "requests",
+        "Median running requests of the intervals behind decode_rate_light.",
+    ),
+    (
+        "decode_rate_drop",
+        "ratio",
+        "decode_rate_light / decode_rate_heavy: how many times fewer tokens a second the "
+        "busiest batches produced.",
+    ),
     ("ttft_baseline", "s", "Mean TTFT over the window's intervals in which nothing waited."),
     ("ttft_p10", "s", "10th percentile of TTFT over the window (the quickest requests)."),
     ("prompt_len_p10", "tokens", "10th percentile of prompt length (finished requests)."),
@@ -142,7 +160,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ("kv_bytes_per_token", "bytes", "KV bytes per token for this model and cache dtype."),
     ("kv_demand_tokens", "tokens", "Live KV demand: running_max × (mean prompt + generation)."),
     ("kv_demand_ratio", "ratio", "kv_demand_tokens / kv_capacity_tokens."),
-    ("request_capacity_tokens", "tokens", "KV tokens one request can use: the pool, or its share per pipeline virtual engine on a V0 engine."),
+    (
+        "request_capacity_tokens",
+        "tokens",
+        "KV tokens one request can use: the pool, or its share per pipeline virtual engine "
+        "on a V0 engine.",
+    ),
     ("max_model_len_over_capacity", "ratio", "max_model_len / request_capacity_tokens."),
     ("kv_config_mismatch", "ratio", "Reported KV bytes / (bytes per token × capacity); 1 = agree."),
     # --- GPU (NVML)
@@ -161,9 +184,22 @@ _DEFS: list[tuple[str, str, str]] = [
     ("log_max_concurrency", "ratio", "Startup line 'Maximum concurrency for N tokens: X'."),
     ("log_max_model_len_exceeds_kv", "bool", "Start-up refused: max_model_len above KV capacity."),
     ("log_fp8_kv_cache", "bool", "Log names a quantized KV cache dtype (fp8, int8, nvfp4...)."),
-    ("log_prompts_over_pool", "count", "V0 warnings 'Input prompt ... exceeds the capacity of block_manager': prompts dropped with no output."),
-    ("log_v0_engine", "bool", "The log's engine line is a V0 engine's ('Initializing an LLM engine (v...)')."),
-    ("log_pipeline_parallel_size", "count", "pipeline_parallel_size in the engine config log line."),
+    (
+        "log_prompts_over_pool",
+        "count",
+        "V0 warnings 'Input prompt ... exceeds the capacity of block_manager': prompts "
+        "dropped with no output.",
+    ),
+    (
+        "log_v0_engine",
+        "bool",
+        "The log's engine line is a V0 engine's ('Initializing an LLM engine (v...)').",
+    ),
+    (
+        "log_pipeline_parallel_size",
+        "count",
+        "pipeline_parallel_size in the engine config log line.",
+    ),
     (
         "log_estimated_max_model_len",
         "tokens",
@@ -260,7 +296,11 @@ _DEFS += [
         "tokens",
         "Accepted draft tokens per verification step (each step also yields one token of its own).",
     ),
-    ("spec_decode_tokens_per_draft", "tokens", "Draft tokens proposed per verification step (num_speculative_tokens in effect)."),
+    (
+        "spec_decode_tokens_per_draft",
+        "tokens",
+        "Draft tokens proposed per verification step (num_speculative_tokens in effect).",
+    ),
     ("spec_decode_configured", "bool", "Speculative decoding is configured or exporting."),
     ("kv_offload_store_bytes_window", "bytes", "Bytes stored to the KV offload tier (0.24+)."),
     ("kv_offload_load_bytes_window", "bytes", "Bytes loaded back from the KV offload tier."),
@@ -306,7 +346,8 @@ _DEFS += [
         "log_cudagraph_full_largest",
         "requests",
         "Largest FULL (whole-step) CUDA graph batch captured at start-up "
-        "('Profiling CUDA graph memory' line); larger decode batches fall back to PIECEWISE graphs.",
+        "('Profiling CUDA graph memory' line); larger decode batches fall back to "
+        "PIECEWISE graphs.",
     ),
     (
         "cudagraph_decode_ceiling",
@@ -333,8 +374,12 @@ _DEFS += [
         "fraction",
         "--gpu-memory-utilization that start-up line suggests to keep the pre-0.21 KV pool size.",
     ),
-    ("log_startup_free_short", "bool", "Start-up log: vLLM refused to start because the "
-     "device had less free memory than --gpu-memory-utilization asks (memory held elsewhere)."),
+    (
+        "log_startup_free_short",
+        "bool",
+        "Start-up log: vLLM refused to start because the "
+        "device had less free memory than --gpu-memory-utilization asks (memory held elsewhere).",
+    ),
     ("log_startup_free_gib", "GiB", "Free device memory vLLM found at start-up (that refusal)."),
     ("log_startup_wanted_gib", "GiB", "Device memory --gpu-memory-utilization asked for there."),
     (
