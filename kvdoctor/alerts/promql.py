@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvdoctor import vllm_metrics as vm
-from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PATTERN
+from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PROMQL
 from kvdoctor.vllm_metrics import claimed_in
 
 # Replica identity: the same labels the fleet path groups by (pod, else instance) plus engine
@@ -409,7 +409,7 @@ def predicate_expr(name: str, ctx: Ctx) -> str | None:
     if name == "fp8_kv_cache":
         return (
             f"max {BY} ({ctx.names.m(vm.CACHE_CONFIG_INFO)}"
-            f"{{cache_dtype=~{quote(QUANTIZED_KV_DTYPE_PATTERN)}}})"
+            f"{{cache_dtype=~{quote(QUANTIZED_KV_DTYPE_PROMQL)}}})"
         )
     return None
 

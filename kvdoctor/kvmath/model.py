@@ -64,6 +64,11 @@ SCALED_KV_DTYPES = frozenset(
 QUANTIZED_KV_DTYPE_PATTERN = r"(?:fp8|int8|int4|uint8|nvfp4|mxfp4|fp4)\w*"
 
 
+# The same set as a PromQL label regex (fully anchored there), short enough for one line of
+# an alert expression: every quantized dtype above names fp8, int or fp4.
+QUANTIZED_KV_DTYPE_PROMQL = ".*(fp8|int|fp4).*"
+
+
 def is_quantized_kv_dtype(name: str) -> bool:
     """True for a --kv-cache-dtype that stores KV in fewer bits than 16 (fp8, int8, nvfp4...)."""
     return re.fullmatch(QUANTIZED_KV_DTYPE_PATTERN, name.strip().lower()) is not None
