@@ -35,7 +35,8 @@ def parse_duration(text: str, what: str) -> float:
 
 
 def _put(out: dict[str, float], key: str, raw: object, what: str) -> None:
-    key = key.strip().lower()
+    # "ttft_p95" as the signal is spelled is the same objective as "ttft-p95".
+    key = key.strip().lower().replace("_", "-")
     if key not in KEYS:
         raise KvdoctorError(f"{what}: unknown SLO {key!r} (known: {', '.join(KEYS)})")
     if isinstance(raw, bool) or not isinstance(raw, int | float | str):

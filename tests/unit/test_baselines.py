@@ -182,6 +182,8 @@ def test_slo_options_parse_durations_and_refuse_nonsense(tmp_path: Path) -> None
         "itl-p99": 0.06,
         "ttft-p95": 0.8,
     }
+    # Spelled as the signal is (an external case's user wrote ttft_p95=200ms).
+    assert parse_slo_options(["ttft_p95=200ms"]) == {"ttft-p95": 0.2}
     for bad in ("ttft-p95", "ttft-p95=fast", "tpot-p95=1s", "ttft-p95=0ms", "ttft-p95=-1s"):
         with pytest.raises(KvdoctorError):
             parse_slo_options([bad])
