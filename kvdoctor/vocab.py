@@ -87,3 +87,10 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
 }
 # The cause of a finding whose symptom fired with no cause to explain it.
 UNIDENTIFIED: Final = "unidentified"
+
+# KV dtypes with fewer bits than the model's own: their keys and values are rounded, so they can
+# change the outputs. One pattern for the config value and the start-up log; the PromQL form is
+# fully anchored there and short enough for one line of an alert expression (every quantized
+# dtype names fp8, int or fp4).
+QUANTIZED_KV_DTYPE_PATTERN: Final = r"(?:fp8|int8|int4|uint8|nvfp4|mxfp4|fp4)\w*"
+QUANTIZED_KV_DTYPE_PROMQL: Final = ".*(fp8|int|fp4).*"

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvdoctor import vllm_metrics as vm
-from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PROMQL
 from kvdoctor.vllm_metrics import claimed_in
+from kvdoctor.vocab import QUANTIZED_KV_DTYPE_PROMQL
 
 # Replica identity: the same labels the fleet path groups by (pod, else instance) plus engine
 # for data parallelism. Labels a target lacks are simply empty in PromQL, which is harmless.

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.entries import catalog_entry
+from kvdoctor.vocab import QUANTIZED_KV_DTYPE_PATTERN
 
 KiB = 1 << 10
 MiB = 1 << 20
@@ -59,16 +60,6 @@ _KV_DTYPE_BYTES: dict[str, Fraction] = {
 SCALED_KV_DTYPES = frozenset(
     {"fp8_per_token_head", "int8_per_token_head", "int4_per_token_head", "nvfp4", "nvfp4_4over6"}
 )
-# KV dtypes with fewer bits than the model's own: their keys and values are rounded, so they can
-# change the outputs. One pattern for the config value, the start-up log and PromQL label regexes.
-QUANTIZED_KV_DTYPE_PATTERN = r"(?:fp8|int8|int4|uint8|nvfp4|mxfp4|fp4)\w*"
-
-
-# The same set as a PromQL label regex (fully anchored there), short enough for one line of
-# an alert expression: every quantized dtype above names fp8, int or fp4.
-QUANTIZED_KV_DTYPE_PROMQL = ".*(fp8|int|fp4).*"
-
-
 def is_quantized_kv_dtype(name: str) -> bool:
     """True for a --kv-cache-dtype that stores KV in fewer bits than 16 (fp8, int8, nvfp4...)."""
     return re.fullmatch(QUANTIZED_KV_DTYPE_PATTERN, name.strip().lower()) is not None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from kvdoctor.bundle.model import Bundle
-from kvdoctor.kvmath.model import QUANTIZED_KV_DTYPE_PATTERN
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.config import to_float, to_int
+from kvdoctor.vocab import QUANTIZED_KV_DTYPE_PATTERN
 
 # Message texts from vLLM 0.32's source (v1/core/kv_cache_utils.py, config/cache.py) and
 # older releases (V0 scheduler preemption warning).
