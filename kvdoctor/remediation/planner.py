@@ -1105,13 +1105,6 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
     return out
 
 
-def _bytes(n: float) -> str:
-    """A byte count in the unit a reader takes in at a glance (MiB below a GiB, else GiB)."""
-    if n >= GIB:
-        return f"{n / GIB:,.1f} GiB"
-    return f"{n / (1 << 20):,.1f} MiB"
-
-
 def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
     cfg, win = c.cfg, c.win
     out: list[Change] = []
@@ -1120,7 +1113,7 @@ def _plan_kv_read_bound(c: _Ctx) -> list[Change]:
         edit = Edit("set", "kv-cache-dtype", None, "fp8")
         effect = "each decode step reads half the KV bytes"
         if kv_read:
-            effect = f"KV read per decode step {_bytes(kv_read)} → {_bytes(kv_read / 2)}"
+            effect = f"KV read per decode step {_gib(kv_read)} → {_gib(kv_read / 2)}"
         effect += "; run the quant-canary against a BF16/FP16 reference before keeping it"
         new = settings(cfg, apply(cfg.args, (edit,)))
         if new.pool_tokens is not None:
