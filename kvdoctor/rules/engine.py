@@ -709,7 +709,7 @@ def _build(
             evidence.append(
                 Evidence(
                     signal=ev.label or ev.signal,
-                    label=ev.label or signal_label(ev.signal),
+                    label=signal_label(ev.signal),
                     value=_evidence_value(table),
                     expected=render_or(ev.expected, fallbacks, _shown(view)),
                     # The row's own condition as the engine evaluates it (None: it states
@@ -727,7 +727,7 @@ def _build(
                     signal=name,
                     label=key
                     if ev.expand == "key"
-                    else f"{ev.label or signal_label(ev.signal)}, {key}",
+                    else f"{signal_label(ev.signal)}, {key}",
                     value=_evidence_value(value),
                     expected=render_or(ev.expected, fallbacks, row),
                 )

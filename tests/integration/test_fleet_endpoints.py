@@ -92,6 +92,7 @@ def test_two_endpoints_give_the_fleet_report(
     assert imbalance["cause"] == "routing-imbalance"
     assert imbalance["evidence"][0] == {
         "signal": "replicas",
+        "label": "busy replicas",
         "value": _name(busy),
         "expected": "busy replicas (preempting or queueing)",
         "met": None,
@@ -186,6 +187,7 @@ def test_a_dead_endpoint_is_a_stale_target_not_a_usage_error(
     assert f"{_name(dead)} down" in stale["title"]
     assert stale["evidence"][1] == {
         "signal": f"scrapes_ok[{_name(dead)}]",
+        "label": f"target scrapes ok, {_name(dead)}",
         "value": "0 of 1",
         "expected": "every scrape of the window answered, the last ones included",
         "met": None,
