@@ -60,6 +60,8 @@ _KV_DTYPE_BYTES: dict[str, Fraction] = {
 SCALED_KV_DTYPES = frozenset(
     {"fp8_per_token_head", "int8_per_token_head", "int4_per_token_head", "nvfp4", "nvfp4_4over6"}
 )
+
+
 def is_quantized_kv_dtype(name: str) -> bool:
     """True for a --kv-cache-dtype that stores KV in fewer bits than 16 (fp8, int8, nvfp4...)."""
     return re.fullmatch(QUANTIZED_KV_DTYPE_PATTERN, name.strip().lower()) is not None

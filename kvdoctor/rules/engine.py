@@ -725,9 +725,7 @@ def _build(
             evidence.append(
                 Evidence(
                     signal=name,
-                    label=key
-                    if ev.expand == "key"
-                    else f"{signal_label(ev.signal)}, {key}",
+                    label=key if ev.expand == "key" else f"{signal_label(ev.signal)}, {key}",
                     value=_evidence_value(value),
                     expected=render_or(ev.expected, fallbacks, row),
                 )

@@ -364,6 +364,20 @@ def _mnbt_half(s: SignalView) -> Scalar:
 
 
 @derived(
+    "prompts_show_drift_harm",
+    "bool",
+    "The application's prompt sample shows drift (an early difference, much shared after it) "
+    "and the prefix-miss symptom fired: the prompts decide the cause whatever the window's "
+    "hit rate over the requests that did not drift. Prompt evidence only: alert rules, which "
+    "never see prompts, cannot express it.",
+)
+def _prompts_show_drift_harm(s: SignalView) -> Scalar:
+    if s.value("prompt_share_pattern") != "drift" or s.flag("prefix_caching") is not True:
+        return False
+    return s.symptoms.get("prefix-miss") is True
+
+
+@derived(
     "prefix_hit_rate_effective",
     "fraction",
     "Window prefix hit rate without prompt tokens recomputed after preemption (V0: the "
@@ -602,10 +616,14 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
+    "prompts_show_drift_harm": (
+        "the prompt sample shows drift behind the missing hits",
+        "the prompt sample shows no drift behind missing hits",
+    ),
 }
 # What a predicate says in words when it does not hold (its doc says what it means).
 PREDICATE_FALSE: dict[str, str] = {
-    "fp8_kv_cache": "the KV cache is not stored in fp8",
+    "fp8_kv_cache": "the KV cache is not quantized",
     "prompt_within_one_block": "the mean prompt is longer than one KV block",
     "gpu_has_headroom": "the card has no free memory to give",
     "kv_cache_too_small_at_start": "the start-up log shows the KV pool sized",

@@ -74,14 +74,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "cause": "follows from the symptom",
         "healthy": "the same: an idle window reads healthy",
     },
-    "e-openclaw-daily-date-line": {
-        "symptom": (
-            "the prompts decide drift, but the drift cause needs a near-zero hit rate and the "
-            "window hit 76 % (only the day's first turn drifted); a prompt-decided branch made "
-            "the drift alert fire without prompts in PromQL and was taken back (next round)"
-        ),
-        "cause": "follows from the symptom",
-    },
     "a-prefix-hit-tile-reads-dashes-rename": {
         "cause": (
             "the fault is a dashboard reading a renamed metric; kvdoctor rightly says healthy "
