@@ -9,6 +9,7 @@ bundle, and then the very same ``diagnose_bundle``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,8 +220,24 @@ def _num_or_none(value: Scalar) -> float | None:
     return float(value)
 
 
+_TP_LOG = re.compile(r"\btensor_parallel_size=(\d+)")
+
+
+def tensor_parallel_of(bundle: Bundle) -> int | None:
+    """The tensor-parallel size the server ran with: its flag, else the engine config line of
+    its start-up log (vLLM prints ``tensor_parallel_size=N`` in both V0 and V1)."""
+    args = bundle.engine_args.args if bundle.engine_args else {}
+    for key in ("tensor-parallel-size", "tensor_parallel_size", "tp"):
+        value = args.get(key)
+        if isinstance(value, int | str) and not isinstance(value, bool) and str(value).isdigit():
+            return int(value)
+    found = _TP_LOG.findall(bundle.logs or "")
+    return int(found[-1]) if found else None
+
+
 def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
-    """The report's ``kv`` object: the locker math for this model and this server."""
+    """The report's ``kv`` object: the locker math for this model and this server, per GPU
+    under tensor parallelism (vLLM's pool and blocks are per GPU)."""
     prompt = _num_or_none(signals.get("mean_prompt_len"))
     output = _num_or_none(signals.get("mean_generation_len"))
     mean_sequence = prompt + output if prompt is not None and output is not None else None
@@ -236,6 +253,7 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
         reported_capacity_tokens=_int_or_none(signals.get("kv_capacity_tokens")),
         log_capacity_tokens=_int_or_none(signals.get("log_kv_cache_tokens")),
         num_gpu_blocks_override=blocks_override(bundle),
+        tensor_parallel_size=tensor_parallel_of(bundle),
     )
 
 

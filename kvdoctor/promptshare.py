@@ -175,9 +175,31 @@ def _messages_text(messages: object, where: str) -> str:
             raise KvdoctorError(f"{where}: each message must be an object")
         content = m.get("content")
         if isinstance(content, list):
-            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            content = "".join(_content_part(p) for p in content if isinstance(p, dict))
         parts.append(f"<|{m.get('role', 'user')}|>\n{content if content is not None else ''}\n")
     return "".join(parts)
+
+
+# Media parts of a chat message in OpenAI form ("image_url", "input_audio", "video_url", ...).
+_MEDIA_TYPES = ("image_url", "image", "input_image", "video_url", "video", "input_audio", "audio")
+# vLLM mixes each media item's hash into every block that holds its tokens, so a media part
+# stands for itself in place: a marker named by the item's own hash, never its bytes.
+_MEDIA_MARKER = re.compile(r"<\|media:[0-9a-f]{12}\|>")
+
+
+def _content_part(part: dict[str, object]) -> str:
+    kind = str(part.get("type", ""))
+    if kind in _MEDIA_TYPES or (not kind and any(k in part for k in _MEDIA_TYPES)):
+        payload = (
+            part.get(kind)
+            if kind in part
+            else next((part[k] for k in _MEDIA_TYPES if k in part), part)
+        )
+        digest = hashlib.sha256(
+            json.dumps(payload, sort_keys=True, default=str).encode()
+        ).hexdigest()[:12]
+        return f"<|media:{digest}|>"
+    return str(part.get("text", ""))
 
 
 # vLLM's request log lines (entrypoints/logger.py, later serve/utils/request_logger.py):
@@ -349,6 +371,7 @@ def _shared_after(a: Sequence[int], b: Sequence[int], start: int) -> int:
 
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("image or other media", _MEDIA_MARKER),
     ("timestamp", re.compile(r"\d{1,2}:\d{2}(:\d{2})?|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}")),
     ("uuid", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}")),
     ("date", re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\b(19|20)\d{2}\b")),

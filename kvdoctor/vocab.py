@@ -74,6 +74,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "eviction-churn",
         "prefix-drift",
         "adapter-or-salt-split",
+        "engine-scatter",
         "unshared-traffic",
         "external-cache-never-serves",
         "hybrid-alignment-miss",

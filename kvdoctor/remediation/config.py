@@ -9,6 +9,7 @@ detected vLLM version. Facts below are read from vLLM 0.32's ``engine/arg_utils.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -76,6 +77,10 @@ def normalize_args(raw: dict[str, object]) -> dict[str, FlagValue]:
             continue
         if isinstance(value, bool | int | float | str):
             out[flag] = value
+        elif isinstance(value, dict):
+            # JSON-valued flags (--limit-mm-per-prompt, --compilation-config) as vLLM's command
+            # line takes them.
+            out[flag] = json.dumps(value, sort_keys=True, separators=(", ", ": "))
     return out
 
 

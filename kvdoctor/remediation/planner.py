@@ -13,6 +13,8 @@ Pure: same findings, configuration and signals, same plan.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +66,12 @@ def _value_text(v: FlagValue | None) -> str:
         return "on" if v else "off"
     if isinstance(v, int):
         return str(v)
+    if isinstance(v, str) and v.startswith("{"):
+        # A JSON-object flag (--limit-mm-per-prompt) in words; the command line keeps the JSON.
+        with contextlib.suppress(ValueError):
+            obj = json.loads(v)
+            if isinstance(obj, dict):
+                return ", ".join(f"{k} {val}" for k, val in obj.items())
     return str(v)
 
 
@@ -921,8 +929,11 @@ def _hint(c: _Ctx) -> str:
     return f' (vLLM\'s log: "{hint}")' if isinstance(hint, str) and hint else ""
 
 
-def _plan_lower_gmu(c: _Ctx, what: str, *, leave_other: bool = False) -> list[Change]:
-    """Lower the utilization only as far as the engine's own memory allows."""
+def _plan_lower_gmu(
+    c: _Ctx, what: str, *, leave_other: bool = False, down_to: float | None = None
+) -> list[Change]:
+    """Lower the utilization only as far as the engine's own memory allows (to ``down_to``
+    when the caller measured what has to be freed)."""
     cfg = c.cfg
     flag = cfg.spell("gpu-memory-utilization")
     if not _gmu_known(c):
@@ -933,6 +944,8 @@ def _plan_lower_gmu(c: _Ctx, what: str, *, leave_other: bool = False) -> list[Ch
             "lower utilization shrinks it further; it would need the pool sized first"
         )
     down = c.view.num("suggested_gpu_memory_utilization_down")
+    if down_to is not None:
+        down = down_to
     mem = device_memory(c)
     if leave_other and mem.total and mem.other:
         # Leave the other processes' memory on this device free, and 2 % of the card.
@@ -1072,14 +1085,75 @@ def _plan_cudagraph_pool(c: _Ctx) -> list[Change]:
     return [Change("tune", (edit,), effect)]
 
 
+def _halved_mm_limits(value: object) -> str | None:
+    """--limit-mm-per-prompt with every count above one halved (JSON, as vLLM reads it), or
+    None when the value is not a readable mapping or nothing can be halved."""
+    limits = value
+    if isinstance(value, str):
+        try:
+            limits = json.loads(value)
+        except ValueError:
+            return None
+    if not isinstance(limits, dict) or not all(isinstance(n, int) for n in limits.values()):
+        return None
+    halved = {k: max(1, n // 2) for k, n in limits.items()}
+    return None if halved == limits else json.dumps(halved, separators=(", ", ": "))
+
+
 def _plan_activation_peak(c: _Ctx) -> list[Change]:
-    """An out-of-memory at an activation peak (the sampler's warm-up at --max-num-seqs dummy
-    requests, prefill logits at the batched-token budget): halve what sizes the peak."""
+    """An out-of-memory at an activation peak: the multimodal worst case the profiling run
+    pushes through the encoder, one unchunked prefill while serving, the sampler's warm-up at
+    --max-num-seqs dummy requests, prefill logits at the batched-token budget. Shrink what
+    sized the peak that struck (the traceback's phase says which)."""
     cfg, win = c.cfg, c.win
     out: list[Change] = []
     hint = _hint(c)
+    phase = c.view.value("log_oom_phase")
+    if phase == "profiling" and c.view.value("log_oom_multimodal") is True:
+        current = cfg.args.get("limit-mm-per-prompt")
+        halved = _halved_mm_limits(current)
+        if halved is not None and current is not None:
+            was = (
+                current
+                if isinstance(current, str)
+                else json.dumps(current, separators=(", ", ": "))
+            )
+            edit = Edit("lower", "limit-mm-per-prompt", was, halved)
+            effect = (
+                "the profiling run pushes half the images and videos through the vision "
+                "encoder, whose activations ran out beside the weights"
+            )
+            out.append(Change("tune", (edit,), effect))
+        else:
+            c.refuse(
+                "Lowering --limit-mm-per-prompt: the bundle does not record the per-prompt "
+                "image and video limits the profiling run used; it would need them (the "
+                "server's command line) to halve"
+            )
+    if phase == "serving" and not cfg.enable_chunked_prefill:
+        budget = 2048
+        edits = (
+            Edit("set", "enable-chunked-prefill", False, True),
+            Edit("set", "max-num-batched-tokens", cfg.max_num_batched_tokens, budget),
+        )
+        effect = (
+            f"a long prompt is prefilled {fmt_int(budget)} tokens per step, so one step's "
+            "activations stay near what the profiling run measured"
+        )
+        out.append(Change("tune", edits, effect))
+    tried = c.view.num("log_oom_tried_bytes")
+    mem = device_memory(c)
+    if phase == "serving" and tried and mem.total:
+        # Free what the failed allocation asked for, and 2 % of the card for fragmentation.
+        target = math.floor((cfg.gpu_memory_utilization - tried / mem.total - 0.02) * 100) / 100
+        out += _plan_lower_gmu(
+            c,
+            f"the {_gib(tried)} the forward pass asked for (the error's own number) stays free",
+            down_to=target,
+        )
     target = max(8, cfg.max_num_seqs // 2 // 8 * 8)
-    if target < cfg.max_num_seqs:
+    # The sampler warms up with --max-num-seqs dummy requests; other peaks do not scale with it.
+    if phase in (None, "sampler-warmup") and target < cfg.max_num_seqs:
         edit = Edit("lower", "max-num-seqs", cfg.max_num_seqs, target)
         effect = (
             f"the sampler warms up with {fmt_int(target)} dummy requests instead of "
@@ -1091,8 +1165,11 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
             )
         out.append(Change("tune", (edit,), effect))
     mnbt = cfg.max_num_batched_tokens
-    if mnbt is not None and mnbt > 2048 and cfg.enable_chunked_prefill:
-        half = max(cfg.max_num_seqs if not out else target, mnbt // 2, 2048)
+    # CUDA graph capture and the KV allocation do not grow with the batched-token budget.
+    by_tokens = phase not in ("cuda-graph-capture", "kv-allocation")
+    seqs = target if any(e.flag == "max-num-seqs" for ch in out for e in ch.edits) else None
+    if by_tokens and mnbt is not None and mnbt > 2048 and cfg.enable_chunked_prefill:
+        half = max(seqs or cfg.max_num_seqs, mnbt // 2, 2048)
         if half < mnbt:
             edit = Edit("lower", "max-num-batched-tokens", mnbt, half)
             effect = f"one step's prefill logits ({fmt_int(half)} tokens × vocabulary) halve"

@@ -179,6 +179,32 @@ _DEFS: list[tuple[str, str, str]] = [
     # --- logs
     ("log_no_cache_memory", "bool", "Log says 'No available memory for the cache blocks'."),
     ("log_oom", "bool", "Log shows a CUDA/torch out-of-memory error."),
+    (
+        "log_kv_transfer_without_connector",
+        "count",
+        "Requests that arrived with KV transfer parameters at an engine without a KV connector "
+        "(vLLM's 'Got kv_transfer_params, but no KVConnector found' warning): each one "
+        "recomputes the prompt a prefill instance already computed.",
+    ),
+    (
+        "log_oom_phase",
+        "name",
+        "Where the first out-of-memory error struck, from its traceback: cuda-graph-capture, "
+        "sampler-warmup, kv-allocation, profiling or serving.",
+    ),
+    ("log_oom_tried_bytes", "bytes", "What the first out-of-memory error tried to allocate."),
+    (
+        "log_oom_multimodal",
+        "bool",
+        "The out-of-memory traceback runs through the multimodal encoder (or the profiler "
+        "warned that its multimodal worst case does not fit).",
+    ),
+    (
+        "oom_in_activations",
+        "bool",
+        "The out-of-memory error struck an activation peak (the profiling run, the sampler's "
+        "warm-up or a forward pass while serving) with the KV pool not full.",
+    ),
     ("log_preemption_warnings", "count", "Preemption warnings in the log."),
     ("log_kv_cache_tokens", "tokens", "Startup line 'KV cache size: N tokens'."),
     ("log_max_concurrency", "ratio", "Startup line 'Maximum concurrency for N tokens: X'."),
@@ -508,6 +534,11 @@ LABELS: dict[str, str] = {
     "max_model_len_over_capacity": "the longest request over the KV pool",
     "request_capacity_tokens": "the KV tokens one request can use",
     "log_prompts_over_pool": "prompts dropped because no block manager can hold them",
+    "log_kv_transfer_without_connector": (
+        "requests whose KV transfer an engine without a KV connector ignored"
+    ),
+    "log_oom_phase": "where the out-of-memory error struck",
+    "log_oom_tried_bytes": "what the failed allocation asked for",
     "max_num_batched_tokens": "--max-num-batched-tokens",
     "max_num_seqs": "--max-num-seqs",
     "mean_prompt_len": "the mean prompt",
@@ -517,6 +548,8 @@ LABELS: dict[str, str] = {
     "preemptions_window": "preemptions in the window",
     "prefix_queries_window": "prefix-cache lookups in the window",
     "prompt_share_pattern": "what the prompts share",
+    "prompt_identities": "distinct adapters and cache salts in the prompt sample",
+    "prompt_shareable_fraction": "share of the sample's prompt tokens a cache could serve",
     "prompt_tokens_per_s": "prompt tokens per second",
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",
@@ -544,6 +577,7 @@ NONE: dict[str, str] = {
     "kv_fetch_requests_max": "no request waited for a KV fetch",
     "request_log_adapters": "no LoRA adapter in the request log",
     "gpu_other_process_bytes": "no other process holds memory on the card",
+    "log_kv_transfer_without_connector": "no KV transfer was ignored for want of a connector",
 }
 
 # Yes/no signals in words: what the value says when true, and when false.
@@ -551,6 +585,14 @@ STATES: dict[str, tuple[str, str]] = {
     "hybrid_model": ("the model is hybrid (Mamba or linear attention)", "the model is not hybrid"),
     "kv_transfer_configured": ("a KV connector is configured", "no KV connector is configured"),
     "log_oom": ("the log shows an out-of-memory error", "no out-of-memory error in the log"),
+    "log_oom_multimodal": (
+        "the multimodal encoder was in the out-of-memory traceback",
+        "no multimodal encoder in the out-of-memory traceback",
+    ),
+    "oom_in_activations": (
+        "the out-of-memory error struck an activation peak, not the KV pool",
+        "the out-of-memory error did not strike an activation peak",
+    ),
     "log_startup_free_short": (
         "the server refused to start: too little free memory on the device",
         "no start-up refusal for free device memory",

@@ -7,6 +7,7 @@ import re
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.config import to_float, to_int
+from kvdoctor.thresholds import POOL_FULL
 from kvdoctor.vocab import QUANTIZED_KV_DTYPE_PATTERN
 
 # Message texts from vLLM 0.32's source (v1/core/kv_cache_utils.py, config/cache.py) and
@@ -55,6 +56,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         rf"Using ({QUANTIZED_KV_DTYPE_PATTERN}) data type to store kv cache"
         rf"|kv_cache_dtype=({QUANTIZED_KV_DTYPE_PATTERN})\b"
     ),
+    # v1/engine/core.py: a request carries kv_transfer_params (a P/D router sent it) but the
+    # engine was started without --kv-transfer-config: it recomputes the prompt itself.
+    "no_connector": re.compile(r"Got kv_transfer_params, but no KVConnector found"),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
@@ -79,6 +83,83 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
 
 _GIB = 1 << 30
 
+# Where an out-of-memory error struck, read from the frames of its traceback (first match
+# wins): the phase decides the cause. CUDA graph capture and the KV allocation are sized by
+# their own knobs; the profiling run, the sampler's warm-up and a forward pass while serving
+# are activation peaks (memory the pool's sizing left for activations ran out).
+_OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "cuda-graph-capture",
+        re.compile(
+            r"capture_model|_capture_cudagraphs|cuda_?graph\.capture|"
+            r"CUDAGraph|graph_capture"
+        ),
+    ),
+    ("sampler-warmup", re.compile(r"_dummy_sampler_run")),
+    (
+        "kv-allocation",
+        re.compile(
+            r"_allocate_kv_cache|initialize_kv_cache|_initialize_kv_caches|"
+            r"_init_cache_engine|CacheEngine|allocate_kv"
+        ),
+    ),
+    (
+        "profiling",
+        re.compile(
+            r"profile_run|_dummy_run|determine_num_available_blocks|"
+            r"determine_available_memory"
+        ),
+    ),
+    (
+        "serving",
+        re.compile(
+            r"execute_model|model_executable|serving_chat|serving_completion|"
+            r"in forward$|\.forward\(|step_with_batch_queue"
+        ),
+    ),
+)
+# A traceback line: the header, a frame, a source line under it, or the error, in any of the
+# prefixes vLLM's processes put before them.
+_TRACEBACK_LINE = re.compile(
+    r"Traceback|File \"|^\s|\] {2,}\S|\]\s+\w+(?:\.\w+)*(?:Error|Exception)\b|ERROR"
+)
+# A request was served before the error: vLLM's request log, the access log, a stats line
+# with tokens moving.
+_SERVED = re.compile(
+    r"Received request |Added request |\"POST /v1/|Avg prompt throughput: (?!0\.0 )[\d.]+"
+)
+_TRIED = re.compile(r"Tried to allocate ([\d.]+) (GiB|MiB)")
+# The multimodal encoder's own frames, or the profiler's multimodal warning.
+_MULTIMODAL = re.compile(
+    r"_process_image_input|_process_video_input|get_multimodal_embeddings|vision_tower|"
+    r"visual\.|encoder_cache|multi-modal embeddings in the worst case"
+)
+
+
+def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
+    """The phase of the first out-of-memory error (``None`` when its traceback does not say),
+    the bytes it tried to allocate, and whether the multimodal encoder was in it."""
+    lines = text.splitlines()
+    oom = _LOG_PATTERNS["oom"]
+    first = next((i for i, ln in enumerate(lines) if oom.search(ln)), None)
+    if first is None:
+        return None, None, False
+    start = first
+    while start > 0 and _TRACEBACK_LINE.search(lines[start - 1]) and first - start < 400:
+        start -= 1
+    frames = "\n".join(lines[start : first + 1])
+    phase = next((name for name, rx in _OOM_PHASES if rx.search(frames)), None)
+    if phase is None and any(_SERVED.search(ln) for ln in lines[:start]):
+        phase = "serving"
+    tried = _TRIED.search(lines[first])
+    size = None
+    if tried:
+        size = int(float(tried.group(1)) * (_GIB if tried.group(2) == "GiB" else 1 << 20))
+    multimodal = bool(_MULTIMODAL.search(frames)) or (
+        phase == "profiling" and bool(_MULTIMODAL.search("\n".join(lines[:first])))
+    )
+    return phase, size, multimodal
+
 
 def _gib_bytes(text: str) -> int | None:
     v = to_float(text)
@@ -92,6 +173,10 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_startup_free_gib",
         "log_startup_wanted_gib",
         "log_oom",
+        "log_oom_phase",
+        "log_oom_tried_bytes",
+        "log_oom_multimodal",
+        "oom_in_activations",
         "log_preemption_warnings",
         "log_kv_cache_tokens",
         "log_max_concurrency",
@@ -102,6 +187,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_available_kv_bytes",
         "log_vllm_hint",
         "log_prompts_over_pool",
+        "log_kv_transfer_without_connector",
         "log_v0_engine",
         "log_pipeline_parallel_size",
     )
@@ -129,6 +215,29 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no start-up refusal for free memory in the logs",
     )
     out.set("log_oom", bool(p["oom"].search(text)), prov)
+    phase, tried, multimodal = oom_phase(text)
+    out.set(
+        "log_oom_phase",
+        phase,
+        "logs.txt: the frames of the first out-of-memory traceback",
+        reason="no out-of-memory error in the logs, or its traceback names no phase",
+    )
+    out.set(
+        "log_oom_tried_bytes",
+        tried,
+        "logs.txt: 'Tried to allocate X GiB' of the first out-of-memory error",
+        reason="no out-of-memory error with the size it tried to allocate",
+    )
+    out.set("log_oom_multimodal", multimodal, "logs.txt: multimodal encoder frames or warning")
+    # A forward pass that runs out while the pool sits below full ran out of activation memory,
+    # not KV: the pool is allocated up front and does not grow.
+    usage = out.ss.get("kv_usage_max")
+    pool_not_full = not isinstance(usage, (int, float)) or usage < POOL_FULL
+    out.set(
+        "oom_in_activations",
+        phase in ("profiling", "sampler-warmup") or (phase == "serving" and pool_not_full),
+        "logs.txt: the out-of-memory traceback's phase; the window's peak KV usage",
+    )
     v0 = len(p["preemption"].findall(text))
     v1 = sum(int(m.group(1)) for m in p["stats_preemptions"].finditer(text))
     out.set(
@@ -148,6 +257,11 @@ def logs(out: Out, bundle: Bundle) -> None:
         len(p["prompt_over_pool"].findall(text)),
         "logs.txt: 'Input prompt (N tokens) is too long and exceeds the capacity of "
         "block_manager' warnings",
+    )
+    out.set(
+        "log_kv_transfer_without_connector",
+        len(p["no_connector"].findall(text)),
+        "logs.txt: 'Got kv_transfer_params, but no KVConnector found' warnings",
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
     seq = [int(m.group(1)) for m in p["max_seq_len"].finditer(text)]

@@ -35,7 +35,7 @@ def test_primary_gone_is_verified_and_exits_0(capsys: pytest.CaptureFixture[str]
     rc, out, _ = _run(["compare", _bundle("preemption-storm"), _bundle("healthy")], capsys)
     assert rc == 0, out
     assert out.startswith("## Fix verified: `preemption/kv-capacity` is gone\n")
-    assert "| preemption/kv-capacity | suspected, critical, 0.9 | — | **gone** |" in out
+    assert "| preemption/kv-capacity | suspected, critical, 1 | — | **gone** |" in out
     assert "| `--num-gpu-blocks-override` | 17 | (not set) |" in out
     assert "preemption-storm/bundle.tar.gz" in out and str(FIXTURES) not in out
 
