@@ -80,12 +80,35 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "but cannot see the dashboard to name the rename"
         ),
     },
+    # Round 2's holdout, spent (docs/accuracy/corpus-holdout-2-as-run.txt), kept as regressions.
+    "e-dsv4-dp4-tiebreak-scatter": {
+        "cause": (
+            "kvdoctor names the mechanism engine-scatter, added after the case was written "
+            "under the id new-dp-lb-scatters-sessions; ids are not remapped after the fact"
+        ),
+    },
+    "e-lmcache-gpu-already-hits-healthy": {
+        "symptom": (
+            "each document's cold 14.8k-token prefill (5.4 s on a 72B model, TP2) is slower "
+            "than the 1 s default's 4,000 prompt tokens a second, so kvdoctor reads "
+            "prefill-bound where the case calls that time the workload; a model- and "
+            "GPU-aware prefill rate would decide it"
+        ),
+        "cause": "follows from the symptom",
+    },
+    "f-xpu-one-running-fourteen-waiting": {
+        "cause": (
+            "the case leaves KV admission against a slot limit undecided (23 % of the pool "
+            "free, the head request's length unknown); kvdoctor names queueing"
+        ),
+    },
 }
 
 
-# The splits that are development material: each round's dev split, and round 1's holdout,
-# run once and quoted as run (docs/accuracy/corpus-holdout-as-run.txt).
-DEVELOPMENT_SPLITS = ("dev", "holdout", "dev-2")
+# The splits that are development material: each round's dev split, and each round's holdout
+# once it was run and quoted as run (docs/accuracy/corpus-holdout-as-run.txt,
+# corpus-holdout-2-as-run.txt).
+DEVELOPMENT_SPLITS = ("dev", "holdout", "dev-2", "holdout-2")
 
 
 def _dev_cases() -> list[str]:
