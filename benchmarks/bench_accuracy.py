@@ -3,7 +3,7 @@
     python benchmarks/bench_accuracy.py --seed S --count K [--out DIR]   # record and score
     python benchmarks/bench_accuracy.py --replay DIR                      # re-score, seconds
 
-Each draw (:func:`kvdoctor.lab.randomized.draw`) is a failure class with every server and
+Each draw (:func:`kvaccuracy.randomized.draw`) is a failure class with every server and
 traffic parameter drawn at random. Recording a draw: take the lab lock
 (``/tmp/kvdoctor-lab.lock``, per draw, so other lab users interleave), start its vLLM server
 (its own model geometry and engine flags), measure a single-request baseline, start its
@@ -47,10 +47,8 @@ from typing import Any
 
 import httpx
 
-from kvdoctor.bundle.reader import read_bundle
-from kvdoctor.errors import KvdoctorError
-from kvdoctor.lab import accuracy
-from kvdoctor.lab.randomized import (
+from kvaccuracy import scoring as accuracy
+from kvaccuracy.randomized import (
     NOT_DRAWN,
     PROMPT_SAMPLE_SIZE,
     TRUTH,
@@ -63,6 +61,8 @@ from kvdoctor.lab.randomized import (
     prompt_bound,
     window_metrics,
 )
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.scenarios import LAB_TAG
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load, sample_prompts
 

@@ -12,7 +12,7 @@ fi
 bash scripts/install-prometheus.sh
 # Debian's Alertmanager for the lab test of the alert path (tests/alerting).
 bash scripts/install-alertmanager.sh
-echo "== ruff"; .venv/bin/ruff check kvdoctor tests benchmarks
+echo "== ruff"; .venv/bin/ruff check kvdoctor kvaccuracy tests benchmarks
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"
 if [ "${KVDOCTOR_SKIP_LAB:-0}" = "1" ]; then

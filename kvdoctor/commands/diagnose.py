@@ -404,8 +404,12 @@ def _emit(
         click.echo(f"kvdoctor: wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
+    from kvdoctor.signals.window import idle_window
+
     code = exit_code_for(report, fail_on)
-    if report.verdict == "unknown" and code == 0:
+    # `unknown` has two faces: a window that saw no traffic is an observation (exit 1, the
+    # report says so); no usable signal at all is nothing diagnosed (exit 2, one line why).
+    if report.verdict == "unknown" and not idle_window(report.signals):
         if why is None:
             why = report.not_checked[0].why if report.not_checked else "no usable signal"
         click.echo(f"kvdoctor: nothing could be diagnosed: {why}", err=True)

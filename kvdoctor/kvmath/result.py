@@ -5,7 +5,7 @@ renderers read. Field order is the JSON key order and every key is always writte
 unknown or not asked for). The parts the math computes itself come from
 :mod:`kvdoctor.kvmath.memory` (:class:`DecodeStep`, :class:`PlanAnswer`, :class:`BudgetRow`);
 the model summary is the report's :class:`KvModelSummary`. The command builds it in
-:func:`kvdoctor.commands.kv.kv_report`.
+:func:`kvdoctor.kvmath.query.kv_report`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Usage: python _genmodel.py OUT_DIR [LAYERS KV_HEADS HEAD_DIM]
 
 The model is random but built so that the experiments mean something:
 * the default KV layout is 2 layers x 2 KV heads x head_dim 64, bf16 -> 1,024 bytes per token;
-  the randomized accuracy harness (``kvdoctor.lab.randomized``) passes other geometries
+  the randomized accuracy harness (``kvaccuracy.randomized``) passes other geometries
   (MQA / GQA / MHA over 4 query heads, other layer counts and head dims) so that kvdoctor is
   measured on KV layouts it was not written against;
 * next-token distributions are peaked (large lm_head scale), so greedy decoding is stable and

@@ -99,6 +99,63 @@ def status_error(status: int, reason: str, path: str) -> str:
     return f"{base}: {hint}" if hint else base
 
 
+class _Answer:
+    """One GET's answer as it arrives: the status check, the byte cap and the drip cut-off, the
+    same for :func:`fetch` and :func:`fetch_async` (only the reading loop differs)."""
+
+    def __init__(
+        self,
+        url: str,
+        path: str,
+        resp: httpx.Response,
+        max_bytes: int,
+        started: float,
+        cut_off: float,
+    ) -> None:
+        self.url, self.path, self.max_bytes = url, path, max_bytes
+        self.started, self.cut_off = started, cut_off
+        self.status = resp.status_code
+        self.ctype = resp.headers.get("content-type", "")
+        self.refused: Fetched | None = None
+        if resp.status_code != 200:
+            self.refused = self._error(status_error(resp.status_code, resp.reason_phrase, path))
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def _error(self, text: str) -> Fetched:
+        return Fetched(self.url, status=self.status, error=text, content_type=self.ctype)
+
+    def add(self, chunk: bytes) -> Fetched | None:
+        """Keep one chunk; the answer to return instead when the body broke a bound."""
+        self._size += len(chunk)
+        if self._size > self.max_bytes:
+            return self._error(_too_big(self.path, self.max_bytes))
+        if time.monotonic() > self.cut_off:
+            return self._error(
+                f"answer from {self.path} still arriving after "
+                f"{self.cut_off - self.started:.3g}s; cut off"
+            )
+        self._chunks.append(chunk)
+        return None
+
+    def done(self) -> Fetched:
+        body = b"".join(self._chunks).decode("utf-8", errors="replace")
+        return Fetched(self.url, status=self.status, text=body, content_type=self.ctype)
+
+
+def _bounds(path: str, timeout: float, deadline: float | None) -> tuple[float, float, float] | str:
+    """(start, per-request timeout, cut-off for the whole body), or why no time is left."""
+    now = time.monotonic()
+    cut_off = now + timeout * 2
+    if deadline is not None:
+        left = deadline - now
+        if left <= 0:
+            return f"no time left in the capture window for {path}"
+        timeout = min(timeout, left)
+        cut_off = min(cut_off, deadline)
+    return now, timeout, cut_off
+
+
 def fetch(
     client: httpx.Client,
     url: str,
@@ -112,49 +169,20 @@ def fetch(
     included: a capture passes the end of its window, so a hanging server cannot stretch it.
     """
     path = urlsplit(url).path or "/"
-    now = time.monotonic()
-    cut_off = now + timeout * 2
-    if deadline is not None:
-        left = deadline - now
-        if left <= 0:
-            return Fetched(url, error=f"no time left in the capture window for {path}")
-        timeout = min(timeout, left)
-        cut_off = min(cut_off, deadline)
+    bounds = _bounds(path, timeout, deadline)
+    if isinstance(bounds, str):
+        return Fetched(url, error=bounds)
+    started, timeout, cut_off = bounds
     try:
         with client.stream("GET", url, timeout=httpx.Timeout(timeout)) as resp:
-            ctype = resp.headers.get("content-type", "")
-            if resp.status_code != 200:
-                return Fetched(
-                    url,
-                    status=resp.status_code,
-                    error=status_error(resp.status_code, resp.reason_phrase, path),
-                    content_type=ctype,
-                )
-            chunks: list[bytes] = []
-            size = 0
+            answer = _Answer(url, path, resp, max_bytes, started, cut_off)
+            if answer.refused is not None:
+                return answer.refused
             for chunk in resp.iter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    return Fetched(
-                        url,
-                        status=resp.status_code,
-                        error=_too_big(path, max_bytes),
-                        content_type=ctype,
-                    )
-                if time.monotonic() > cut_off:
-                    return Fetched(
-                        url,
-                        status=resp.status_code,
-                        error=f"answer from {path} still arriving after "
-                        f"{cut_off - now:.3g}s; cut off",
-                        content_type=ctype,
-                    )
-                chunks.append(chunk)
-            body = b"".join(chunks).decode("utf-8", errors="replace")
-            return Fetched(url, status=resp.status_code, text=body, content_type=ctype)
-    except httpx.HTTPError as exc:
-        return Fetched(url, error=describe_error(exc, timeout))
-    except (OSError, ValueError) as exc:
+                if (broke := answer.add(chunk)) is not None:
+                    return broke
+            return answer.done()
+    except (httpx.HTTPError, OSError, ValueError) as exc:
         return Fetched(url, error=describe_error(exc, timeout))
 
 
@@ -164,40 +192,28 @@ async def fetch_async(
     headers: Mapping[str, str] | None = None,
     timeout: float = 5.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    deadline: float | None = None,
 ) -> Fetched:
-    """:func:`fetch` for the reproducers' event loop: the same byte cap and one-line errors.
+    """:func:`fetch` for the reproducers' event loop: the same bounds and one-line errors.
 
     ``headers`` go with this request only: the reproducers share one client between the
     target and nothing else, and the caller decides which endpoint's headers apply.
     """
     path = urlsplit(url).path or "/"
+    bounds = _bounds(path, timeout, deadline)
+    if isinstance(bounds, str):
+        return Fetched(url, error=bounds)
+    started, timeout, cut_off = bounds
     try:
         async with client.stream(
             "GET", url, headers=dict(headers or {}), timeout=httpx.Timeout(timeout)
         ) as resp:
-            ctype = resp.headers.get("content-type", "")
-            if resp.status_code != 200:
-                return Fetched(
-                    url,
-                    status=resp.status_code,
-                    error=status_error(resp.status_code, resp.reason_phrase, path),
-                    content_type=ctype,
-                )
-            chunks: list[bytes] = []
-            size = 0
+            answer = _Answer(url, path, resp, max_bytes, started, cut_off)
+            if answer.refused is not None:
+                return answer.refused
             async for chunk in resp.aiter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    return Fetched(
-                        url,
-                        status=resp.status_code,
-                        error=_too_big(path, max_bytes),
-                        content_type=ctype,
-                    )
-                chunks.append(chunk)
-            body = b"".join(chunks).decode("utf-8", errors="replace")
-            return Fetched(url, status=resp.status_code, text=body, content_type=ctype)
-    except httpx.HTTPError as exc:
-        return Fetched(url, error=describe_error(exc, timeout))
-    except (OSError, ValueError) as exc:
+                if (broke := answer.add(chunk)) is not None:
+                    return broke
+            return answer.done()
+    except (httpx.HTTPError, OSError, ValueError) as exc:
         return Fetched(url, error=describe_error(exc, timeout))

@@ -70,8 +70,9 @@ def exit_code_for(report: Report, fail_on: str | None = None) -> int:
     firing = [
         f for f in report.findings if f.status in _FIRING and SEVERITY_RANK[f.severity] <= ceiling
     ]
-    # An undecided symptom is not "nothing firing": someone has to collect what decides it.
-    if report.verdict == "inconclusive" and fail_on is None:
+    # An undecided symptom is not "nothing firing": someone has to collect what decides it; nor
+    # is a capture that could not be judged (docs/cli.md: 0 only for a healthy verdict).
+    if report.verdict in ("inconclusive", "unknown") and fail_on is None:
         return 1
     return 1 if firing else 0
 
@@ -282,13 +283,16 @@ def _check_tables(lines: Sequence[str]) -> list[Problem]:
     for table in _tables(lines):
         seen: dict[tuple[str, ...], int] = {}
         evidence = [h.lower() for h in table.header[1:3]] == ["value", "expected"]
+        # The engine-arguments table quotes the command line as given: a JSON-valued flag
+        # (--kv-transfer-config) is the operator's text, not a structure the report dumped.
+        quotes_argv = [h.lower() for h in table.header] == ["flag", "value"]
         for line_no, cells in table.rows:
             key = tuple(cells)
             if key in seen:
                 problems.append(Problem("duplicate-row", line_no, f"same row as line {seen[key]}"))
             else:
                 seen[key] = line_no
-            for cell in cells:
+            for cell in cells if not quotes_argv else ():
                 if _RAW_JSON.search(cell):
                     problems.append(Problem("raw-json", line_no, cell[:80]))
             labelled = [c for c in cells if c]
@@ -311,7 +315,10 @@ def _check_text(lines: Sequence[str], report: Report) -> list[Problem]:
     ]
     confirmed_suspect = any(_SUSPECT.search(t) for t in confirmed_titles)
     locker_defined = False
+    quoted = _operator_text_rows(lines)
     for i, line in enumerate(lines, 1):
+        if i in quoted:
+            continue
         if _SUSPECT.search(line) and (confirmed_suspect or "**confirmed**" in line):
             problems.append(
                 Problem("suspect-confirmed", i, "says 'suspect until ...' of a confirmed finding")
@@ -432,17 +439,29 @@ def _negated(line: str, start: int) -> bool:
     return bool(_NEGATION.search(clause))
 
 
-def _evidence_expected_cells(lines: Sequence[str]) -> dict[int, str]:
-    """Line number -> the "expected" cell of an evidence-style table row: what a reader should
-    expect for a cause is a norm, not a claim about this server."""
-    out: dict[int, str] = {}
+def _evidence_expected_cells(lines: Sequence[str]) -> dict[int, list[str]]:
+    """Line number -> the cells of an evidence-style table row that claim nothing about this
+    server: the "expected" cell (what a reader should expect for a cause is a norm) and the
+    row's name ("log shows a CUDA out-of-memory error" names what was looked for; the value
+    cell beside it says whether it was seen)."""
+    out: dict[int, list[str]] = {}
     for table in _tables(lines):
         header = [h.lower() for h in table.header]
         if "expected" in header:
             at = header.index("expected")
             for line_no, cells in table.rows:
                 if at < len(cells):
-                    out[line_no] = cells[at]
+                    out[line_no] = [cells[at], *cells[:1]]
+    return out
+
+
+def _operator_text_rows(lines: Sequence[str]) -> set[int]:
+    """Rows that quote the operator's own words (the bundle's notes): not the report's claims."""
+    out: set[int] = set()
+    for table in _tables(lines):
+        for line_no, cells in table.rows:
+            if cells and cells[0].strip().lower() == "notes":
+                out.add(line_no)
     return out
 
 
@@ -470,9 +489,10 @@ def _check_claims(lines: Sequence[str], report: Report) -> list[Problem]:
     problems: list[Problem] = []
     for i, raw in enumerate(lines, 1):
         line = _CODE_SPAN.sub("", raw)
-        if i in norms:
-            # The expectation column states a norm ("a CUDA out-of-memory error in the log").
-            line = line.replace(norms[i], "")
+        for cell in norms.get(i, ()):
+            # The expectation column states a norm ("a CUDA out-of-memory error in the log"),
+            # the first column names the measure.
+            line = line.replace(cell, "")
         if not card_full:
             for m in _CARD_FULL_CLAIM.finditer(line):
                 if not _negated(line, m.start()):

@@ -47,6 +47,8 @@ from kvdoctor.report.model import (
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
+from kvdoctor.signals.catalog import label as label_of
+from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
 
@@ -464,6 +466,7 @@ class EngineArgRow:
 CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction"]
 # Which verdict sentence the report opens with (the template holds one sentence per case).
 VerdictCase = Literal[
+    "idle",
     "unknown",
     "healthy",
     "inconclusive",
@@ -667,9 +670,11 @@ def _evidence_row(ev: Evidence, numbers: _Numbers) -> EvidenceRow:
         # A row that states a condition the value does not meet would read as a false sentence
         # ("2 | above the 2 sequences the pool holds"): say that it was not met.
         expected = Markup("not met: ") + expected
-    return EvidenceRow(
-        signal=ev.signal, label=ev.label or ev.signal, value=value, expected=expected, met=met
+    # Reports before report/1.5 carry no label: the catalog's words, never the bare id.
+    label = ev.label or (
+        label_of(ev.signal) if ev.signal in SIGNALS else ev.signal.replace("_", " ")
     )
+    return EvidenceRow(signal=ev.signal, label=label, value=value, expected=expected, met=met)
 
 
 def _finding_view(
@@ -730,9 +735,10 @@ def _verdict_case(
     lead: FindingView | None,
     kv_max: Scalar,
     refused_start: bool = False,
+    idle: bool = False,
 ) -> VerdictCase:
     if verdict == "unknown":
-        return "unknown"
+        return "idle" if idle else "unknown"
     if verdict == "healthy":
         return "healthy"
     if verdict == "inconclusive":
@@ -908,7 +914,13 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         notes=tuple(notes_view if findings_view else notes_view[1:]),
         ruled_out=tuple(ruled_out_view),
         verdict_case=_verdict_case(
-            report.verdict, card_full, kv_full, lead, sig.get("kv_usage_max"), refused_start
+            report.verdict,
+            card_full,
+            kv_full,
+            lead,
+            sig.get("kv_usage_max"),
+            refused_start,
+            idle=idle_window(sig),
         ),
         card_full_reason=card_full_reason,
         gpu_fraction=gpu_fraction,

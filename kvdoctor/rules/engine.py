@@ -60,6 +60,7 @@ from kvdoctor.signals import catalog
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, FleetSignals
 from kvdoctor.signals.model import Scalar, SignalSet
+from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import CAUSES, SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
 
@@ -145,6 +146,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.signals.catalog",
     "kvdoctor.signals.fleet",
     "kvdoctor.signals.model",
+    "kvdoctor.signals.window",
     "kvdoctor.thresholds",
     "kvdoctor.vocab",
 )
@@ -1399,5 +1401,10 @@ def overall_verdict(
     if scrapes is None or scrapes <= 0:
         return "unknown"
     if any(view.value(row.signal) is None for row in _HEALTH if row.required):
+        return "unknown"
+    if idle_window({name: signals.get(name) for name in signals.values}):
+        # Nothing ran, waited, finished or moved a token: the window holds no evidence about
+        # the KV cache either way, and "healthy" would be a claim it cannot back (external
+        # case: a capture taken after the test had ended, on a server whose cache missed).
         return "unknown"
     return "healthy"

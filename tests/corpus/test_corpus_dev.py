@@ -69,10 +69,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "e-1cat-three-rounds-21pct": {
         "symptom": (
             "captured on an idle server after the test: no prefix lookup in the window, so no "
-            "open question fires; an idle window should not read healthy (next round)"
+            "prefix question can be asked of it; kvdoctor says the idle window cannot be "
+            "judged (verdict unknown) where the case expects the undecided prefix miss"
         ),
         "cause": "follows from the symptom",
-        "healthy": "the same: an idle window reads healthy",
     },
     "a-prefix-hit-tile-reads-dashes-rename": {
         "cause": (

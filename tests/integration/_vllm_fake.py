@@ -89,6 +89,21 @@ def _handler(fake: FakeVllm) -> type[BaseHTTPRequestHandler]:
                         sent += len(line) * 1000
                 except OSError:
                     return  # the client hung up at its cap, as it should
+            elif mode == "drip":
+                # Headers at once, then a byte every 0.1 s for 5 s: each read is quick, only a
+                # bound on the whole body stops a client early.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", "50")
+                self.end_headers()
+                try:
+                    for _ in range(50):
+                        if fake.stop_event.wait(0.1):
+                            return
+                        self.wfile.write(b"#")
+                        self.wfile.flush()
+                except OSError:
+                    return  # the client cut the body off, as it should
             else:
                 i = min(fake.served, len(fake.metrics) - 1)
                 fake.served += 1

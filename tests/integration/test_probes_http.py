@@ -21,7 +21,7 @@ from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.capture import CaptureOptions, capture, was_interrupted
 from kvdoctor.errors import ProbeError
 from kvdoctor.probes.engine import probe_engine_args
-from kvdoctor.probes.http import fetch, make_client
+from kvdoctor.probes.http import fetch, fetch_async, make_client
 from kvdoctor.probes.metrics import scrape_metrics
 from kvdoctor.probes.server import probe_server
 from kvdoctor.signals.compute import compute_signals
@@ -109,6 +109,29 @@ def test_huge_payload_is_capped_while_streaming() -> None:
         got = fetch(client, url + "/metrics", timeout=5, max_bytes=1024 * 1024)
     assert got.text is None
     assert got.error is not None and "larger than 1 MiB; not loaded" in got.error
+
+
+def test_a_dripping_body_is_cut_off_by_both_fetch_paths() -> None:
+    # Every read arrives within the timeout, so only the whole-body cut-off (twice the timeout)
+    # ends it; the reproducers' async path keeps the same bound as the probes' sync one.
+    import asyncio
+
+    import httpx
+
+    async def read_async(url: str) -> Any:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            return await fetch_async(client, url + "/metrics", timeout=0.5)
+
+    for reader in ("sync", "async"):
+        fake = FakeVllm(mode="drip")
+        with serve(fake) as url:
+            if reader == "sync":
+                with make_client(timeout=0.5) as client:
+                    got = fetch(client, url + "/metrics", timeout=0.5)
+            else:
+                got = asyncio.run(read_async(url))
+        assert got.text is None, reader
+        assert got.error is not None and "still arriving after 1s; cut off" in got.error, reader
 
 
 def test_server_probe_reads_version_models_health() -> None:

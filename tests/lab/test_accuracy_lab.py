@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from labenv import lab_python_or_skip
 
-from kvdoctor.lab.randomized import draw
+from kvaccuracy.randomized import draw
 
 pytestmark = pytest.mark.lab
 

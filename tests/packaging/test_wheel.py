@@ -43,6 +43,9 @@ def test_wheel_carries_playbooks_templates_and_catalog(wheel: Path) -> None:
     assert any(n.startswith("kvdoctor/_data/playbooks/") and n.endswith(".yaml") for n in names)
     assert any(n.startswith("kvdoctor/_data/templates/") and n.endswith(".j2") for n in names)
     assert "kvdoctor/data/models.yaml" in names
+    # The accuracy harness (the lab generator and its scoring) is measurement equipment: it
+    # stays beside the package, out of the wheel.
+    assert not [n for n in names if n.startswith("kvaccuracy/") or "randomized" in n]
 
 
 def test_installed_wheel_diagnoses_a_recorded_bundle(wheel: Path, tmp_path: Path) -> None:

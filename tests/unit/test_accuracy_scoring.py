@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvdoctor.lab import accuracy
-from kvdoctor.lab.accuracy import NONE, outcome, primary, rates, render_matrix, render_section
+from kvaccuracy import scoring as accuracy
+from kvaccuracy.scoring import NONE, outcome, primary, rates, render_matrix, render_section
 
 
 def _f(symptom: str, cause: str, status: str, severity: str = "warning") -> dict[str, Any]:
@@ -138,7 +138,7 @@ def test_render_section_lists_misses_and_unscored_draws() -> None:
 
 
 def test_the_measured_other_face_of_the_mechanism_is_right() -> None:
-    from kvdoctor.lab.randomized import SLOW_FACTOR, also_right
+    from kvaccuracy.randomized import SLOW_FACTOR, also_right
 
     hol = ("high-ttft", "long-prefill-hol")
     face = ("slow-itl", "prefill-interference")

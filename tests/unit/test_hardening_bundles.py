@@ -244,3 +244,18 @@ def test_impossible_manifest_window_is_not_rendered(
     assert rc == 1, err
     assert "| capture window | manifest.json gives an impossible window" in out
     assert "window — (" in out and "(-" not in out
+
+
+def test_a_window_without_traffic_is_judged_unknown_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every scrape answered, nothing ran, waited or finished: an observation (exit 1, the report
+    # says the window saw no traffic), not "nothing could be diagnosed" (exit 2).
+    idle = bundle("healthy", kv=0.0, running=0, finished=0, prefix_queries=0, prefix_hits=0)
+    path = write_bundle(idle, tmp_path / "b")
+    rc, out, err = _run(["diagnose", "--bundle", str(path), "--format", "json"], capsys)
+    assert rc == 1, err
+    assert "nothing could be diagnosed" not in err
+    assert json.loads(out)["verdict"] == "unknown"
+    rc, out, _ = _run(["diagnose", "--bundle", str(path)], capsys)
+    assert rc == 1 and "The window saw no traffic" in out

@@ -171,6 +171,7 @@ LAZY: dict[tuple[str, str], str] = {
             ("kvdoctor.commands.compare", "kvdoctor.commands._capture_opts"),
             ("kvdoctor.commands.compare", "kvdoctor.probes.engine"),
             ("kvdoctor.commands.diagnose", "kvdoctor.promptshare"),
+            ("kvdoctor.commands.diagnose", "kvdoctor.signals.window"),
             ("kvdoctor.commands.diagnose", "kvdoctor.urlauth"),
             ("kvdoctor.commands.investigate", "kvdoctor.alerting.investigate"),
             ("kvdoctor.commands.investigate", "kvdoctor.alerting.payload"),

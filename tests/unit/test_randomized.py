@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from kvdoctor.lab.randomized import (
+from kvaccuracy.randomized import (
     CLASSES,
     MAX_POSITIONS,
     NOT_DRAWN,
@@ -367,7 +367,7 @@ def test_each_class_turns_into_a_lab_scenario(klass: str) -> None:
 
 
 def test_the_new_shapes_have_no_history_and_the_undecidable_get_prompts() -> None:
-    from kvdoctor.lab.randomized import UNDECIDABLE_OFFLINE
+    from kvaccuracy.randomized import UNDECIDABLE_OFFLINE
 
     seen = {d.klass for d in ALL}
     for klass in (

@@ -87,19 +87,21 @@ def test_notes_beside_findings_are_folded_under_notes() -> None:
 @pytest.mark.parametrize(
     "row",
     [
-        "| `running_max` | 2 | above the 2 sequences the pool holds |",
-        "| `kv_demand_ratio` | 0.802× | ≥ 1: live demand above the pool |",
-        "| `kv_usage_max` | 40 % | ≥ 90 %: the pool fills up |",
+        "| peak running requests | 2 | above the 2 sequences the pool holds |",
+        "| live KV demand over the pool | 0.802× | ≥ 1: live demand above the pool |",
+        "| peak KV cache usage | 40 % | ≥ 90 %: the pool fills up |",
     ],
 )
 def test_a_false_comparison_in_an_evidence_row(row: str) -> None:
-    md = _plant(_clean(), "| `kv_usage_max` |", row)
+    md = _plant(_clean(), "| peak KV cache usage |", row)
     assert "false-comparison" in _kinds(md, exit_code=1)
 
 
 def test_a_true_comparison_and_a_broken_norm_are_not_flagged() -> None:
-    md = _plant(_clean(), "| `kv_usage_max` |", "| `running_max` | 7 | above the 3 sequences |")
-    md = _plant(md, "| `kv_usage_max` |", "| `mean_prompt_len` | 120 | > 128 tokens for a hit |")
+    md = _plant(
+        _clean(), "| peak KV cache usage |", "| peak running requests | 7 | above the 3 sequences |"
+    )
+    md = _plant(md, "| peak KV cache usage |", "| the mean prompt | 120 | > 128 tokens for a hit |")
     assert _kinds(md, exit_code=1) == set()
 
 
@@ -186,14 +188,14 @@ def test_prefill_above_ttft() -> None:
 @pytest.mark.parametrize(
     "planted",
     [
-        "| `kv_usage_max` | 100 % | ≥ 0.90: the pool fills up |",
+        "| peak KV cache usage | 100 % | ≥ 0.90: the pool fills up |",
         "The probe took 0.025 s.",
         "The probe took 1,500 ms.",
     ],
 )
 def test_mixed_units(planted: str) -> None:
     md = _plant(
-        _clean(), "| `kv_usage_max` |" if planted.startswith("|") else "**Proof:**", planted
+        _clean(), "| peak KV cache usage |" if planted.startswith("|") else "**Proof:**", planted
     )
     assert "mixed-units" in _kinds(md, exit_code=1)
 
@@ -209,3 +211,22 @@ def test_too_many_lines_above_the_fold() -> None:
 def test_visible_lines_count_a_folded_block_as_its_summary() -> None:
     md = "a\n\n<details><summary>More</summary>\n\nx\ny\nz\n\n</details>\nb\n"
     assert visible_lines(md) == 4
+
+
+def test_a_json_flag_in_the_engine_arguments_table_is_the_command_line_not_a_dump() -> None:
+    value = '`{"kv_connector": "NixlConnector", "kv_role": "kv_both"}`'
+    lines = _clean().splitlines()
+    at = lines.index("| flag | value |") + 1  # the table's separator row
+    lines.insert(at + 1, f"| `--kv-transfer-config` | {value} |")
+    assert "raw-json" not in _kinds("\n".join(lines) + "\n", exit_code=1)
+    # The same JSON in any other table is still a dump.
+    dumped = _plant(_clean(), "| peak KV cache usage |", f"| what | — | {value} |")
+    assert "raw-json" in _kinds(dumped, exit_code=1)
+
+
+def test_the_operators_notes_are_quoted_not_judged() -> None:
+    notes = "| notes | TTFT went from ~0.2 s to minutes after the change |"
+    md = _plant(_clean(), "| bundle |", notes)
+    assert "mixed-units" not in _kinds(md, exit_code=1)
+    # The same words in the report's own text are judged.
+    assert "mixed-units" in _kinds(_plant(_clean(), "**Proof:**", "TTFT was 0.2 s."), exit_code=1)

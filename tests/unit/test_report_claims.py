@@ -95,18 +95,18 @@ def _healthy(kv_usage_max: float) -> tuple[str, Report]:
 def test_a_healthy_row_that_contradicts_its_own_number() -> None:
     # A healthy verdict over a pool that filled (no symptom showed harm): the row says so.
     md, r = _healthy(0.97)
-    assert "| `kv_usage_max` | 97 % | ≥ 90 %: the KV pool filled at its peak" in md
+    assert "| peak KV cache usage | 97 % | ≥ 90 %: the KV pool filled at its peak" in md
     assert "never filled" not in md
     assert check_report(md, r, exit_code=0) == []
     planted = md.replace(
-        "| `kv_usage_max` | 97 % | ≥ 90 %: the KV pool filled at its peak, and no symptom shows "
-        "harm from it |",
-        "| `kv_usage_max` | 97 % | below 90 %: the KV pool never filled |",
+        "| peak KV cache usage | 97 % | ≥ 90 %: the KV pool filled at its peak, and no symptom "
+        "shows harm from it |",
+        "| peak KV cache usage | 97 % | below 90 %: the KV pool never filled |",
     )
     assert planted != md
     assert "healthy-row" in {p.kind for p in check_report(planted, r, exit_code=0)}
     quiet, r2 = _healthy(0.2)
-    assert "| `kv_usage_max` | 20 % | below 90 %: the KV pool never filled |" in quiet
+    assert "| peak KV cache usage | 20 % | below 90 %: the KV pool never filled |" in quiet
     assert check_report(quiet, r2, exit_code=0) == []
 
 
@@ -115,13 +115,13 @@ def test_met_is_read_from_the_report_not_from_the_prose() -> None:
     for met, shown in ((False, "| not met: ≥ 90 %"), (True, "| ≥ 90 %")):
         f = finding(evidence=[row.model_copy(update={"met": met})])
         text = render_markdown(report(findings=[f]), context())
-        assert f"| `kv_usage_max` | 50 % {shown}" in text
+        assert f"| peak KV cache usage | 50 % {shown}" in text
     # A report that stores no answer gets no "not met" from the renderer's reading of the
     # words; the checker then catches the false sentence.
     f = finding(evidence=[row])
     r = report(findings=[f])
     text = render_markdown(r, context())
-    assert "| `kv_usage_max` | 50 % | ≥ 90 %: the pool fills up |" in text
+    assert "| peak KV cache usage | 50 % | ≥ 90 %: the pool fills up |" in text
     assert "false-comparison" in _kinds(text, r)
 
 
@@ -134,3 +134,16 @@ def test_the_engine_stores_met_from_the_playbook_condition() -> None:
     hol = diagnose(read_bundle(FIXTURES / "long-prefill-hol" / "bundle.tar.gz"))
     itl = [e for f in hol.report.findings for e in f.evidence if e.signal == "itl_prefill_r2"]
     assert itl and all(e.met is False for e in itl)
+
+
+def test_an_evidence_row_named_for_an_oom_is_no_claim_of_one() -> None:
+    r = _with(log_oom=False)
+    clean = render_markdown(r, context())
+    row = (
+        "| log shows a CUDA/torch out-of-memory error | no "
+        "| a CUDA out-of-memory error in the log |"
+    )
+    at = next(ln for ln in clean.splitlines() if ln.startswith("| peak KV cache usage |"))
+    assert "claim-oom" not in _kinds(clean.replace(at, at + "\n" + row, 1), r)
+    # Outside a table's name column the same words are a claim.
+    assert "claim-oom" in _kinds(_plant(clean, "The log shows a CUDA out-of-memory error."), r)

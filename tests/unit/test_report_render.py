@@ -98,7 +98,7 @@ def test_healthy_report_states_the_numbers() -> None:
     )
     text = render_markdown(healthy, ctx)
     assert "The KV cache is fine: its usage peaked at 41 %, 0 preemptions" in text
-    assert "| `kv_usage_max` | 41 % | below 90 % |" in text
+    assert "| peak KV cache usage | 41 % | below 90 % |" in text
     assert "**Change first:** nothing to change" in text
 
 
@@ -120,7 +120,7 @@ def test_six_signals_have_percentiles_and_sparklines() -> None:
 def test_findings_ruled_out_not_checked_and_reproducer_comparison() -> None:
     text = render_markdown(report(), context())
     # A fraction's expectation reads in the unit of its value (percent), not "below 0.90".
-    assert "| `kv_usage_max` | 100 % | below 90 % |" in text
+    assert "| peak KV cache usage | 100 % | below 90 % |" in text
     assert "| `knee_concurrency` | 8 | 9 |" in text
     assert "(40 requests sent)" in text
     ruled = text.split("<summary>Ruled out (1)</summary>", 1)[1].split("</details>", 1)[0]
@@ -237,3 +237,23 @@ def test_the_card_full_sentence_names_its_strongest_proof(
     r = report(signals={**report().signals, **extra})
     text = render_markdown(r, context())
     assert "GPU memory is full, not just the KV cache:" + " " + sentence in text
+
+
+def test_an_idle_window_says_so_and_exits_non_zero() -> None:
+    from kvdoctor.report.checker import check_report, exit_code_for
+
+    idle = {
+        "scrapes_ok": 30,
+        "window_s": 120.0,
+        "kv_usage_max": 0.0,
+        "running_max": 0,
+        "waiting_max": 0,
+        "requests_finished_window": 0,
+        "prompt_tokens_per_s": 0.0,
+        "generation_tokens_per_s": 0.0,
+    }
+    r = report(verdict="unknown", findings=[], signals=idle)
+    text = render_markdown(r, context())
+    assert "**Verdict: unknown.** The window saw no traffic" in text
+    assert exit_code_for(r) == 1
+    assert check_report(text, r, exit_code=exit_code_for(r)) == []

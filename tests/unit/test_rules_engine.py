@@ -307,3 +307,20 @@ def test_verdict_ignores_refuted_and_info_findings() -> None:
 def test_verdict_critical_from_logs_without_metrics() -> None:
     signals = sigs(log_no_cache_memory=True)
     assert overall_verdict(evaluate(signals, None, PLAYBOOKS), signals) == "critical"
+
+
+def test_an_idle_window_is_not_called_healthy() -> None:
+    quiet = {
+        "scrapes_ok": 30,
+        "kv_usage_max": 0.0,
+        "preemptions_window": 0,
+        "waiting_max": 0,
+        "running_max": 0,
+        "requests_finished_window": 0,
+        "prompt_tokens_per_s": 0.0,
+        "generation_tokens_per_s": 0.0,
+    }
+    # Nothing ran, waited, finished or moved a token: nothing about the cache can be judged.
+    assert overall_verdict([], sigs(**quiet)) == "unknown"
+    # One finished request is traffic: the same numbers then read healthy.
+    assert overall_verdict([], sigs(**{**quiet, "requests_finished_window": 1})) == "healthy"

@@ -42,11 +42,11 @@ class Outcome:
     # named, it must be, but the right verdict is healthy, as the report contract says.
     note: bool = False
     # Other (symptom, cause) pairs that are right for this draw: the same mechanism's other
-    # face, measured by the control (kvdoctor.lab.randomized.OTHER_FACE).
+    # face, measured by the control (kvaccuracy.randomized.OTHER_FACE).
     also_right: tuple[tuple[str, str], ...] = ()
     # The report's first note as "symptom/cause", or None (report/1.2).
     first_note: str | None = None
-    # An undecidable draw scored offline (kvdoctor.lab.randomized.UNDECIDABLE_OFFLINE) whose
+    # An undecidable draw scored offline (kvaccuracy.randomized.UNDECIDABLE_OFFLINE) whose
     # report said "inconclusive": the undecided symptom and the causes its differential lists.
     undecided_symptom: str | None = None
     undecided_listed: tuple[str, ...] = ()
