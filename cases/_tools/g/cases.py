@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Build the bundles of the g-* cases. Usage (from the worktree root):
+
+    PYTHONPATH=. .venv/bin/python cases/_tools/g/cases.py [case-id ...]
+
+gen.py is a copy of cases/_tools/d/gen.py (metric text writers: names per release from
+kvdoctor/data/vllm_metrics.yaml, HELP texts and buckets from tests/data/vllm-0.32). Each builder
+takes the numbers its case.yaml quotes and fills in the rest as case.yaml's `assumed:` says.
+Deterministic: seeded random generators, no wall clock.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import random
+import sys
+import time as _t
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import models  # noqa: E402
+from gen import GiB, MiB, Engine, device, prom_error, v1_text, write_bundle  # noqa: E402
+
+CASES = Path(__file__).resolve().parents[2]
+BUILDERS = {}
+
+
+def case(fn):
+    BUILDERS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def epoch(y, mo, d, h=0, mi=0, s=0) -> float:
+    return _dt.datetime(y, mo, d, h, mi, s, tzinfo=_dt.timezone.utc).timestamp()
+
+
+def stamp(t: float) -> str:
+    return _t.strftime("%m-%d %H:%M:%S", _t.gmtime(t))
+
+
+def models_body(served: str, root: str, max_len: int, created: int) -> dict:
+    return {"object": "list", "data": [{"id": served, "object": "model", "created": created, "owned_by": "vllm",
+                                        "root": root, "parent": None, "max_model_len": max_len,
+                                        "permission": [{"id": "modelperm-5c0e9d1b7a2f4c3e8d6b1a0f9e8d7c6b",
+                                                        "object": "model_permission", "created": created,
+                                                        "allow_create_engine": False, "allow_sampling": True,
+                                                        "allow_logprobs": True, "allow_search_indices": False,
+                                                        "allow_view": True, "allow_fine_tuning": False,
+                                                        "organization": "*", "group": None, "is_blocking": False}]}]}
+
+
+# --------------------------------------------------------------------------------------------
+@case
+def g_mrv2_gemma4_runtime_oom_3090_tp2():
+    """vllm#50159: MRv2 sizes the KV pool 0.89 GiB larger than MRv1; under a 128-worker load both ranks OOM."""
+    vers = ("0.24.0", "0.32.0")
+    served = "cyankiwi/gemma-4-31B-it-AWQ-4bit"
+    rnd = random.Random(50159)
+    t0 = epoch(2026, 7, 28, 9, 40, 0)          # first scrape of the window
+    boot = t0 - 1500.0                          # server up 25 min before the window
+    load_at = t0 + 60.0
+    crash_at = t0 + 226.4
+    bs = 16
+    blocks = 38928                              # 6 layer groups (1 full + 5 sliding) share the pool
+    groups_sliding, win_blocks = 5, 1024 // bs + 1
+    maxseq, budget = 48, 2048
+
+    def blocks_of(tokens: int) -> int:
+        b = -(-tokens // bs)
+        return b + groups_sliding * min(b, win_blocks)
+
+    # requests: (id, arrival, prompt, output); light probes before the load, 128 closed-loop workers after
+    reqs: list[dict] = []
+    for k, ta in enumerate([t0 - 1380.0, t0 - 1240.0, t0 - 900.0, t0 - 420.0, t0 + 12.0, t0 + 37.0]):
+        reqs.append({"id": k, "arr": ta, "p": rnd.randint(400, 1500), "o": rnd.randint(60, 200)})
+    workers = 128
+    nid = len(reqs)
+    pending: list[dict] = []
+    for w in range(workers):
+        r = {"id": nid, "arr": load_at + w * 0.05, "p": rnd.randint(3000, 9000), "o": rnd.randint(200, 700), "w": w}
+        nid += 1
+        pending.append(r)
+    reqs_all = list(reqs)
+    waiting: list[dict] = []
+    running: list[dict] = []
+    done: list[dict] = []
+    t = t0 - 1400.0
+    events = sorted(reqs, key=lambda r: r["arr"]) + pending
+    events.sort(key=lambda r: r["arr"])
+    ev_i = 0
+    snapshots = {}
+    scrape_ts = [t0 + 10 * i + 0.3 for i in range(31)]
+    si = 0
+    iters: list[tuple[int, float]] = []
+    while t < crash_at:
+        while ev_i < len(events) and events[ev_i]["arr"] <= t:
+            waiting.append(events[ev_i])
+            if events[ev_i] not in reqs_all:
+                reqs_all.append(events[ev_i])
+            ev_i += 1
+        # admit (FCFS) while slots and blocks allow the prompt
+        used = sum(blocks_of(r["pf"] + r["g"]) for r in running)
+        while waiting and len(running) < maxseq and used + blocks_of(waiting[0]["p"] + 16) <= blocks:
+            r = waiting.pop(0)
+            r.update(pf=0, g=0, sched=t)
+            running.append(r)
+            used = sum(blocks_of(x["pf"] + x["g"]) for x in running)
+        if not running:
+            nxt = events[ev_i]["arr"] if ev_i < len(events) else crash_at
+            while si < len(scrape_ts) and scrape_ts[si] <= nxt:
+                snapshots[si] = (list(waiting), [dict(x) for x in running], len(done), list(done), len(iters))
+                si += 1
+            t = max(t + 0.001, min(nxt, crash_at))
+            continue
+        dec = [r for r in running if r["pf"] >= r["p"]]
+        room = budget - len(dec)
+        pre_tok = 0
+        for r in running:
+            if r["pf"] < r["p"] and room > 0:
+                c = min(room, r["p"] - r["pf"])
+                r["pf"] += c
+                room -= c
+                pre_tok += c
+                if r["pf"] >= r["p"]:
+                    r["first"] = t + 0.0  # set after step time below
+                    r["_first_pending"] = True
+        dt = 0.019 + 0.00015 * len(running) + pre_tok / 2300.0
+        t += dt
+        iters.append((len(dec) + pre_tok, dt))
+        for r in running:
+            if r.pop("_first_pending", False):
+                r["first"] = t
+                r["g"] = 1
+                r["last"] = t
+        for r in dec:
+            r["g"] += 1
+            r.setdefault("itl", []).append(t - r["last"])
+            r["last"] = t
+        fin = [r for r in running if r["pf"] >= r["p"] and r["g"] >= r["o"]]
+        for r in fin:
+            r["end"] = t
+            running.remove(r)
+            done.append(r)
+            if "w" in r:  # the worker sends its next request right away
+                nr = {"id": nid, "arr": t + 0.02, "p": rnd.randint(3000, 9000), "o": rnd.randint(200, 700), "w": r["w"]}
+                nid += 1
+                events.insert(ev_i, nr)
+                events[ev_i:] = sorted(events[ev_i:], key=lambda x: x["arr"])
+        while si < len(scrape_ts) and scrape_ts[si] <= t:
+            snapshots[si] = (list(waiting), [dict(x) for x in running], len(done), list(done), len(iters))
+            si += 1
+
+    # ---- scrapes
+    cache = {"block_size": str(bs), "_block_size_resolved": "True", "cache_dtype": "int8_per_token_head",
+             "calculate_kv_scales": "False", "enable_prefix_caching": "True", "gpu_memory_utilization": "0.94",
+             "hash_block_size": "16", "is_attention_free": "False", "kv_cache_dtype_skip_layers": "[]",
+             "kv_cache_max_concurrency": "0.40", "kv_cache_memory_bytes": "None", "kv_cache_size_tokens": "103812",
+             "kv_offloading_backend": "native", "kv_offloading_size": "None", "kv_sharing_fast_prefill": "False",
+             "mamba_block_size": "None", "mamba_cache_dtype": "auto", "mamba_cache_mode": "none",
+             "mamba_page_size_padded": "None", "mamba_ssm_cache_dtype": "auto", "num_cpu_blocks": "None",
+             "num_gpu_blocks": str(blocks), "num_gpu_blocks_override": "None", "prefix_caching_hash_algo": "sha256",
+             "sliding_window": "1024", "user_specified_block_size": "False"}
+    scrapes, gpu, logs = [], [], []
+    total_mem = 24576 * MiB
+    base_iters = 0
+    for i, ts in enumerate(scrape_ts):
+        if ts > crash_at:
+            scrapes.append({"t": ts, "error": "GET http://10.0.0.7:8000/metrics: connection refused ([Errno 111] Connection refused)"})
+            gpu.append({"t": ts + 0.1, "devices": [device(k, "NVIDIA GeForce RTX 3090", total_mem, [], extra_used=int(0.25 * GiB)) for k in range(2)]})
+            continue
+        wait, run, ndone, dlist, nit = snapshots[i]
+        e = Engine(labels={"engine": "0", "model_name": served}, created=boot + 88.0)
+        started = [r for r in reqs_all if "first" in r and r["first"] <= ts]
+        e.counters["vllm:prompt_tokens"] = sum(r["p"] for r in started) + sum(r["pf"] for r in run if "first" not in r)
+        e.counters["vllm:generation_tokens"] = sum(r["o"] for r in dlist) + sum(r["g"] for r in run)
+        e.counters["vllm:num_preemptions"] = 0.0
+        q = sum(r["p"] for r in reqs_all if r.get("sched", 1e18) <= ts)
+        e.counters["vllm:prefix_cache_queries"] = q
+        e.counters["vllm:prefix_cache_hits"] = 0.0
+        e.counters["vllm:prompt_tokens_cached"] = 0.0
+        for n in ("vllm:external_prefix_cache_queries", "vllm:external_prefix_cache_hits", "vllm:mm_cache_queries", "vllm:mm_cache_hits", "vllm:corrupted_requests"):
+            e.counters[n] = 0.0
+        e.labelled[("vllm:prompt_tokens_by_source", "source", "local_compute")] = e.counters["vllm:prompt_tokens"]
+        e.labelled[("vllm:prompt_tokens_by_source", "source", "local_cache_hit")] = 0.0
+        e.labelled[("vllm:prompt_tokens_by_source", "source", "external_kv_transfer")] = 0.0
+        e.labelled[("vllm:request_success", "finished_reason", "length")] = float(ndone)
+        e.labelled[("vllm:num_requests_waiting_by_reason", "reason", "capacity")] = float(len(wait))
+        e.labelled[("vllm:num_requests_waiting_by_reason", "reason", "deferred")] = 0.0
+        for st, v in (("awake", 1.0), ("weights_offloaded", 0.0), ("discard_all", 0.0)):
+            e.labelled[("vllm:engine_sleep_state", "sleep_state", st)] = v
+        for r in started:
+            e.observe("vllm:time_to_first_token_seconds", r["first"] - r["arr"])
+            e.observe("vllm:request_queue_time_seconds", r["sched"] - r["arr"])
+        # ITL observations up to ts: rebuild from the per-request lists bounded by time
+        for r in reqs_all:
+            if "first" not in r or r["first"] > ts:
+                continue
+            acc = r["first"]
+            for x in r.get("itl", []):
+                acc += x
+                if acc > ts + 1e-9:
+                    break
+                e.observe("vllm:inter_token_latency_seconds", x)
+        for r in dlist:
+            e.observe("vllm:e2e_request_latency_seconds", r["end"] - r["arr"])
+            e.observe("vllm:request_inference_time_seconds", r["end"] - r["sched"])
+            e.observe("vllm:request_prefill_time_seconds", r["first"] - r["sched"])
+            e.observe("vllm:request_decode_time_seconds", r["end"] - r["first"])
+            e.observe("vllm:request_prompt_tokens", r["p"])
+            e.observe("vllm:request_generation_tokens", r["o"])
+            e.observe("vllm:request_params_max_tokens", r["o"])
+            e.observe("vllm:request_max_num_generation_tokens", r["o"])
+            e.observe("vllm:request_params_n", 1)
+            e.observe("vllm:request_prefill_kv_computed_tokens", r["p"])
+            e.observe("vllm:request_time_per_output_token_seconds", (r["end"] - r["first"]) / max(1, r["o"] - 1))
+        for toks, _dt_ in iters[:nit]:
+            e.observe("vllm:iteration_tokens_total", toks)
+        used = sum(blocks_of(r["pf"] + r["g"]) for r in run)
+        e.gauges["vllm:num_requests_running"] = len(run)
+        e.gauges["vllm:num_requests_waiting"] = len(wait)
+        e.gauges["vllm:kv_cache_usage_perc"] = round(used / blocks, 6)
+        scrapes.append({"t": ts, "status": 200, "text": v1_text(vers, [e], cache)})
+        act = 0.0 if ts < load_at else min(1.0, (ts - load_at) / 40.0)
+        gpu.append({"t": ts + 0.1, "devices": [device(k, "NVIDIA GeForce RTX 3090", total_mem,
+                                                      [(2251 + k, f"VLLM::Worker_TP{k}", int((22.86 + 0.55 * act) * GiB))],
+                                                      extra_used=int(0.25 * GiB)) for k in range(2)]})
+        if i > 0:
+            prev = snapshots[i - 1]
+            pt = (e.counters["vllm:prompt_tokens"] - pprompt) / 10.0
+            gt = (e.counters["vllm:generation_tokens"] - pgen) / 10.0
+            logs.append((ts - 0.2, f"(APIServer pid=1) INFO {stamp(ts - 0.2)} [loggers.py:259] Engine 000: Avg prompt throughput: {pt:.1f} tokens/s, Avg generation throughput: {gt:.1f} tokens/s, Running: {len(run)} reqs, Waiting: {len(wait)} reqs, GPU KV cache usage: {100 * used / blocks:.1f}%, Prefix cache hit rate: 0.0%"))
+        pprompt, pgen = e.counters["vllm:prompt_tokens"], e.counters["vllm:generation_tokens"]
+    for r in reqs_all:
+        if "end" in r and r["end"] <= crash_at:
+            logs.append((r["end"], f"(APIServer pid=1) INFO:     10.0.0.{31 + (r['id'] % 4)}:{41000 + r['id']} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"))
+
+    # ---- start-up and crash text
+    mp = served
+    sa = f"(APIServer pid=1) INFO {stamp(boot)}"
+    core = "(EngineCore pid=118)"
+    w0, w1 = "(Worker_TP0 pid=2251)", "(Worker_TP1 pid=2252)"
+    head = [f"{sa} [utils.py:299] vLLM API server version 0.26.0",
+            f"{sa} [utils.py:233] non-default args: {{'model_tag': '{mp}', 'host': '0.0.0.0', 'model': '{mp}', 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.94, 'kv_cache_dtype': 'int8_per_token_head', 'max_num_seqs': 48, 'attention_backend': 'TRITON_ATTN'}}",
+            f"{sa} [model.py:552] Resolved architecture: Gemma4ForConditionalGeneration",
+            f"{sa} [model.py:1712] Using max model len 262144",
+            f"{sa} [scheduler.py:233] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+            f"{core} INFO {stamp(boot + 9)} [core.py:101] Initializing a V1 LLM engine (v0.26.0) with config: model='{mp}', speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=262144, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=compressed-tensors, enforce_eager=False, kv_cache_dtype=int8_per_token_head, device_config=cuda, seed=0, served_model_name={mp}, enable_prefix_caching=True, enable_chunked_prefill=True",
+            f"{w0} INFO {stamp(boot + 21)} [gpu_model_runner.py:4410] Starting to load model {mp}...",
+            f"{w0} INFO {stamp(boot + 21)} [cuda.py:368] Using AttentionBackendEnum.TRITON_ATTN backend.",
+            f"{w0} INFO {stamp(boot + 64)} [gpu_model_runner.py:4502] Model loading took 9.87 GiB memory and 41.306512 seconds",
+            f"{w1} INFO {stamp(boot + 64)} [gpu_model_runner.py:4502] Model loading took 9.87 GiB memory and 41.522078 seconds",
+            f"{w0} INFO {stamp(boot + 79)} [monitor.py:34] torch.compile takes 11.92 s in total",
+            f"{w0} INFO {stamp(boot + 84)} [gpu_model_runner.py:6365] Estimated CUDA graph memory: 0.10 GiB total",
+            f"{w0} INFO {stamp(boot + 84)} [gpu_worker.py:466] Available KV cache memory: 11.43 GiB",
+            f"{w1} INFO {stamp(boot + 84)} [gpu_worker.py:466] Available KV cache memory: 11.43 GiB",
+            f"{w0} INFO {stamp(boot + 84)} [gpu_worker.py:481] CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.9400 is equivalent to --gpu-memory-utilization=0.9358 without CUDA graph memory profiling. To maintain the same effective KV cache size as before, increase --gpu-memory-utilization to 0.9442. To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.",
+            f"{core} INFO {stamp(boot + 85)} [kv_cache_utils.py:1733] GPU KV cache size: 103,812 tokens",
+            f"{core} INFO {stamp(boot + 85)} [kv_cache_utils.py:1734] Maximum concurrency for 262,144 tokens per request: 0.40x",
+            f"{w0} INFO {stamp(boot + 92)} [gpu_model_runner.py:5120] Graph capturing finished in 7 secs, took 0.31 GiB",
+            f"{core} INFO {stamp(boot + 93)} [core.py:274] init engine (profile, create kv cache, warmup model) took 28.41 seconds",
+            f"(APIServer pid=1) INFO {stamp(boot + 97)} [api_server.py:1942] Starting vLLM API server 0 on http://0.0.0.0:8000",
+            f"(APIServer pid=1) INFO {stamp(boot + 97)} [launcher.py:47] Available routes are: /v1/models, /v1/chat/completions, /v1/completions, /metrics, /health"]
+    site = "/usr/local/lib/python3.12/dist-packages/vllm"
+    crash: list[str] = []
+    for wp, gi, free, inuse, alloc, resv in ((w0, 0, "42.06 MiB", "23.47 GiB", "22.58 GiB", "318.42 MiB"),
+                                             (w1, 1, "42.06 MiB", "23.47 GiB", "22.58 GiB", "316.77 MiB")):
+        er = f"{wp} ERROR {stamp(crash_at)} [multiproc_executor.py:949]"
+        crash += [f"{er} WorkerProc hit an exception.",
+                  f"{er} Traceback (most recent call last):",
+                  f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 944, in worker_busy_loop",
+                  f"{er}     output = func(*args, **kwargs)",
+                  f"{er}   File \"{site}/v1/worker/gpu_worker.py\", line 712, in execute_model",
+                  f"{er}     output = self.model_runner.execute_model(scheduler_output, intermediate_tensors)",
+                  f"{er}   File \"{site}/v1/worker/gpu/model_runner.py\", line 1088, in execute_model",
+                  f"{er}     hidden_states = self.model(",
+                  f"{er}   File \"{site}/model_executor/models/gemma4.py\", line 871, in forward",
+                  f"{er}     hidden_states, residual = layer(positions, hidden_states, residual, **kwargs)",
+                  f"{er}   File \"{site}/model_executor/models/gemma4.py\", line 612, in forward",
+                  f"{er}     hidden_states = self.mlp(hidden_states)",
+                  f"{er} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 52.00 MiB. GPU {gi} has a total capacity of 23.56 GiB of which {free} is free. Including non-PyTorch memory, this process has {inuse} memory in use. Of the allocated memory {alloc} is allocated by PyTorch, with 288.00 MiB allocated in private pools (e.g., CUDA Graphs), and {resv} is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"]
+    ec = f"{core} ERROR {stamp(crash_at)} [core.py:1195]"
+    crash += [f"{ec} EngineCore encountered a fatal error.",
+              f"{ec} Traceback (most recent call last):",
+              f"{ec}   File \"{site}/v1/engine/core.py\", line 1186, in run_engine_core",
+              f"{ec}     engine_core.run_busy_loop()",
+              f"{ec}   File \"{site}/v1/executor/multiproc_executor.py\", line 412, in get_response",
+              f"{ec}     raise RuntimeError(",
+              f"{ec} RuntimeError: Worker failed with error 'CUDA out of memory. Tried to allocate 52.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 42.06 MiB is free. Including non-PyTorch memory, this process has 23.47 GiB memory in use.', please check the stack trace above for the root cause",
+              f"(APIServer pid=1) ERROR {stamp(crash_at + 0.1)} [async_llm.py:704] AsyncLLM output_handler failed.",
+              f"(APIServer pid=1) ERROR {stamp(crash_at + 0.1)} [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."]
+    for k in range(6):
+        crash.append(f"(APIServer pid=1) INFO:     10.0.0.{31 + k % 4}:{47100 + k} - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal Server Error")
+    crash += [f"(APIServer pid=1) INFO {stamp(crash_at + 1.2)} [launcher.py:101] Shutting down FastAPI HTTP server.",
+              "(APIServer pid=1) INFO:     Shutting down",
+              "(APIServer pid=1) INFO:     Waiting for application shutdown.",
+              "(APIServer pid=1) INFO:     Application shutdown complete."]
+    body = [ln for _, ln in sorted(logs, key=lambda x: x[0]) if True]
+    all_logs = head + [ln for (tt, ln) in sorted(logs, key=lambda x: x[0]) if tt <= crash_at] + crash
+    argv = ["vllm", "serve", mp, "--host", "0.0.0.0", "--tensor-parallel-size", "2", "--attention-backend", "TRITON_ATTN",
+            "--kv-cache-dtype", "int8_per_token_head", "--gpu-memory-utilization", "0.94", "--max-num-seqs", "48"]
+    args = {"model": mp, "tensor-parallel-size": 2, "attention-backend": "TRITON_ATTN", "kv-cache-dtype": "int8_per_token_head",
+            "gpu-memory-utilization": 0.94, "max-num-seqs": 48, "enable-chunked-prefill": True}
+    del body
+    write_bundle(CASES / "g-mrv2-gemma4-runtime-oom-3090-tp2", endpoint="http://10.0.0.7:8000", started_at=t0, interval_s=10.0,
+                 notes="Captured while a 128-worker load test ran against the production config on 2x RTX 3090 (TP=2); "
+                       "the engine died during the window and the API server exited.",
+                 scrapes=scrapes, server={"version": {"version": "0.26.0"}, "models": models_body(mp, mp, 262144, int(boot + 97)), "health": 200},
+                 engine_args={"argv": argv, "args": args}, model_config=models.GEMMA4_31B_AWQ, gpu=gpu,
+                 logs="\n".join(all_logs) + "\n")
+
+
+def main(argv: list[str]) -> None:
+    names = argv or list(BUILDERS)
+    for n in names:
+        BUILDERS[n]()
+        print("built", n)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
