@@ -310,6 +310,80 @@ def g_mrv2_gemma4_runtime_oom_3090_tp2():
                  logs="\n".join(all_logs) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def g_minimax_m27_196k_kv_short_spark_tp2():
+    """eugr/spark-vllm-docker#396: 2x DGX Spark TP=2, util 0.8: 22.5 GiB KV < 23.25 GiB for 196,608 tokens."""
+    mp = "/models/MiniMax-M2.7-AWQ"
+    served = "minimax-m2.7"
+    t_up = epoch(2026, 9, 14, 7, 12, 4)
+    d = lambda dt: stamp(t_up + dt)  # noqa: E731
+    a = "(APIServer pid=1) INFO"
+    core = "(EngineCore pid=286)"
+    w0 = "(RayWorkerWrapper pid=431)"
+    w1 = "(RayWorkerWrapper pid=219, ip=192.168.177.12)"
+    site = "/usr/local/lib/python3.12/dist-packages/vllm"
+    L = [f"{a} {d(0)} [utils.py:299] vLLM API server version 0.29.1rc1.dev17+gd2d649e67.d20260913",
+         f"{a} {d(0)} [utils.py:233] non-default args: {{'model_tag': '{mp}', 'host': '0.0.0.0', 'port': 8000, 'model': '{mp}', 'trust_remote_code': True, 'max_model_len': 196608, 'served_model_name': ['{served}'], 'distributed_executor_backend': 'ray', 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.8, 'enable_auto_tool_choice': True, 'tool_call_parser': 'minimax_m2', 'reasoning_parser': 'minimax_m2_append_think'}}",
+         f"{a} {d(6)} [model.py:552] Resolved architecture: MiniMaxM2ForCausalLM",
+         f"{a} {d(6)} [model.py:1712] Using max model len 196608",
+         f"{a} {d(7)} [awq_marlin.py:162] The model is convertible to awq_marlin during runtime. Using awq_marlin kernel.",
+         f"{a} {d(7)} [scheduler.py:233] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+         f"{core} INFO {d(14)} [core.py:101] Initializing a V1 LLM engine (v0.29.1rc1.dev17+gd2d649e67.d20260913) with config: model='{mp}', speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=196608, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=awq_marlin, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, served_model_name={served}, enable_prefix_caching=True, enable_chunked_prefill=True",
+         f"{core} INFO {d(15)} [ray_utils.py:402] Using the existing Ray cluster: 2 nodes, 2 GPUs.",
+         f"{core} INFO {d(21)} [ray_executor.py:596] RAY_CGRAPH_get_timeout is set to 300",
+         f"{w0} INFO {d(27)} [parallel_state.py:1411] rank 0 in world size 2 is assigned as DP rank 0, PP rank 0, PCP rank 0, TP rank 0, EP rank 0",
+         f"{w1} INFO {d(27)} [parallel_state.py:1411] rank 1 in world size 2 is assigned as DP rank 0, PP rank 0, PCP rank 0, TP rank 1, EP rank 0",
+         f"{w0} INFO {d(27)} [pynccl.py:111] vLLM is using nccl==2.28.9",
+         f"{w0} INFO {d(28)} [gpu_model_runner.py:4410] Starting to load model {mp}...",
+         f"{w1} INFO {d(28)} [gpu_model_runner.py:4410] Starting to load model {mp}...",
+         f"{w0} INFO {d(52)} [default_loader.py:291] Loading weights took 23.87 seconds",
+         f"{w1} INFO {d(52)} [default_loader.py:291] Loading weights took 24.12 seconds",
+         f"{w0} INFO {d(55)} [gpu_model_runner.py:4502] Model loading took 58.91 GiB memory and 26.512044 seconds",
+         f"{w1} INFO {d(55)} [gpu_model_runner.py:4502] Model loading took 58.91 GiB memory and 26.804117 seconds",
+         f"{w0} INFO {d(96)} [monitor.py:34] torch.compile takes 31.08 s in total",
+         f"{w1} INFO {d(96)} [monitor.py:34] torch.compile takes 31.47 s in total",
+         f"{w0} INFO {d(118)} [gpu_model_runner.py:6365] Estimated CUDA graph memory: 5.11 GiB total",
+         f"{w1} INFO {d(118)} [gpu_model_runner.py:6365] Estimated CUDA graph memory: 5.11 GiB total",
+         f"{w0} INFO {d(118)} [gpu_worker.py:466] Available KV cache memory: 22.5 GiB",
+         f"{w1} INFO {d(118)} [gpu_worker.py:466] Available KV cache memory: 22.5 GiB",
+         f"{w0} INFO {d(118)} [gpu_worker.py:481] CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8000 is equivalent to --gpu-memory-utilization=0.7580 without CUDA graph memory profiling. To maintain the same effective KV cache size as before, increase --gpu-memory-utilization to 0.8417. To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0."]
+    er = f"{core} ERROR {d(119)} [core.py:1104]"
+    L += [f"{er} EngineCore failed to start.",
+          f"{er} Traceback (most recent call last):",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 1090, in run_engine_core",
+          f"{er}     engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 852, in __init__",
+          f"{er}     super().__init__(",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 128, in __init__",
+          f"{er}     kv_cache_config = self._initialize_kv_caches(vllm_config)",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 251, in _initialize_kv_caches",
+          f"{er}     kv_cache_configs = get_kv_cache_configs(",
+          f"{er}   File \"{site}/v1/core/kv_cache_utils.py\", line 1726, in get_kv_cache_configs",
+          f"{er}     _check_enough_kv_cache_memory(",
+          f"{er}   File \"{site}/v1/core/kv_cache_utils.py\", line 681, in _check_enough_kv_cache_memory",
+          f"{er}     raise ValueError(",
+          f"{er} ValueError: To serve at least one request with the model's max seq len (196608), 23.25 GiB KV cache is needed, which is larger than the available KV cache memory (22.5 GiB). Based on the available memory, the estimated maximum model length is 190272. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+          f"{core} Process EngineCore:",
+          f"(APIServer pid=1) Traceback (most recent call last):",
+          f"(APIServer pid=1)   File \"/usr/local/bin/vllm\", line 10, in <module>",
+          f"(APIServer pid=1)     sys.exit(main())",
+          f"(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    t_fail = t_up + 119.4
+    scrapes = [prom_error(t_up + 30.2 + 30 * k) for k in range(5)]
+    args = {"model": mp, "served-model-name": served, "host": "0.0.0.0", "port": 8000, "trust-remote-code": True,
+            "max-model-len": 196608, "distributed-executor-backend": "ray", "tensor-parallel-size": 2,
+            "gpu-memory-utilization": 0.8, "enable-auto-tool-choice": True, "tool-call-parser": "minimax_m2",
+            "reasoning-parser": "minimax_m2_append_think"}
+    write_bundle(CASES / "g-minimax-m27-196k-kv-short-spark-tp2", endpoint="http://spark-a.local:8000", started_at=t_up + 30.0,
+                 interval_s=30.0,
+                 notes="run-recipe.py recipes/minimax-m2.7-awq.yaml on two DGX Spark nodes (Ray, TP=2); the server did not come up. "
+                       "No gpu.jsonl: NVML on GB10 reports no framebuffer memory. Engine args are the recipe's flags.",
+                 scrapes=scrapes, server=None, engine_args={"argv": None, "args": args},
+                 model_config=models.MINIMAX_M27_AWQ, gpu=None, logs="\n".join(L) + "\n")
+    assert t_fail < scrapes[-1]["t"]
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
