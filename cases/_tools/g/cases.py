@@ -384,6 +384,82 @@ def g_minimax_m27_196k_kv_short_spark_tp2():
     assert t_fail < scrapes[-1]["t"]
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def g_mrv2_capture_oom_llama31_70b_fp8_l40s_tp8():
+    """vllm#49224: 0.25.1, MRv2 default for dense models reserves 0 for CUDA graphs; capture_model() OOMs on L40S TP=8."""
+    mp = "RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8"
+    t_up = epoch(2026, 7, 20, 13, 5, 11)
+    d = lambda dt: stamp(t_up + dt)  # noqa: E731
+    a = "(APIServer pid=1) INFO"
+    core = "(EngineCore pid=204)"
+    pids = [311 + k for k in range(8)]
+    W = [f"(Worker_TP{k} pid={pids[k]})" for k in range(8)]
+    site = "/usr/local/lib/python3.12/dist-packages/vllm"
+    kv_gib = 29.86
+    bpt = 80 * 1 * 128 * 2 * 2  # per rank at TP=8
+    tokens = int(kv_gib * GiB) // bpt // 16 * 16
+    L = [f"{a} {d(0)} [utils.py:299] vLLM API server version 0.25.1",
+         f"{a} {d(0)} [utils.py:233] non-default args: {{'model_tag': '{mp}', 'host': '0.0.0.0', 'model': '{mp}', 'max_model_len': 32768, 'tensor_parallel_size': 8}}",
+         f"{a} {d(7)} [model.py:552] Resolved architecture: LlamaForCausalLM",
+         f"{a} {d(7)} [model.py:1712] Using max model len 32768",
+         f"{a} {d(7)} [scheduler.py:233] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+         f"{core} INFO {d(13)} [core.py:101] Initializing a V1 LLM engine (v0.25.1) with config: model='{mp}', speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=8, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=compressed-tensors, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, served_model_name={mp}, enable_prefix_caching=True, enable_chunked_prefill=True",
+         f"{core} INFO {d(14)} [multiproc_executor.py:143] Creating 8 workers with tensor_parallel_size=8"]
+    for k in range(8):
+        L.append(f"{W[k]} INFO {d(24)} [parallel_state.py:1411] rank {k} in world size 8 is assigned as DP rank 0, PP rank 0, PCP rank 0, TP rank {k}, EP rank 0")
+    L.append(f"{W[0]} INFO {d(26)} [gpu_model_runner.py:4410] Starting to load model {mp}...")
+    for k in range(8):
+        L.append(f"{W[k]} INFO {d(61)} [gpu_model_runner.py:4502] Model loading took 8.31 GiB memory and {33.9 + 0.13 * k:.6f} seconds")
+    L.append(f"{W[0]} INFO {d(88)} [monitor.py:34] torch.compile takes 21.47 s in total")
+    for k in range(8):
+        L.append(f"{W[k]} INFO {d(95)} [gpu_model_runner.py:6365] Estimated CUDA graph memory: 0.00 GiB total")
+    for k in range(8):
+        L.append(f"{W[k]} INFO {d(95)} [gpu_worker.py:466] Available KV cache memory: {kv_gib} GiB")
+    L += [f"{core} INFO {d(96)} [kv_cache_utils.py:1733] GPU KV cache size: {tokens:,} tokens",
+          f"{core} INFO {d(96)} [kv_cache_utils.py:1734] Maximum concurrency for 32,768 tokens per request: {tokens / 32768:.2f}x",
+          "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  37%|███▋      | 19/51 [00:04<00:07,  4.41it/s]"]
+    er = f"{W[3]} ERROR {d(103)} [multiproc_executor.py:949]"
+    L += [f"{er} WorkerProc hit an exception.",
+          f"{er} Traceback (most recent call last):",
+          f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 944, in worker_busy_loop",
+          f"{er}     output = func(*args, **kwargs)",
+          f"{er}   File \"{site}/v1/worker/gpu_worker.py\", line 588, in compile_or_warm_up_model",
+          f"{er}     cuda_graph_memory_bytes = self.model_runner.capture_model()",
+          f"{er}   File \"{site}/v1/worker/gpu/model_runner.py\", line 1402, in capture_model",
+          f"{er}     self.cudagraph_manager.capture(self._capture_one)",
+          f"{er}   File \"{site}/v1/worker/gpu/cudagraph_utils.py\", line 233, in capture",
+          f"{er}     with torch.cuda.graph(graph, pool=self.pool):",
+          f"{er}   File \"/usr/local/lib/python3.12/dist-packages/torch/cuda/graphs.py\", line 268, in __exit__",
+          f"{er}     self.cuda_graph.capture_end()",
+          f"{er} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.06 GiB. GPU 3 has a total capacity of 44.53 GiB of which 634.25 MiB is free. Including non-PyTorch memory, this process has 43.83 GiB memory in use. Of the allocated memory 42.61 GiB is allocated by PyTorch, with 4.92 GiB allocated in private pools (e.g., CUDA Graphs), and 102.77 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"]
+    ec = f"{core} ERROR {d(103)} [core.py:1104]"
+    L += [f"{ec} EngineCore failed to start.",
+          f"{ec} Traceback (most recent call last):",
+          f"{ec}   File \"{site}/v1/engine/core.py\", line 1090, in run_engine_core",
+          f"{ec}     engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)",
+          f"{ec}   File \"{site}/v1/engine/core.py\", line 258, in _initialize_kv_caches",
+          f"{ec}     self.model_executor.initialize_from_config(kv_cache_configs)",
+          f"{ec}   File \"{site}/v1/executor/multiproc_executor.py\", line 412, in get_response",
+          f"{ec}     raise RuntimeError(",
+          f"{ec} RuntimeError: Worker failed with error 'CUDA out of memory. Tried to allocate 1.06 GiB. GPU 3 has a total capacity of 44.53 GiB of which 634.25 MiB is free. Including non-PyTorch memory, this process has 43.83 GiB memory in use.', please check the stack trace above for the root cause",
+          f"{core} INFO {d(104)} [multiproc_executor.py:720] Parent process exited, terminating worker",
+          f"(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    t_fail = t_up + 103.2
+    used = [43.62, 43.71, 43.58, 43.83, 43.66, 43.49, 43.74, 43.41]
+    gpu = [{"t": t_fail + 1.1, "devices": [device(k, "NVIDIA L40S", 46068 * MiB, [(pids[k], f"VLLM::Worker_TP{k}", int(used[k] * GiB))],
+                                                  extra_used=int(0.27 * GiB)) for k in range(8)]}]
+    argv = ["vllm", "serve", mp, "--host", "0.0.0.0", "--tensor-parallel-size", "8", "--max-model-len", "32768"]
+    args = {"model": mp, "host": "0.0.0.0", "tensor-parallel-size": 8, "max-model-len": 32768}
+    write_bundle(CASES / "g-mrv2-capture-oom-llama31-70b-fp8-l40s-tp8", endpoint="http://127.0.0.1:8000", started_at=t_up + 60.0,
+                 interval_s=20.0,
+                 notes="Restart after upgrading the image from v0.23.0 to v0.25.1 with an unchanged command; the server did not come up. "
+                       "NVML sampled once, right after the failure.",
+                 scrapes=[prom_error(t_up + 60.2 + 20 * k) for k in range(4)], server=None,
+                 engine_args={"argv": argv, "args": args}, model_config=models.LLAMA31_70B_FP8, gpu=gpu,
+                 logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
