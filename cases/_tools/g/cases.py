@@ -460,6 +460,80 @@ def g_mrv2_capture_oom_llama31_70b_fp8_l40s_tp8():
                  logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def g_mixtral_fp8_tp8_h100_free_5gib():
+    """vllm#23192: v0.9.1, TP=8 on 8x H100: free memory 5.31/79.18 GiB at start-up < 0.9 x 79.18."""
+    mp = "RedHatAI/Mixtral-8x7B-Instruct-v0.1-FP8"
+    served = "Mixtral-8x7B-Instruct-v0.1-FP8"
+    t_up = epoch(2025, 8, 19, 9, 47, 2)
+    d = lambda dt: stamp(t_up + dt)  # noqa: E731
+    site = "/usr/local/lib/python3.12/dist-packages/vllm"
+    free = [5.31, 5.29, 5.44, 5.18, 5.37, 5.12, 5.46, 5.25]
+    pids = [402 + k for k in range(8)]
+    L = [f"INFO {d(0)} [__init__.py:244] Automatically detected platform cuda.",
+         f"INFO {d(4)} [api_server.py:1287] vLLM API server version 0.9.1",
+         f"INFO {d(4)} [cli_args.py:309] non-default args: {{'host': '0.0.0.0', 'port': 8910, 'model': '{mp}', 'tensor_parallel_size': 8, 'served_model_name': ['{served}'], 'enable_prefix_caching': False}}",
+         f"INFO {d(12)} [config.py:823] This model supports multiple tasks: {{'embed', 'classify', 'generate', 'reward', 'score'}}. Defaulting to 'generate'.",
+         f"INFO {d(12)} [config.py:1946] Defaulting to use mp for distributed inference",
+         f"INFO {d(12)} [config.py:2195] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+         f"INFO {d(18)} [core.py:455] Waiting for init message from front-end.",
+         f"INFO {d(18)} [core.py:70] Initializing a V1 LLM engine (v0.9.1) with config: model='{mp}', speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config={{}}, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=8, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(backend='auto', disable_fallback=False, disable_any_whitespace=False, disable_additional_properties=False, reasoning_backend=''), observability_config=ObservabilityConfig(show_hidden_metrics_for_version=None, otlp_traces_endpoint=None, collect_detailed_traces=None), seed=0, served_model_name={served}, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=False, chunked_prefill_enabled=True, use_async_output_proc=True, pooler_config=None, compilation_config={{\"level\":3,\"debug_dump_path\":\"\",\"cache_dir\":\"\",\"backend\":\"\",\"custom_ops\":[\"none\"],\"splitting_ops\":[\"vllm.unified_attention\",\"vllm.unified_attention_with_output\"],\"use_inductor\":true,\"compile_sizes\":[],\"use_cudagraph\":true,\"cudagraph_num_of_warmups\":1,\"max_capture_size\":512}}",
+         f"WARNING {d(18)} [multiproc_worker_utils.py:307] Reducing Torch parallelism from 104 threads to 1 to avoid unnecessary CPU contention. Set OMP_NUM_THREADS in the external environment to tune this value as needed.",
+         f"INFO {d(18)} [shm_broadcast.py:289] vLLM message queue communication handle: Handle(local_reader_ranks=[0, 1, 2, 3, 4, 5, 6, 7], buffer_handle=(8, 16777216, 10, 'psm_8c1f0a2e'), local_subscribe_addr='ipc:///tmp/5a0c2e1d-9f7b-4e3a-b6d2-0c8e1f4a7b93', remote_subscribe_addr=None, remote_addr_ipv6=False)"]
+    for k in range(8):
+        L.append(f"WARNING {d(27)} [utils.py:2737] Methods determine_num_available_blocks,device_config,get_cache_block_size_bytes,initialize_cache not implemented in <vllm.v1.worker.gpu_worker.Worker object at 0x7f3c{0x91a0 + 0x30 * k:04x}>")
+    for k in range(8):
+        wp = f"(VllmWorker rank={k} pid={pids[k]})"
+        er = f"{wp} ERROR {d(29)} [multiproc_executor.py:487]"
+        L += [f"{er} WorkerProc failed to start.",
+              f"{er} Traceback (most recent call last):",
+              f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 461, in worker_main",
+              f"{er}     worker = WorkerProc(*args, **kwargs)",
+              f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 357, in __init__",
+              f"{er}     self.worker.init_device()",
+              f"{er}   File \"{site}/worker/worker_base.py\", line 606, in init_device",
+              f"{er}     self.worker.init_device()  # type: ignore",
+              f"{er}   File \"{site}/v1/worker/gpu_worker.py\", line 140, in init_device",
+              f"{er}     raise ValueError(",
+              f"{er} ValueError: Free memory on device ({free[k]:.2f}/79.18 GiB) on startup is less than desired GPU memory utilization (0.9, 71.26 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."]
+    er = f"ERROR {d(30)} [core.py:515]"
+    L += [f"{er} EngineCore failed to start.",
+          f"{er} Traceback (most recent call last):",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 506, in run_engine_core",
+          f"{er}     engine_core = EngineCoreProc(*args, **kwargs)",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 390, in __init__",
+          f"{er}     super().__init__(vllm_config, executor_class, log_stats,",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 76, in __init__",
+          f"{er}     self.model_executor = executor_class(vllm_config)",
+          f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 98, in _init_executor",
+          f"{er}     self.workers = WorkerProc.wait_for_ready(unready_workers)",
+          f"{er}   File \"{site}/v1/executor/multiproc_executor.py\", line 427, in wait_for_ready",
+          f"{er}     raise e from None",
+          f"{er} Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause.",
+          f"Process EngineCore_0:",
+          f"Traceback (most recent call last):",
+          f"  File \"/usr/local/bin/vllm\", line 10, in <module>",
+          f"    sys.exit(main())",
+          f"RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    t_fail = t_up + 30.3
+    gpu = []
+    for j, tt in enumerate((t_up + 20.0, t_fail + 2.0)):
+        gpu.append({"t": tt, "devices": [device(k, "NVIDIA H100 80GB HBM3", 81559 * MiB, [],
+                                                 extra_used=int((79.18 - free[k] + (0.52 if j == 0 else 0.0)) * GiB))
+                                          for k in range(8)]})
+    argv = ["vllm", "serve", mp, "--port", "8910", "--host", "0.0.0.0", "--tensor-parallel-size", "8",
+            "--served-model-name", served, "--no-enable-prefix-caching"]
+    args = {"model": mp, "port": 8910, "host": "0.0.0.0", "tensor-parallel-size": 8, "served-model-name": served,
+            "enable-prefix-caching": False}
+    write_bundle(CASES / "g-mixtral-fp8-tp8-h100-free-5gib", endpoint="http://0.0.0.0:8910", started_at=t_up + 10.0,
+                 interval_s=10.0,
+                 notes="Captured inside the vllm/vllm-openai:v0.9.1 container during a start that failed; NVML sampled twice.",
+                 scrapes=[prom_error(t_up + 10.2 + 10 * k, port=8910, host="0.0.0.0") for k in range(4)], server=None,
+                 engine_args={"argv": argv, "args": args}, model_config=models.MIXTRAL_8X7B_FP8, gpu=gpu,
+                 logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
