@@ -534,6 +534,70 @@ def g_mixtral_fp8_tp8_h100_free_5gib():
                  logs="\n".join(L) + "\n")
 
 
+# --------------------------------------------------------------------------------------------
+@case
+def g_gpt_oss_120b_h100_negative_kv():
+    """vllm#23278: gpt-oss-120b on one H100: weights 65.97 GiB, available KV -2.14 GiB at utilization 0.9."""
+    mp = "openai/gpt-oss-120b"
+    t_up = epoch(2025, 8, 20, 18, 3, 41)
+    d = lambda dt: stamp(t_up + dt)  # noqa: E731
+    core = "(EngineCore_0 pid=5839)"
+    a = "(APIServer pid=5702) INFO"
+    site = "/home/ubuntu/miniconda3/envs/vllm/lib/python3.12/site-packages/vllm"
+    L = [f"{a} {d(0)} [api_server.py:1805] vLLM API server version 0.10.1",
+         f"{a} {d(0)} [utils.py:326] non-default args: {{'model_tag': '{mp}', 'model': '{mp}'}}",
+         f"{a} {d(7)} [config.py:726] Resolved architecture: GptOssForCausalLM",
+         f"{a} {d(7)} [config.py:1759] Using max model len 131072",
+         f"{a} {d(8)} [config.py:2588] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+         f"{a} {d(8)} [config.py:273] Overriding max cuda graph capture size to 1024 for performance.",
+         f"{core} INFO {d(14)} [core.py:636] Waiting for init message from front-end.",
+         f"{core} INFO {d(14)} [core.py:74] Initializing a V1 LLM engine (v0.10.1) with config: model='{mp}', speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config={{}}, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=mxfp4, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, decoding_config=DecodingConfig(backend='auto', disable_fallback=False, disable_any_whitespace=False, disable_additional_properties=False, reasoning_backend='GptOss'), observability_config=ObservabilityConfig(show_hidden_metrics_for_version=None, otlp_traces_endpoint=None, collect_detailed_traces=None), seed=0, served_model_name={mp}, enable_prefix_caching=True, chunked_prefill_enabled=True, use_async_output_proc=True, pooler_config=None",
+         f"{core} INFO {d(16)} [parallel_state.py:1134] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0",
+         f"{core} INFO {d(16)} [gpu_model_runner.py:1953] Starting to load model {mp}...",
+         f"{core} INFO {d(16)} [gpu_model_runner.py:1985] Loading model from scratch...",
+         f"{core} INFO {d(16)} [cuda.py:323] Using Flash Attention backend on V1 engine.",
+         f"{core} INFO {d(25)} [default_loader.py:262] Loading weights took 9.12 seconds",
+         f"{core} WARNING {d(27)} [marlin_utils_fp4.py:196] Your GPU does not have native support for FP4 computation but FP4 quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads.",
+         f"{core} INFO {d(29)} [gpu_model_runner.py:2007] Model loading took 65.9651 GiB and 12.799889 seconds",
+         f"{core} INFO {d(35)} [backends.py:548] Using cache directory: /home/ubuntu/.cache/vllm/torch_compile_cache/d7f9b2c1b1/rank_0_0/backbone for vLLM's torch.compile",
+         f"{core} INFO {d(35)} [backends.py:559] Dynamo bytecode transform time: 5.55 s",
+         f"{core} INFO {d(39)} [backends.py:161] Directly load the compiled graph(s) for dynamic shape from the cache, took 4.513 s",
+         f"{core} INFO {d(40)} [monitor.py:34] torch.compile takes 5.55 s in total",
+         f"{core} INFO {d(41)} [gpu_worker.py:276] Available KV cache memory: -2.14 GiB"]
+    er = f"{core} ERROR {d(41)} [core.py:700]"
+    L += [f"{er} EngineCore failed to start.",
+          f"{er} Traceback (most recent call last):",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 691, in run_engine_core",
+          f"{er}     engine_core = EngineCoreProc(*args, **kwargs)",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 492, in __init__",
+          f"{er}     super().__init__(vllm_config, executor_class, log_stats,",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 89, in __init__",
+          f"{er}     self._initialize_kv_caches(vllm_config)",
+          f"{er}   File \"{site}/v1/engine/core.py\", line 188, in _initialize_kv_caches",
+          f"{er}     get_kv_cache_config(vllm_config, kv_cache_spec_one_worker,",
+          f"{er}   File \"{site}/v1/core/kv_cache_utils.py\", line 1056, in get_kv_cache_config",
+          f"{er}     check_enough_kv_cache_memory(vllm_config, kv_cache_spec, available_memory)",
+          f"{er}   File \"{site}/v1/core/kv_cache_utils.py\", line 664, in check_enough_kv_cache_memory",
+          f"{er}     raise ValueError(\"No available memory for the cache blocks. \"",
+          f"{er} ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+          f"{core} Process EngineCore_0:",
+          f"(APIServer pid=5702) Traceback (most recent call last):",
+          f"(APIServer pid=5702)   File \"/home/ubuntu/miniconda3/envs/vllm/bin/vllm\", line 8, in <module>",
+          f"(APIServer pid=5702)     sys.exit(main())",
+          f"(APIServer pid=5702) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    t_fail = t_up + 41.3
+    gpu = [{"t": t_fail + 0.5, "devices": [device(0, "NVIDIA H100 80GB HBM3", 81559 * MiB, [(5839, "VLLM::EngineCore", int(73.62 * GiB))],
+                                                  extra_used=int(0.31 * GiB))]}]
+    argv = ["vllm", "serve", mp]
+    args = {"model": mp}
+    write_bundle(CASES / "g-gpt-oss-120b-h100-negative-kv", endpoint="http://localhost:8000", started_at=t_up + 20.0, interval_s=10.0,
+                 notes="First start of openai/gpt-oss-120b on a single H100 (gpt-oss-20b served fine on it); the server did not come up. "
+                       "NVML sampled once, at the failure.",
+                 scrapes=[prom_error(t_up + 20.2 + 10 * k) for k in range(4)], server=None,
+                 engine_args={"argv": argv, "args": args}, model_config=models.GPT_OSS_120B, gpu=gpu,
+                 logs="\n".join(L) + "\n")
+
+
 def main(argv: list[str]) -> None:
     names = argv or list(BUILDERS)
     for n in names:
