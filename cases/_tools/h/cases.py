@@ -302,8 +302,83 @@ def h_qwen36_27b_block784_370tok_batch() -> None:
     write_prompts(cid, rows)
 
 
+# =========================================================================== case 2 (dev-3)
+def h_glm53_dcp4_prefix_zero_hits() -> None:
+    cid = "h-glm53-dcp4-prefix-zero-hits"
+    rng = random.Random(8201)
+    start = epoch(2026, 8, 31, 8, 4, 12)
+    t0 = start + 600.0
+    n, interval = 37, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "GLM-5.3-Flash-NVFP4"
+    path = "local-inference-lab/GLM-5.3-Flash-NVFP4"
+    prefix = 16384
+    reqs: list[Req] = []
+    turns: list[tuple[int, int]] = []
+    t = start + 420.0
+    while t < t_end + 5:
+        new = rng.randint(200, 600)
+        plen = prefix + new
+        gen = rng.randint(150, 400)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=gen, max_tokens=2048, queue_s=0.004,
+                prefill_s=round(rng.uniform(1.36, 1.44), 3), itl_s=round(rng.uniform(0.0105, 0.0118), 4), finished_reason="stop")
+        r.finish()
+        reqs.append(r)
+        turns.append((new, gen))
+        t = r.t_end + rng.uniform(2.5, 5.0)
+    labels = labels_v1("0.24.0", gpu_memory_utilization="0.9", block_size="64", cache_dtype="fp8", num_gpu_blocks="16384",
+                       kv_cache_size_tokens="1048576", kv_cache_max_concurrency="8.0")
+    srv = Server("0.27.2.dev41+g7c1e0a9d3", "0.24.0", model, 131072, 64, 16384, labels, start)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:263"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1) ", "(EngineCore pid=311) ", "(Worker_TP0 pid=455) "
+    refs = v1_refs("0.27.2") | {"model_path": path}
+    nondefault = (f"{{'model_tag': '{path}', 'model': '{path}', 'served_model_name': ['{model}'], 'max_model_len': 131072, "
+                  "'tensor_parallel_size': 4, 'decode_context_parallel_size': 4, 'kv_cache_dtype': 'fp8', "
+                  "'enable_prefix_caching': True, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}")
+    cfg = engine_cfg_str(path, model, dtype="torch.bfloat16", max_seq_len=131072, tp=4, quant="modelopt_fp4", kv_dtype="fp8",
+                         extra=", decode_context_parallel_size=4")
+    cfg = cfg.replace("speculative_config=None", "speculative_config=SpeculativeConfig(method='mtp', model='local-inference-lab/GLM-5.3-Flash-NVFP4', num_spec_tokens=3)")
+    logs = v1_startup(t=start, version="0.27.2.dev41+g7c1e0a9d3", A=A, E=E, W=W, nondefault=nondefault,
+                      arch="Glm5MoeForCausalLM", max_model_len=131072, engine_cfg=cfg,
+                      weights_gib=43.8125, kv_gib=31.50, kv_tokens=1048576, num_gpu_blocks=16384, refs=refs)
+    logs += stats_lines(sim, start + 430, t_end, "v1", A)
+    logs = [(tt, ln) for tt, ln in logs if "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs" not in ln]
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     172.17.0.1:{50000 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for i, r in enumerate(reqs)]
+    gpus = gpu_devices("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 97887, [89420] * 4,
+                       [(455 + k, f"VLLM::Worker_TP{k}", 88790) for k in range(4)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://127.0.0.1:8000",
+        notes="GLM-5.3-Flash-NVFP4 on 4x RTX PRO 6000 Blackwell, TP4 / DCP4 / MTP=3 (fork image of 2026-08-30); an agent "
+              "session re-sends the same ~16K-token prefix on every request and TTFT never drops below the cold ~1.4 s; "
+              "/metrics every 5 s for 3 min, NVML, server log; the session's requests in prompts.jsonl",
+        version_body={"version": "0.27.2.dev41+g7c1e0a9d3"},
+        models_body=models_body(model, path, 131072, int(start + 125)),
+        argv=["vllm", "serve", path, "--served-model-name", model, "--tensor-parallel-size", "4",
+              "--decode-context-parallel-size", "4", "--speculative-config", '{"method":"mtp","num_speculative_tokens":3}',
+              "--kv-cache-dtype", "fp8", "--max-model-len", "131072", "--enable-prefix-caching"],
+        args={"served-model-name": model, "tensor-parallel-size": 4, "decode-context-parallel-size": 4,
+              "speculative-config": '{"method":"mtp","num_speculative_tokens":3}', "kv-cache-dtype": "fp8",
+              "max-model-len": 131072, "enable-prefix-caching": True},
+        model_config=None, gpus=gpus, logs=join(logs),
+    )
+    prng = random.Random(8202)
+    system = ("You are a coding agent working in the repository described below. Use the tools to inspect and edit files. "
+              + words(prng, tok_words(4000)))
+    tools_doc = words(prng, tok_words(3000))
+    document = words(prng, tok_words(prefix - 7000 - 60))
+    rows = []
+    for new, gen in turns[-12:]:
+        rows.append({"model": model, "max_tokens": 2048, "messages": [
+            {"role": "system", "content": system + "\n\nTools:\n" + tools_doc},
+            {"role": "user", "content": "Project notes:\n" + document},
+            {"role": "user", "content": words(prng, tok_words(new))}]})
+    write_prompts(cid, rows)
+
+
 BUILDERS = {
     "h-qwen36-27b-block784-370tok-batch": h_qwen36_27b_block784_370tok_batch,
+    "h-glm53-dcp4-prefix-zero-hits": h_glm53_dcp4_prefix_zero_hits,
 }
 
 
