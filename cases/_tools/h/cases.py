@@ -376,9 +376,122 @@ def h_glm53_dcp4_prefix_zero_hits() -> None:
     write_prompts(cid, rows)
 
 
+# =========================================================================== case 3 (holdout-3)
+QWEN35_08B_CONFIG = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"],
+    "model_type": "qwen3_5",
+    "image_token_id": 248056,
+    "video_token_id": 248057,
+    "vision_start_token_id": 248053,
+    "vision_end_token_id": 248054,
+    "tie_word_embeddings": True,
+    "text_config": {
+        "model_type": "qwen3_5_text",
+        "attention_bias": False,
+        "attn_output_gate": True,
+        "dtype": "bfloat16",
+        "eos_token_id": 248044,
+        "full_attention_interval": 4,
+        "head_dim": 256,
+        "hidden_act": "silu",
+        "hidden_size": 1024,
+        "intermediate_size": 3584,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 6,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 16,
+        "linear_value_head_dim": 128,
+        "mamba_ssm_dtype": "float32",
+        "max_position_embeddings": 262144,
+        "mtp_num_hidden_layers": 1,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 24,
+        "num_key_value_heads": 2,
+        "rms_norm_eps": 1e-06,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "mrope_interleaved": True, "mrope_section": [11, 11, 10]},
+        "tie_word_embeddings": True,
+        "use_cache": True,
+        "vocab_size": 248320,
+    },
+    "vision_config": {"model_type": "qwen3_5_vision", "depth": 12, "hidden_size": 768, "out_hidden_size": 1024, "num_heads": 12, "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2},
+}
+
+
+def h_lmcache_mp_qwen35_08b_zero_external() -> None:
+    cid = "h-lmcache-mp-qwen35-08b-zero-external"
+    rng = random.Random(8301)
+    start = epoch(2026, 7, 13, 10, 9, 2)
+    t0 = start + 300.0
+    n, interval = 31, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "Qwen/Qwen3.5-0.8B"
+    plen = 104
+    reqs: list[Req] = []
+    lm: list[tuple[float, str]] = []
+    t = start + 180.0
+    while t < t_end + 3:
+        gen = rng.randint(64, 200)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=gen, max_tokens=256, queue_s=0.004,
+                prefill_s=round(rng.uniform(0.021, 0.027), 4), itl_s=round(rng.uniform(0.0052, 0.0058), 4), finished_reason="stop",
+                ext_query=plen, ext_hit=0)
+        r.finish()
+        reqs.append(r)
+        lt = r.t_end + 0.01
+        lm.append((lt, f"[{_lmts(lt)}] LMCache WARNING: Session {r.rid} not found, skipping touch (lookup.py:524:lmcache.v1.multiprocess.modules.lookup)"))
+        t = r.t_end + rng.uniform(2.5, 4.0)
+    labels = labels_v1("0.24.0", gpu_memory_utilization="0.9", block_size="544", num_gpu_blocks="2318", mamba_block_size="544",
+                       mamba_cache_mode="align", mamba_page_size_padded="1114112", mamba_ssm_cache_dtype="float32",
+                       kv_cache_size_tokens="1260992", kv_cache_max_concurrency="153.93")
+    srv = Server("0.24.0", "0.24.0", model, 8192, 544, 2318, labels, start, pool_groups=4)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:263"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1874) ", "(EngineCore pid=2012) ", "(EngineCore pid=2012) "
+    refs = v1_refs("0.24.0") | {"model_path": model}
+    kvt = '{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.port":6555}}'
+    nondefault = (f"{{'model_tag': '{model}', 'model': '{model}', 'max_model_len': 8192, 'enable_prefix_caching': True, "
+                  "'kv_transfer_config': KVTransferConfig(kv_connector='LMCacheMPConnector', kv_role='kv_both', "
+                  "kv_connector_extra_config={'lmcache.mp.port': 6555})}")
+    logs = v1_startup(t=start, version="0.24.0", A=A, E=E, W=W, nondefault=nondefault,
+                      arch="Qwen3_5ForConditionalGeneration", max_model_len=8192,
+                      engine_cfg=engine_cfg_str(model, model, dtype="torch.bfloat16", max_seq_len=8192, tp=1),
+                      weights_gib=1.6875, kv_gib=17.41, kv_tokens=1260992, num_gpu_blocks=2318, refs=refs,
+                      extra_cfg=["[interface.py:773] Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
+                                 "[interface.py:797] Padding mamba page size by 1.49% to ensure that mamba page size and attention page size are exactly equal."])
+    logs.append((start - 40.0, f"[{_lmts(start - 40.0)}] LMCache WARNING: Insufficient /dev/shm capacity"))
+    logs += stats_lines(sim, start + 190, t_end, "v1ext", A)
+    logs = [(tt, ln) for tt, ln in logs if "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs" not in ln]
+    logs += lm
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     127.0.0.1:{46000 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for i, r in enumerate(reqs)]
+    gpus = gpu_devices("NVIDIA GeForce RTX 4090", 24564, [22790], [(2012, "python3", 22210)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://127.0.0.1:8000",
+        notes="WSL test box: vLLM 0.24.0 serving Qwen3.5-0.8B with LMCacheMPConnector against a standalone `lmcache server` "
+              "(LMCache 0.5.1, --chunk-size 544 --l1-size-gb 8); the same chat payload is sent again and again and neither the "
+              "prefix cache nor the external (LMCache) cache ever hits; /metrics every 5 s, NVML, vLLM log with the LMCache "
+              "server warnings pasted in; the payload in prompts.jsonl",
+        version_body={"version": "0.24.0"},
+        models_body=models_body(model, model, 8192, int(start + 125)),
+        argv=["vllm", "serve", model, "--enable-prefix-caching", "--max-model-len", "8192", "--kv-transfer-config", kvt],
+        args={"enable-prefix-caching": True, "max-model-len": 8192, "kv-transfer-config": kvt},
+        model_config=QWEN35_08B_CONFIG, gpus=gpus, logs=join(logs),
+    )
+    body = {"model": model, "max_tokens": 256, "messages": [
+        {"role": "system", "content": "You are a helpful assistant. Answer briefly and precisely."},
+        {"role": "user", "content": "Explain in three sentences what a KV cache is in transformer inference and why reusing it across requests that share a prefix saves work."}]}
+    write_prompts(cid, [json.loads(json.dumps(body)) for _ in range(10)])
+
+
+def _lmts(t: float) -> str:
+    import datetime as _dt
+    d = _dt.datetime.fromtimestamp(t, _dt.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S,") + f"{int((t % 1) * 1000):03d}"
+
+
 BUILDERS = {
     "h-qwen36-27b-block784-370tok-batch": h_qwen36_27b_block784_370tok_batch,
     "h-glm53-dcp4-prefix-zero-hits": h_glm53_dcp4_prefix_zero_hits,
+    "h-lmcache-mp-qwen35-08b-zero-external": h_lmcache_mp_qwen35_08b_zero_external,
 }
 
 
