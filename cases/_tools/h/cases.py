@@ -488,10 +488,117 @@ def _lmts(t: float) -> str:
     return d.strftime("%Y-%m-%d %H:%M:%S,") + f"{int((t % 1) * 1000):03d}"
 
 
+# =========================================================================== case 4 (holdout-3)
+QWEN38_27B_CONFIG = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"],
+    "model_type": "qwen3_5",
+    "tie_word_embeddings": False,
+    "quantization_config": {"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+                            "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "float", "group_size": 16}}},
+                            "ignore": ["lm_head"]},
+    "text_config": {
+        "model_type": "qwen3_5_text",
+        "attention_bias": False,
+        "attn_output_gate": True,
+        "dtype": "bfloat16",
+        "eos_token_id": 248044,
+        "full_attention_interval": 4,
+        "head_dim": 256,
+        "hidden_act": "silu",
+        "hidden_size": 5120,
+        "intermediate_size": 17408,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 16,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 48,
+        "linear_value_head_dim": 128,
+        "mamba_ssm_dtype": "float32",
+        "max_position_embeddings": 262144,
+        "mtp_num_hidden_layers": 1,
+        "num_attention_heads": 24,
+        "num_hidden_layers": 64,
+        "num_key_value_heads": 4,
+        "rms_norm_eps": 1e-06,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "mrope_interleaved": True, "mrope_section": [11, 11, 10]},
+        "use_cache": True,
+        "vocab_size": 248320,
+    },
+}
+
+
+def h_qwen38_27b_align_busy_zero_hits() -> None:
+    cid = "h-qwen38-27b-align-busy-zero-hits"
+    rng = random.Random(8401)
+    start = epoch(2026, 8, 19, 18, 2, 30)
+    t0 = start + 3300.0
+    n, interval = 37, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "unsloth/Qwen3.8-27B-NVFP4"
+    reqs: list[Req] = []
+    t = start + 140.0
+    while t < t_end:
+        plen = rng.randint(7000, 16000)
+        gen = rng.randint(2200, 4500)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=gen, max_tokens=8192, queue_s=0.004,
+                prefill_s=round(plen / 2600.0 + rng.uniform(0.1, 0.6), 3), itl_s=round(rng.uniform(0.065, 0.09), 4),
+                finished_reason="stop")
+        reqs.append(r)
+        t += rng.uniform(26.0, 40.0)
+    labels = labels_v1("0.24.0", gpu_memory_utilization="0.85", block_size="1600", cache_dtype="auto", num_gpu_blocks="3052",
+                       mamba_block_size="1600", mamba_cache_mode="align", mamba_page_size_padded="6553600",
+                       mamba_ssm_cache_dtype="float32", kv_cache_size_tokens="1220800", kv_cache_max_concurrency="9.31")
+    srv = Server("0.27.1", "0.24.0", model, 131072, 1600, 3052, labels, start, pool_groups=4)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:263"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1) ", "(EngineCore pid=188) ", "(EngineCore pid=188) "
+    refs = v1_refs("0.27.1") | {"model_path": model}
+    spec = '{"method":"mtp","num_speculative_tokens":3}'
+    nondefault = (f"{{'model_tag': '{model}', 'model': '{model}', 'max_model_len': 131072, 'gpu_memory_utilization': 0.85, "
+                  "'enable_prefix_caching': True, 'scheduling_policy': 'priority', "
+                  "'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}")
+    cfg = engine_cfg_str(model, model, dtype="torch.bfloat16", max_seq_len=131072, tp=1, quant="compressed-tensors")
+    cfg = cfg.replace("speculative_config=None", f"speculative_config=SpeculativeConfig(method='mtp', model='{model}', num_spec_tokens=3)")
+    logs = v1_startup(t=start, version="0.27.1", A=A, E=E, W=W, nondefault=nondefault,
+                      arch="Qwen3_5ForConditionalGeneration", max_model_len=131072, engine_cfg=cfg,
+                      weights_gib=18.9023, kv_gib=41.27, kv_tokens=1220800, num_gpu_blocks=3052, refs=refs,
+                      extra_cfg=["[interface.py:773] Setting attention block size to 1600 tokens to ensure that attention page size is >= mamba page size."])
+    logs += stats_lines(sim, t0 - 120, t_end, "v1", A)
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     10.0.0.14:{52000 + i % 9000} - "POST /v1/chat/completions HTTP/1.1" 200 OK')
+             for i, r in enumerate(reqs) if r.t_arrive > t0 - 120]
+    gpus = gpu_devices("NVIDIA GB10", 122570, [104330], [(188, "VLLM::EngineCore", 98120)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://10.0.0.5:8000",
+        notes="engine B of a two-engine DGX Spark setup: Qwen3.8-27B-NVFP4 (hybrid GDN) with MTP=3 and --scheduling-policy priority, "
+              "production agent traffic in the busy evening; prefix caching is on but the hit counter has not moved since start; "
+              "/metrics every 5 s for 3 min after ~55 min of uptime, NVML, server log; a sample of the sessions' requests in prompts.jsonl",
+        version_body={"version": "0.27.1"},
+        models_body=models_body(model, model, 131072, int(start + 125)),
+        argv=["vllm", "serve", model, "--max-model-len", "131072", "--gpu-memory-utilization", "0.85", "--enable-prefix-caching",
+              "--scheduling-policy", "priority", "--speculative-config", spec],
+        args={"max-model-len": 131072, "gpu-memory-utilization": 0.85, "enable-prefix-caching": True,
+              "scheduling-policy": "priority", "speculative-config": spec},
+        model_config=QWEN38_27B_CONFIG, gpus=gpus, logs=join(logs),
+    )
+    prng = random.Random(8402)
+    system = ("You are an autonomous software agent. Follow the tool protocol exactly and think before acting. "
+              + words(prng, tok_words(4800 - 40)))
+    rows = []
+    for s in range(4):
+        hist: list[dict] = [{"role": "system", "content": system}]
+        hist.append({"role": "user", "content": words(prng, tok_words(prng.randint(900, 1800)))})
+        for k in range(4):
+            rows.append({"model": model, "max_tokens": 8192, "messages": [dict(m) for m in hist]})
+            hist.append({"role": "assistant", "content": words(prng, tok_words(prng.randint(300, 700)))})
+            hist.append({"role": "user", "content": words(prng, tok_words(prng.randint(200, 900)))})
+    write_prompts(cid, rows)
+
+
 BUILDERS = {
     "h-qwen36-27b-block784-370tok-batch": h_qwen36_27b_block784_370tok_batch,
     "h-glm53-dcp4-prefix-zero-hits": h_glm53_dcp4_prefix_zero_hits,
     "h-lmcache-mp-qwen35-08b-zero-external": h_lmcache_mp_qwen35_08b_zero_external,
+    "h-qwen38-27b-align-busy-zero-hits": h_qwen38_27b_align_busy_zero_hits,
 }
 
 
