@@ -594,11 +594,126 @@ def h_qwen38_27b_align_busy_zero_hits() -> None:
     write_prompts(cid, rows)
 
 
+# =========================================================================== case 5 (holdout-3)
+QWEN36_35B_A3B_CONFIG = {
+    "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+    "model_type": "qwen3_5_moe",
+    "tie_word_embeddings": False,
+    "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]},
+    "text_config": {
+        "model_type": "qwen3_5_moe_text",
+        "attention_bias": False,
+        "attn_output_gate": True,
+        "dtype": "bfloat16",
+        "eos_token_id": 248044,
+        "full_attention_interval": 4,
+        "head_dim": 256,
+        "hidden_act": "silu",
+        "hidden_size": 2048,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 10,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32,
+        "linear_value_head_dim": 128,
+        "mamba_ssm_dtype": "float32",
+        "max_position_embeddings": 262144,
+        "moe_intermediate_size": 512,
+        "mtp_num_hidden_layers": 1,
+        "num_attention_heads": 16,
+        "num_experts": 256,
+        "num_experts_per_tok": 8,
+        "num_hidden_layers": 40,
+        "num_key_value_heads": 2,
+        "rms_norm_eps": 1e-06,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "mrope_interleaved": True, "mrope_section": [11, 11, 10]},
+        "shared_expert_intermediate_size": 512,
+        "use_cache": True,
+        "vocab_size": 248320,
+    },
+}
+
+
+def h_gb10_fp8_kv_silently_disables_apc() -> None:
+    cid = "h-gb10-fp8-kv-silently-disables-apc"
+    rng = random.Random(8501)
+    start = epoch(2026, 7, 31, 14, 20, 5)
+    t0 = start + 1200.0
+    n, interval = 37, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "qwen3.6-35b-a3b"
+    path = "Qwen/Qwen3.6-35B-A3B-FP8"
+    reqs: list[Req] = []
+    steps: list[tuple[int, int]] = []
+    plen = 94200
+    t = start + 900.0
+    while t < t_end + 5:
+        plen += rng.randint(120, 420)
+        gen = rng.randint(120, 260)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=gen, max_tokens=4096, queue_s=0.004,
+                prefill_s=round(plen / 9900.0, 3), itl_s=round(rng.uniform(0.026, 0.030), 4), finished_reason="stop")
+        r.finish()
+        reqs.append(r)
+        steps.append((plen, gen))
+        t = r.t_end + rng.uniform(2.0, 4.0)
+    labels = labels_v1("0.24.0", gpu_memory_utilization="0.8", block_size="2112", cache_dtype="fp8", num_gpu_blocks="2040",
+                       enable_prefix_caching="False", mamba_cache_mode="none", mamba_page_size_padded="4325376",
+                       mamba_ssm_cache_dtype="float32", kv_cache_size_tokens="1077120", kv_cache_max_concurrency="4.11")
+    srv = Server("0.25.0", "0.24.0", model, 262144, 2112, 2040, labels, start, pool_groups=4)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:263"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1) ", "(EngineCore pid=143) ", "(EngineCore pid=143) "
+    refs = v1_refs("0.25.0") | {"model_path": path}
+    nondefault = (f"{{'model_tag': '{path}', 'enable_auto_tool_choice': True, 'tool_call_parser': 'qwen3_coder', 'model': '{path}', "
+                  f"'served_model_name': ['{model}'], 'max_model_len': 262144, 'gpu_memory_utilization': 0.8, 'kv_cache_dtype': 'fp8'}}")
+    logs = v1_startup(t=start, version="0.25.0", A=A, E=E, W=W, nondefault=nondefault,
+                      arch="Qwen3_5MoeForConditionalGeneration", max_model_len=262144,
+                      engine_cfg=engine_cfg_str(path, model, dtype="torch.bfloat16", max_seq_len=262144, tp=1, quant="fp8",
+                                                kv_dtype="fp8", prefix=False),
+                      weights_gib=34.6172, kv_gib=21.19, kv_tokens=1077120, num_gpu_blocks=2040, refs=refs,
+                      extra_cfg=["[interface.py:773] Setting attention block size to 2112 tokens to ensure that attention page size is >= mamba page size."],
+                      extra_after_kv=[f"{W}WARNING {ts(start + 95.3)} [attention.py:258] Using uncalibrated q_scale 1.0 and/or prob_scale 1.0 with fp8 attention. This may cause accuracy issues."])
+    logs += stats_lines(sim, start + 910, t_end, "v1", A)
+    logs = [(tt, ln) for tt, ln in logs if "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs" not in ln]
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     10.42.3.17:{44000 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for i, r in enumerate(reqs)]
+    gpus = gpu_devices("NVIDIA GB10", 122570, [99810], [(143, "VLLM::EngineCore", 97420)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://vllm-driver.ai.svc.cluster.local:8000",
+        notes="home-lab agent backend: Qwen3.6-35B-A3B on a DGX Spark (GB10) with --kv-cache-dtype fp8, serving one agentic "
+              "tool-calling loop that re-sends an ~85k-token prefix on every step; every step takes ~10 s of prefill and the "
+              "log prints 'Prefix cache hit rate: 0.0%' on every sample; /metrics every 5 s for 3 min, NVML, server log; the "
+              "session's steps in prompts.jsonl",
+        version_body={"version": "0.25.0"},
+        models_body=models_body(model, path, 262144, int(start + 125)),
+        argv=["vllm", "serve", path, "--served-model-name", model, "--max-model-len", "262144", "--gpu-memory-utilization", "0.8",
+              "--kv-cache-dtype", "fp8", "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder"],
+        args={"served-model-name": model, "max-model-len": 262144, "gpu-memory-utilization": 0.8, "kv-cache-dtype": "fp8",
+              "enable-auto-tool-choice": True, "tool-call-parser": "qwen3_coder"},
+        model_config=QWEN36_35B_A3B_CONFIG, gpus=gpus, logs=join(logs),
+    )
+    prng = random.Random(8502)
+    system = ("You are the ML operator agent of a home Kubernetes cluster. Prime directive: you cannot crash the inference path. "
+              + words(prng, tok_words(20000)))
+    tools = words(prng, tok_words(25000))
+    context = words(prng, tok_words(85000 - 45000 - 100))
+    hist: list[dict] = [{"role": "system", "content": system + "\n\n# Tools\n" + tools},
+                        {"role": "user", "content": "Cluster context:\n" + context}]
+    grown = words(prng, tok_words(94200 - 85000))
+    hist.append({"role": "assistant", "content": grown})
+    rows = []
+    for plen_k, gen_k in steps[-4:]:
+        rows.append({"model": model, "max_tokens": 4096, "messages": [dict(m) for m in hist]})
+        hist.append({"role": "assistant", "content": words(prng, tok_words(gen_k))})
+        hist.append({"role": "tool", "content": words(prng, tok_words(max(40, 300 - gen_k)))})
+    write_prompts(cid, rows)
+
+
 BUILDERS = {
     "h-qwen36-27b-block784-370tok-batch": h_qwen36_27b_block784_370tok_batch,
     "h-glm53-dcp4-prefix-zero-hits": h_glm53_dcp4_prefix_zero_hits,
     "h-lmcache-mp-qwen35-08b-zero-external": h_lmcache_mp_qwen35_08b_zero_external,
     "h-qwen38-27b-align-busy-zero-hits": h_qwen38_27b_align_busy_zero_hits,
+    "h-gb10-fp8-kv-silently-disables-apc": h_gb10_fp8_kv_silently_disables_apc,
 }
 
 
