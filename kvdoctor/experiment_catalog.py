@@ -70,6 +70,7 @@ _ALL: tuple[ExperimentSpec, ...] = (
             CauseRef("prefix-miss", "eviction-churn"),
             CauseRef("prefix-miss", "prefix-drift"),
             CauseRef("prefix-miss", "adapter-or-salt-split"),
+            CauseRef("prefix-miss", "engine-not-caching"),
         ),
         measures=(
             "prompt_tokens",

@@ -42,6 +42,7 @@ from kvdoctor.report.render import change_first, summary_sentence
 from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules import engine as rules
 from kvdoctor.rules.experiments import experiment_of, plan_for
+from kvdoctor.rules.predicates import DERIVED
 from kvdoctor.rules.schema import Playbook
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
@@ -313,6 +314,7 @@ def _context(
             name: SignalInfo(provenance=sv.provenance, reason=sv.reason)
             for name, sv in sorted(signals.values.items())
         },
+        derived_units={name: d.unit for name, d in sorted(DERIVED.items())},
         reproducers=records,
         healthy_evidence=healthy,
     )

@@ -75,6 +75,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "prefix-drift",
         "adapter-or-salt-split",
         "engine-scatter",
+        "engine-not-caching",
         "unshared-traffic",
         "external-cache-never-serves",
         "hybrid-alignment-miss",

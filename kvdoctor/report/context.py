@@ -44,6 +44,9 @@ class RenderContext(BaseModel):
     # buckets can resolve instead of an interpolated point (report/bounds.py).
     latency_buckets: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
     signal_info: dict[str, SignalInfo] = Field(default_factory=dict)
+    # The units of the rules' derived values ("fraction", "s"...), so an evidence row built on
+    # one reads like a signal's ("0 %", not "0").
+    derived_units: dict[str, str] = Field(default_factory=dict)
     reproducers: list[ReproducerRecord] = Field(default_factory=list)
     # The numbers that show the locker is fine (rules.healthy_evidence), shown when healthy.
     healthy_evidence: list[Evidence] = Field(default_factory=list)

@@ -119,8 +119,9 @@ _BY_UNIT: dict[str, Callable[[object], str]] = {
 }
 
 
-def signal_value(name: str, value: object) -> str | None:
-    """Format ``value`` by the catalog unit of signal ``name``.
+def signal_value(name: str, value: object, unit: str | None = None) -> str | None:
+    """Format ``value`` by the catalog unit of signal ``name`` (``unit`` for a value the
+    catalog does not hold: a rule's derived value, whose unit the caller knows).
 
     Returns ``None`` for text values (names, labels from the server): the caller escapes them,
     because they are untrusted, while everything returned here is safe by construction.
@@ -134,5 +135,6 @@ def signal_value(name: str, value: object) -> str | None:
     if _finite(value) is None:
         return MISSING
     definition = SIGNALS.get(name)
-    formatter = _BY_UNIT.get(definition.unit) if definition else None
+    unit = definition.unit if definition else unit
+    formatter = _BY_UNIT.get(unit) if unit else None
     return formatter(value) if formatter else num(value)

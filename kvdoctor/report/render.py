@@ -215,8 +215,8 @@ def _record_tables(values: Mapping[str, JsonValue]) -> tuple[RecordTable, ...]:
     return tuple(tables)
 
 
-def _signal_value(name: str, value: object) -> Markup:
-    formatted = fmt.signal_value(name, value)
+def _signal_value(name: str, value: object, unit: str | None = None) -> Markup:
+    formatted = fmt.signal_value(name, value, unit)
     if formatted is None:
         return escape_md(value)
     return Markup(formatted)
@@ -631,10 +631,10 @@ def _prose(value: object) -> Markup:
     return escape_trusted(plural_agreement(normalize_durations(dedupe_parens(str(value)))))
 
 
-def _expected_text(signal: str, text: str) -> Markup:
+def _expected_text(signal: str, text: str, unit: str | None = None) -> Markup:
     """An evidence row's expectation in the unit its value is shown in (percent for fractions)."""
     definition = SIGNALS.get(signal)
-    if definition is not None and definition.unit == "fraction":
+    if (definition.unit if definition is not None else unit) == "fraction":
         text = _FRACTION_IN_TEXT.sub(
             lambda m: f"{m.group('op')} {fmt.pct(float(m.group('x')))}", text
         )
@@ -644,8 +644,12 @@ def _expected_text(signal: str, text: str) -> Markup:
 class _Numbers:
     """Signal values as the report states them: latency percentiles as bucket bounds."""
 
-    def __init__(self, bounds: Mapping[str, Mapping[str, Bound]]) -> None:
+    def __init__(
+        self, bounds: Mapping[str, Mapping[str, Bound]], units: Mapping[str, str] | None = None
+    ) -> None:
         self.bounds = bounds
+        # Units of the rules' derived values (the catalog holds the signals' own).
+        self.units = units or {}
 
     def bound(self, name: str) -> Bound | None:
         m = _LATENCY_PERCENTILE.match(name)
@@ -657,12 +661,12 @@ class _Numbers:
         bound = self.bound(name)
         if bound is not None and _num_or_none(value) is not None:
             return Markup(bound.text())
-        return _signal_value(name, value)
+        return _signal_value(name, value, self.units.get(name))
 
 
 def _evidence_row(ev: Evidence, numbers: _Numbers) -> EvidenceRow:
     value = numbers.value(ev.signal, ev.value)
-    expected = _expected_text(ev.signal, ev.expected)
+    expected = _expected_text(ev.signal, ev.expected, numbers.units.get(ev.signal))
     # Whether the row's condition holds is the engine's answer, stored in the report
     # (``Evidence.met``), never read back out of the prose.
     met = ev.met is not False
@@ -825,7 +829,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     """Everything the template needs, computed once (numbers stay numbers until a filter)."""
     sig = dict(report.signals)
     means = {name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets}
-    numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means))
+    numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means), ctx.derived_units)
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]
     primary = firing[0] if firing else None

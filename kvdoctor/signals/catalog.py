@@ -328,6 +328,12 @@ _DEFS += [
         "Draft tokens proposed per verification step (num_speculative_tokens in effect).",
     ),
     ("spec_decode_configured", "bool", "Speculative decoding is configured or exporting."),
+    (
+        "cache_lookup_settings",
+        "text",
+        "The engine's flags that change how KV blocks are stored or looked up (decode context "
+        "parallelism above 1, a KV connector or offloading, a block hash, speculation), joined.",
+    ),
     ("kv_offload_store_bytes_window", "bytes", "Bytes stored to the KV offload tier (0.24+)."),
     ("kv_offload_load_bytes_window", "bytes", "Bytes loaded back from the KV offload tier."),
     ("nixl_failed_transfers_window", "count", "Failed NIXL KV transfers (P/D disaggregation)."),
@@ -538,6 +544,10 @@ LABELS: dict[str, str] = {
         "requests whose KV transfer an engine without a KV connector ignored"
     ),
     "log_oom_phase": "where the out-of-memory error struck",
+    "cache_lookup_settings": "settings that change how blocks are stored or looked up",
+    "log_estimated_max_model_len": "the longest request the pool holds (vLLM's estimate)",
+    "log_max_model_len_exceeds_kv": "start-up refused max_model_len",
+    "log_no_cache_memory": "log says no memory was left for KV cache blocks",
     "log_oom_tried_bytes": "what the failed allocation asked for",
     "max_num_batched_tokens": "--max-num-batched-tokens",
     "max_num_seqs": "--max-num-seqs",

@@ -38,8 +38,10 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?:GPU|CPU|XPU|TPU|HPU|NPU|[A-Z]+)(?: \+ host)? KV cache size: ([\d,]+) tokens"
     ),
     "concurrency": re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
+    # vLLM writes "(196608), (23.25 GiB KV cache is needed"; builds that dropped the stray
+    # parenthesis ("(196608), 23.25 GiB KV cache") are the same refusal.
     "exceeds": re.compile(
-        r"max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the "
+        r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the "
         r"available KV cache memory"
     ),
     # The same refusal in V0 (worker/worker.py raise_if_cache_size_invalid, 0.4 to 0.10):

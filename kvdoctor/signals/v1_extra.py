@@ -438,6 +438,40 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
         _flag(bundle, "speculative-config") or obs.has(SPEC_DRAFTS),
         "engine_args --speculative-config, spec_decode metrics",
     )
+    settings = _cache_lookup_settings(bundle)
+    out.set(
+        "cache_lookup_settings",
+        ", ".join(settings) if settings else None,
+        "engine_args: flags that change how KV blocks are stored or looked up",
+        reason="no engine arguments recorded" if bundle.engine_args is None else "none set",
+    )
+
+
+# Flags under which a build stores or looks up prefix blocks differently from a plain engine:
+# the first suspects when caching is on and blocks the engine holds are not reused.
+_CACHE_LOOKUP_FLAGS = (
+    "decode-context-parallel-size",
+    "kv-transfer-config",
+    "kv-offloading-size",
+    "prefix-caching-hash-algo",
+    "speculative-config",
+)
+
+
+def _cache_lookup_settings(bundle: Bundle) -> list[str]:
+    args = bundle.engine_args
+    if args is None:
+        return []
+    found = []
+    for flag in _CACHE_LOOKUP_FLAGS:
+        value = args.args.get(flag, args.args.get(flag.replace("-", "_")))
+        if value is None or value is False:
+            continue
+        if flag == "decode-context-parallel-size" and str(value) in ("0", "1"):
+            continue  # the plain engine
+        short = value if isinstance(value, int | float) or flag.endswith("algo") else None
+        found.append(f"--{flag} {short}" if short is not None else f"--{flag}")
+    return found
 
 
 # ---------------------------------------------------------------------------- config labels

@@ -99,6 +99,8 @@ def test_prefix_probe_caching_off() -> None:
         "eviction-churn": "inconclusive",
         # A cache that serves no exact repeat is not split by adapters or salts either.
         "adapter-or-salt-split": "refuted",
+        # Configured off: not an engine that holds blocks and fails to reuse them.
+        "engine-not-caching": "refuted",
     }
     assert "not working" in j.summary
 
@@ -201,11 +203,21 @@ def test_prefix_probe_immediate_miss_with_caching_on() -> None:
     turned = {"turnover_fraction": 1.2, "late_repeat_hit_tokens": 0.0}
     got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, **turned)))
     assert got["caching-disabled"] == "refuted" and got["eviction-churn"] == "confirmed"
-    # Both repeats missed but nothing turned the pool over: a cache that is on yet unusable.
-    got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=0.0)))
+    assert got["engine-not-caching"] == "refuted"
+    # Both repeats missed but nothing turned the pool over: a cache that is on yet does not
+    # reuse what it holds (external case h-glm53: decode context parallelism broke the lookup).
+    for late in (0.0, None):
+        got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=late)))
+        assert got["engine-not-caching"] == "confirmed", late
+        assert got["caching-disabled"] == "refuted" and got["eviction-churn"] == "refuted"
+    # Unknown turnover decides nothing: eviction between the two sends stays possible.
+    got = _causes(
+        pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=0.0, turnover_fraction=None))
+    )
+    assert got["engine-not-caching"] == "inconclusive"
     assert got["caching-disabled"] == "inconclusive" and got["eviction-churn"] == "inconclusive"
-    got = _causes(pp.judge(_prefix(repeat_hit_tokens=0.0, late_repeat_hit_tokens=None)))
-    assert got["caching-disabled"] == "inconclusive" and got["eviction-churn"] == "inconclusive"
+    # A repeat that hits refutes it.
+    assert _causes(pp.judge(_prefix()))["engine-not-caching"] == "refuted"
 
 
 def test_prefix_probe_short_shared_prefix() -> None:

@@ -191,6 +191,14 @@ def test_log_signals_from_real_logs() -> None:
             True,
         ),
         (
+            # A build without the stray parenthesis before the size (external case g-minimax).
+            "ValueError: To serve at least one request with the model's max seq len (196608), "
+            "23.25 GiB KV cache is needed, which is larger than the available KV cache memory "
+            "(22.5 GiB).",
+            "log_max_model_len_exceeds_kv",
+            True,
+        ),
+        (
             "ERROR ValueError: No available memory for the cache blocks. Try increasing "
             "`gpu_memory_utilization` when initializing the engine",
             "log_no_cache_memory",

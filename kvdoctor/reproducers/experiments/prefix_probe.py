@@ -43,6 +43,7 @@ BLOCK_LARGER = CauseRef("prefix-miss", "block-larger-than-prefix")
 DRIFT = CauseRef("prefix-miss", "prefix-drift")
 EVICTION = CauseRef("prefix-miss", "eviction-churn")
 SPLIT = CauseRef("prefix-miss", "adapter-or-salt-split")
+NOT_CACHING = CauseRef("prefix-miss", "engine-not-caching")
 
 # Stop waiting for a turnover once the workload's rate says it would take this many times the
 # wait budget: the answer (the prefix survives that long) will not change.
@@ -148,6 +149,7 @@ def judge(m: PrefixMeasured) -> Judgement:
         DRIFT: INCONCLUSIVE,
         EVICTION: INCONCLUSIVE,
         SPLIT: INCONCLUSIVE,
+        NOT_CACHING: INCONCLUSIVE,
     }
     expected = {
         "repeat_hit_tokens": want,
@@ -182,6 +184,13 @@ def judge(m: PrefixMeasured) -> Judgement:
             if verdict == CONFIRMED and churned:
                 causes[EVICTION] = CONFIRMED
                 causes[CACHING_DISABLED] = REFUTED  # on, and measured evictions explain the miss
+                causes[NOT_CACHING] = REFUTED
+            elif want > 0 and m.turnover_fraction is not None and not churned:
+                # Sent twice in a row, nothing could evict it between, and it still missed:
+                # the engine holds the blocks and does not reuse them.
+                causes[NOT_CACHING] = CONFIRMED
+                causes[EVICTION] = REFUTED
+                causes[CACHING_DISABLED] = REFUTED  # configured on
             return Judgement(
                 causes,
                 f"exact repeat of a {m.prompt_tokens}-token prompt hit {hits:.0f} of {want} "
@@ -189,6 +198,8 @@ def judge(m: PrefixMeasured) -> Judgement:
                 expected,
             )
         causes[CACHING_DISABLED] = CONFIRMED
+        if m.prefix_caching is False:
+            causes[NOT_CACHING] = REFUTED  # configured off: nothing for the engine to reuse
         return Judgement(
             causes,
             f"exact repeat of a {m.prompt_tokens}-token prompt hit {hits:.0f} of {want} tokens: "
@@ -196,6 +207,7 @@ def judge(m: PrefixMeasured) -> Judgement:
             expected,
         )
     causes[CACHING_DISABLED] = REFUTED
+    causes[NOT_CACHING] = REFUTED  # an exact repeat hit: the engine reuses what it holds
     causes[EVICTION], evict_why = _eviction(m, want)
     shared, hits_shared = m.shared_prefix_tokens, m.shared_prefix_hit_tokens
     if shared is not None and hits_shared is not None:
