@@ -269,10 +269,26 @@ def _gib(n: float) -> str:
     return f"{n / GIB:,.1f} GiB"
 
 
-def _one_request_bytes(cfg: EngineConfig) -> int:
-    """KV bytes of one max-model-len request: the least pool vLLM starts with."""
-    if cfg.max_model_len and cfg.bytes_per_token:
-        return cfg.max_model_len * cfg.bytes_per_token
+def _one_request_bytes(c: _Ctx) -> int:
+    """KV bytes of one max-model-len request on one device: the least pool vLLM starts with.
+
+    vLLM's own accounting first: the pool it sized at start-up (bytes on one device, its log)
+    over the tokens that pool holds. That is per device under tensor parallelism and counts
+    sliding-window layers, quantized caches and hybrid pages as the engine lays them out,
+    which a bytes-per-token figure from the model's config does not (external case g-mrv2: a
+    Gemma 4 pool of 11.4 GiB holding 622,848 tokens, where the config's figure put one
+    262,144-token request above the whole card).
+    """
+    cfg, v = c.cfg, c.view
+    if not cfg.max_model_len:
+        return 0
+    avail = v.num("log_available_kv_bytes")
+    tokens = cfg.pool_tokens or v.num("log_kv_cache_tokens")
+    if avail and tokens and avail > 0 and tokens > 0:
+        return math.ceil(cfg.max_model_len * avail / tokens)
+    if cfg.bytes_per_token:
+        # The config's figure is the whole model's: each tensor-parallel rank holds its share.
+        return cfg.max_model_len * cfg.bytes_per_token // max(1, cfg.tensor_parallel_size)
     return 0
 
 
@@ -664,6 +680,23 @@ def _plan_prefill_interference(c: _Ctx, *, bound_long_prompts: bool = False) -> 
             f"leaving the rest to other requests (prompts here reach {fmt_int(round(longest))})"
         )
         out.append(Change("tune", (edit,), effect))
+    elif bound_long_prompts and threshold and cfg.long_prefill_token_threshold == 0:
+        # Head-of-line blocking judged on the first tokens while no finished prompt was long:
+        # a prompt joins the length histogram only when it finishes, so the one blocking the
+        # queue may still be prefilling (external case c-long-prompt-hol: two 128k-token
+        # documents in flight, finished prompts at most 2,000 tokens).
+        edit = Edit("set", "long-prefill-token-threshold", None, threshold)
+        seen = (
+            f"the window's finished prompts reached {fmt_int(round(longest))} tokens, so it binds"
+            if longest is not None
+            else "the window does not show prompt lengths, so it binds"
+        )
+        effect = (
+            f"a prompt longer than {fmt_int(threshold)} tokens takes at most that many of each "
+            f"step's {fmt_int(budget)}, so short requests start at the next step; {seen} only "
+            "on the long requests still prefilling (a prompt is counted when it finishes)"
+        )
+        out.append(Change("tune", (edit,), effect))
     return out
 
 
@@ -884,7 +917,7 @@ def _raise_gmu_to_fit(c: _Ctx, hint: str) -> list[Change]:
         return []
     flag = cfg.spell("gpu-memory-utilization")
     mem = device_memory(c)
-    need = mem.min_utilization(_one_request_bytes(cfg))
+    need = mem.min_utilization(_one_request_bytes(c))
     ceiling = mem.max_utilization()
     if need is None or ceiling is None:
         # Without the device's numbers: vLLM's own step, which its refusal always asks for
@@ -965,7 +998,7 @@ def _plan_lower_gmu(
         down = min(down, fits) if down is not None else fits
     if down is None or down >= cfg.gpu_memory_utilization:
         return []
-    floor = mem.min_utilization(_one_request_bytes(cfg))
+    floor = mem.min_utilization(_one_request_bytes(c))
     if floor is not None and mem.total and mem.fixed is not None and down < floor:
         what_fixed = (
             "weights, activations and CUDA graphs take"
@@ -1324,6 +1357,11 @@ def plan(
     # A knob moved one way for an earlier (higher-ranked) finding is never moved the other way
     # for a later one (docs/troubleshooting.md: a rule never advises both directions).
     directions: dict[str, str] = {}
+    # What the constraints say about the server as it runs: it started with these flags, so
+    # they are this vLLM's to accept (a KV dtype newer than kvdoctor's list, say). A change is
+    # refused only for a problem it adds (external case g-mrv2: int8_per_token_head silenced
+    # every change on the server).
+    standing = set(problems(cfg, dict(cfg.args)))
     for i, f in enumerate(findings):
         cause = _cause_of(books, f)
         if f.status == "refuted" or cause is None:
@@ -1339,7 +1377,7 @@ def plan(
                 continue
             for ch in PLANNERS[rem.planner](ctx, f):
                 if ch.edits:
-                    refused = problems(cfg, ch.args(cfg))
+                    refused = set(problems(cfg, ch.args(cfg))) - standing
                     if refused:
                         continue  # vLLM would refuse it, or it would do nothing
                 dirs = [(e.flag, d) for e in ch.edits if (d := _direction(e)) is not None]

@@ -603,7 +603,7 @@ _MS_ABOVE_ONE_S = re.compile(r"(?<![\d.,/])(?P<n>\d[\d,]*(?:\.\d+)?) ms\b")
 # "1 concurrent requests" in text recorded by an experiment or written by a playbook: one
 # thing takes the singular noun (the template's own counts use the ``count`` filter).
 _ONE_THINGS = re.compile(
-    r"(?<![\d.,])1 ((?:[a-z-]+ )?)(request|token|sequence|preemption|block|scrape|prompt)s\b"
+    r"(?<![\d.,])1 ((?:[a-z-]+ )?)(request|token|sequence|preemption|block|scrape|prompt|step)s\b"
 )
 
 

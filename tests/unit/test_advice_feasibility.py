@@ -94,6 +94,34 @@ def test_start_up_oom_gets_the_change_vllm_hints_and_never_a_utilization_below_t
     assert "it would need" in why
 
 
+def test_run_time_oom_on_tensor_parallel_lowers_by_vllms_own_pool_accounting() -> None:
+    # External case g-mrv2 (two 24 GiB cards, tensor parallel 2, Gemma 4 with an
+    # int8_per_token_head cache): vLLM sized an 11.43 GiB pool per device holding 622,848
+    # tokens, so one 262,144-token request needs 4.8 GiB of it. The config's whole-model bytes
+    # per token (all layers at full length, both ranks) would put that request above the card
+    # and refuse every lower utilization; and a KV dtype kvdoctor's list does not know is this
+    # server's own flag, never a reason to print nothing.
+    s = _signals(
+        log_oom=True,
+        gpu_memory_total_bytes=24 * GIB,
+        gpu_memory_used_fraction=0.986,
+        gpu_other_process_bytes=0,
+        gpu_memory_utilization=0.94,
+        log_available_kv_bytes=int(11.43 * GIB),
+        num_gpu_blocks=38_928,
+        block_size=16,
+        max_model_len=262_144,
+        tensor_parallel_size=2,
+        cache_dtype="int8_per_token_head",
+        kv_bytes_per_token=245_760,
+    )
+    (oom,) = _advise(s, [_finding("gpu-oom", "utilization-too-high")])
+    first = oom.remediation[0]
+    assert first.startswith("Lower --gpu-memory-utilization from 0.94 to 0.89: "), first
+    assert "the engine's own memory needs 0.67 of the device" in first
+    assert oom.not_advised == []
+
+
 def test_start_up_refusal_always_gets_a_concrete_change() -> None:
     # "No available memory for the cache blocks" at 0.97: raising is impossible, lowering makes
     # it worse, and no length was estimated: the profiling peak is what can move.
