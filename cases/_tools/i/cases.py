@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Scenario numbers for the i- cases; writes cases/<id>/bundle/.
+
+    PYTHONPATH=. /work/main/.venv/bin/python cases/_tools/i/cases.py [case-id ...]
+
+Every number is either quoted from the case's source (its case.yaml ``quoted``) or an
+assumption listed under ``assumed``. Formats come from bundlegen.py (copied from writer c).
+Deterministic: seeded RNGs and fixed timestamps, no wall clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bundlegen import ROOT, Capture, Engine, cum, models_body, write_bundle  # noqa: E402
+from common import gpu_samples, hseries, jit, stamp, ts, v1_stats_line  # noqa: E402
+
+CASES = ROOT / "cases"
+GiB = 1024 ** 3
+
+QWEN25_7B = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 3584,
+    "initializer_range": 0.02, "intermediate_size": 18944, "max_position_embeddings": 32768,
+    "max_window_layers": 28, "model_type": "qwen2", "num_attention_heads": 28,
+    "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "transformers_version": "4.43.1", "use_cache": True,
+    "use_sliding_window": False, "vocab_size": 152064}
+
+
+def hist_from_obs(n: int, per_interval: list[list[float]]) -> list:
+    """Histogram increments from raw observations per interval (index 0 = before capture)."""
+    out = []
+    for i in range(n):
+        d: dict[float, float] = {}
+        for v in per_interval[i]:
+            d[v] = d.get(v, 0.0) + 1.0
+        out.append(sorted(d.items()))
+    return out
+
+
+# =====================================================================================
+# i-v1-nopc-long-context-preempt-loop  (vllm #18115 comment + PR #21809)
+# =====================================================================================
+def nopc_preempt_loop() -> None:
+    cid = "i-v1-nopc-long-context-preempt-loop"
+    rng = random.Random(18115)
+    model = "Qwen/Qwen2.5-7B-Instruct"
+    pool = 655_360
+    block = 16
+    mnbt = 8192
+    t_q0 = ts("2025-07-28 06:40:59")  # first quoted stats line
+    t0 = ts("2025-07-28 06:41:00")
+    dt, n = 5.0, 85
+    t_end = t0 + dt * (n - 1)
+    # eight long-context requests, all decoding at t_q0 (91.2 % of the pool)
+    prompts = [68_911, 71_402, 69_870, 70_533, 69_218, 70_961, 69_645, 69_460]
+    assert sum(prompts) == 560_000
+    target = int(0.912 * pool)
+    gen0 = [(target - sum(prompts)) // 8 + (1 if i < (target - sum(prompts)) % 8 else 0)
+            for i in range(8)]
+    ctx = [prompts[i] + gen0[i] for i in range(8)]
+
+    def blocks_of(c: float) -> int:
+        return math.ceil(c / block)
+
+    # step simulation from a little before the first quoted line to the end of the capture
+    t = t_q0 - 12.0
+    # back off the contexts by 12 s of decoding at ~240 tok/s (30 tok/s each)
+    step_a = 0.03338  # 8 tokens per step -> 239.7 tok/s
+    back = int(round(12.0 / step_a))
+    ctx = [c - back for c in ctx]
+    gen_total = sum(ctx) - sum(prompts)
+    x = 7  # the last-admitted request: the preemption victim
+    x_computed = ctx[x]  # tokens of x resident in the pool
+    recomputing = False
+    preempts = 0
+    events = []  # (t, step_time, gen_tokens, iter_tokens)
+    samples = []  # (t, usage, running, waiting)
+    full_seen = None
+    while t < t_end + 1.0:
+        if not recomputing:
+            others = sum(ctx[i] for i in range(8) if i != x)
+            need = sum(blocks_of(ctx[i] + 1) for i in range(8))
+            if need > pool // block:
+                # the pool is full: the scheduler preempts the last request in the running list
+                preempts += 1
+                events.append((t, 0.0, 0, 0, "preempt"))
+                recomputing = True
+                x_computed = 0
+                full_seen = full_seen or t
+                continue
+            st = step_a * (1.0 + 0.004 * math.sin(t / 7.0))
+            for i in range(8):
+                ctx[i] += 1
+            x_computed = ctx[x]
+            gen_total += 8
+            events.append((t, st, 8, 8, "decode"))
+            t += st
+        else:
+            # x re-admitted on its next chunk; the 7 others decode one token each per step
+            chunk = min(mnbt - 7, ctx[x] - x_computed)
+            need = sum(blocks_of(ctx[i] + 1) for i in range(8) if i != x) + blocks_of(
+                x_computed + chunk)
+            if need > pool // block:
+                preempts += 1
+                events.append((t, 0.0, 0, 0, "preempt"))
+                x_computed = 0
+                continue
+            st = 0.045 + chunk * 5.0e-5 * (1.0 + 0.01 * math.sin(t))
+            for i in range(8):
+                if i != x:
+                    ctx[i] += 1
+            x_computed += chunk
+            gen_total += 7
+            events.append((t, st, 7, chunk + 7, "mixed"))
+            t += st
+            if x_computed >= ctx[x]:
+                # never reached in practice: the pool fills before x's context is back
+                recomputing = False
+        used = sum(blocks_of(ctx[i]) for i in range(8) if i != x) + blocks_of(x_computed)
+        samples.append((t, used / (pool // block)))
+
+    def state_at(tq: float):
+        u = 0.0
+        for ts_, uu in samples:
+            if ts_ > tq:
+                break
+            u = uu
+        return u
+
+    scr = [t0 + dt * i for i in range(n)]
+    gen_c, pre_c, kv, run, wait = [], [], [], [], []
+    itl_per: list[list[float]] = [[] for _ in range(n)]
+    iter_per: list[list[float]] = [[] for _ in range(n)]
+    g = gen_total - sum(e[2] for e in events)  # generated before the simulation started
+    p = 0
+    k = 0
+    for i, tq in enumerate(scr):
+        while k < len(events) and events[k][0] < tq:
+            e = events[k]
+            g += e[2]
+            if e[4] == "preempt":
+                p += 1
+            elif i > 0:
+                iter_per[i].append(float(e[3]))
+                itl_per[i].extend([round(e[1], 3)] * e[2])
+            k += 1
+        gen_c.append(float(g))
+        pre_c.append(float(p))
+        u = min(1.0, round(state_at(tq), 4))
+        kv.append(u)
+        # the victim sits in the waiting queue only between its preemption and the next step
+        last = events[k - 1] if k else None
+        w = 1 if (last is not None and last[4] == "preempt" and tq - last[0] < 0.05) else 0
+        run.append(8 - w)
+        wait.append(w)
+    # prior observations (before the capture): 8 TTFTs of the burst, ~4.9k decode steps
+    ttft0 = [(7.4, 1), (14.6, 1), (21.9, 1), (29.3, 1), (36.2, 1), (43.8, 1), (50.9, 1),
+             (58.1, 1)]
+    prior_steps = (sum(gen0) - back * 8) // 8
+    itl_hist = [[(0.0334, float(prior_steps * 8))]] + [
+        sorted({v: float(itl_per[i].count(v)) for v in set(itl_per[i])}.items())
+        for i in range(1, n)]
+    iter_hist = [[(8.0, float(prior_steps)), (8192.0, 69.0)]] + [
+        sorted({v: float(iter_per[i].count(v)) for v in set(iter_per[i])}.items())
+        for i in range(1, n)]
+    e = Engine()
+    e.gauges = {"vllm:num_requests_running": run, "vllm:num_requests_waiting": wait,
+                "vllm:kv_cache_usage_perc": kv, "vllm:gpu_cache_usage_perc": kv}
+    e.counters = {"vllm:num_preemptions": pre_c,
+                  "vllm:prompt_tokens": [float(sum(prompts))] * n,
+                  "vllm:generation_tokens": gen_c,
+                  "vllm:prefix_cache_queries": [0.0] * n, "vllm:prefix_cache_hits": [0.0] * n,
+                  "vllm:gpu_prefix_cache_queries": [0.0] * n,
+                  "vllm:gpu_prefix_cache_hits": [0.0] * n}
+    e.lcounters = {("vllm:request_success", "finished_reason", r): [0.0] * n
+                   for r in ("stop", "length", "abort")}
+    e.hists = {
+        "vllm:time_to_first_token_seconds": [ttft0] + [[] for _ in range(1, n)],
+        "vllm:time_per_output_token_seconds": itl_hist,
+        "vllm:iteration_tokens_total": iter_hist,
+        "vllm:e2e_request_latency_seconds": [[] for _ in range(n)],
+        "vllm:request_queue_time_seconds": [[] for _ in range(n)],
+        "vllm:request_prefill_time_seconds": [[] for _ in range(n)],
+        "vllm:request_decode_time_seconds": [[] for _ in range(n)],
+        "vllm:request_inference_time_seconds": [[] for _ in range(n)],
+        "vllm:request_prompt_tokens": [[] for _ in range(n)],
+        "vllm:request_generation_tokens": [[] for _ in range(n)],
+        "vllm:request_params_max_tokens": [[] for _ in range(n)],
+        "vllm:request_max_num_generation_tokens": [[] for _ in range(n)],
+        "vllm:request_params_n": [[] for _ in range(n)],
+    }
+    s0 = ts("2025-07-28 06:31:12")
+    cap = Capture("0.10.0", "0.10.0", model, t0, dt, n, 131072, {"0": e},
+                  cache_info={"block_size": "16", "cache_dtype": "auto",
+                              "calculate_kv_scales": "False", "cpu_offload_gb": "0",
+                              "enable_prefix_caching": "False",
+                              "gpu_memory_utilization": "0.65", "is_attention_free": "False",
+                              "num_gpu_blocks": str(pool // block),
+                              "num_gpu_blocks_override": "None",
+                              "prefix_caching_hash_algo": "builtin", "sliding_window": "None",
+                              "swap_space": "4"},
+                  created_at=s0 + 96.0)
+    nondefault = ("{'model': 'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 131072, "
+                  "'gpu_memory_utilization': 0.65, 'enable_prefix_caching': False}")
+    logs = [
+        f"INFO {stamp(s0)} [__init__.py:235] Automatically detected platform cuda.",
+        f"INFO {stamp(s0 + 3)} [api_server.py:1755] vLLM API server version 0.10.0",
+        f"INFO {stamp(s0 + 3)} [cli_args.py:261] non-default args: {nondefault}",
+        f"INFO {stamp(s0 + 11)} [config.py:1604] Using max model len 131072",
+        f"INFO {stamp(s0 + 11)} [config.py:2434] Chunked prefill is enabled with "
+        f"max_num_batched_tokens={mnbt}.",
+        f"INFO {stamp(s0 + 19)} [core.py:572] Waiting for init message from front-end.",
+        f"INFO {stamp(s0 + 19)} [core.py:71] Initializing a V1 LLM engine (v0.10.0) with config: "
+        f"model='{model}', speculative_config=None, tokenizer='{model}', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config={}, "
+        "tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, "
+        "max_seq_len=131072, download_dir=None, load_format=auto, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, "
+        "enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, "
+        f"served_model_name={model}, num_scheduler_steps=1, multi_step_stream_outputs=True, "
+        "enable_prefix_caching=False, chunked_prefill_enabled=True, use_async_output_proc=True",
+        f"INFO {stamp(s0 + 27)} [gpu_model_runner.py:1843] Starting to load model {model}...",
+        f"INFO {stamp(s0 + 41)} [gpu_model_runner.py:1875] Model loading took 14.2487 GiB and "
+        "12.884511 seconds",
+        f"INFO {stamp(s0 + 63)} [gpu_worker.py:255] Available KV cache memory: 35.00 GiB",
+        f"INFO {stamp(s0 + 63)} [kv_cache_utils.py:833] GPU KV cache size: 655,360 tokens",
+        f"INFO {stamp(s0 + 63)} [kv_cache_utils.py:837] Maximum concurrency for 131,072 tokens "
+        "per request: 5.00x",
+        f"INFO {stamp(s0 + 89)} [gpu_model_runner.py:2485] Graph capturing finished in 25 secs, "
+        "took 0.52 GiB",
+        f"INFO {stamp(s0 + 90)} [core.py:193] init engine (profile, create kv cache, warmup "
+        "model) took 63.41 seconds",
+        f"INFO {stamp(s0 + 96)} [api_server.py:1818] Starting vLLM API server 0 on "
+        "http://0.0.0.0:8000",
+    ]
+    quoted = [
+        "INFO 07-28 06:40:59 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+        "Avg generation throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV "
+        "cache usage: 91.2%, Prefix cache hit rate: 0.0%",
+        "INFO 07-28 06:41:09 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+        "Avg generation throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV "
+        "cache usage: 91.6%, Prefix cache hit rate: 0.0%",
+        "INFO 07-28 06:41:19 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+        "Avg generation throughput: 240.0 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV "
+        "cache usage: 91.9%, Prefix cache hit rate: 0.0%",
+    ]
+    logs += quoted
+    tl = t_q0 + 30.0
+    while tl <= t_end:
+        gsum = sum(ev[2] for ev in events if tl - 10.0 <= ev[0] < tl)
+        u = state_at(tl)
+        logs.append(v1_stats_line(tl, "", "loggers.py:118", 0.0, gsum / 10.0, 8, 0, u, 0.0))
+        tl += 10.0
+    argv = ["vllm", "serve", model, "--max-model-len", "131072", "--gpu-memory-utilization",
+            "0.65", "--no-enable-prefix-caching"]
+    args = {"model": model, "max-model-len": 131072, "gpu-memory-utilization": 0.65,
+            "enable-prefix-caching": False, "max-num-batched-tokens": mnbt,
+            "max-num-seqs": 256, "tensor-parallel-size": 1, "block-size": 16}
+    cfg = dict(QWEN25_7B, rope_scaling={"factor": 4.0, "original_max_position_embeddings": 32768,
+                                        "type": "yarn"})
+    used = int(0.65 * 85_520_809_984) + 520 * 1024 ** 2
+    write_bundle(
+        CASES / cid / "bundle", cap, endpoint="http://127.0.0.1:8000",
+        notes="Preemption test on a single H100: 8 long-context requests (~70k-token prompts, "
+              "up to 16k new tokens) sent at once to a V1 server started with prefix caching "
+              "off and 0.65 GPU memory utilization. Streams ran at ~30 tok/s each until the KV "
+              "cache filled up; since then generation has almost stopped.",
+        argv=argv, args=args, models=models_body(model, model, 131072, int(s0 + 96)),
+        logs="\n".join(logs) + "\n", model_config=cfg,
+        gpu=gpu_samples(t0, dt, n, "NVIDIA H100 80GB HBM3", 85_520_809_984, used,
+                        [(24113, "VLLM::EngineCore", used - 530 * 1024 ** 2)]))
+    print(f"  full at {stamp(full_seen) if full_seen else None}, preemptions {pre_c[-1]:.0f}, "
+          f"gen/5s last {gen_c[-1] - gen_c[-2]:.0f}, kv last {kv[-5:]}")
+
+
+REGISTRY = {
+    "i-v1-nopc-long-context-preempt-loop": nopc_preempt_loop,
+}
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or list(REGISTRY)
+    for nm in names:
+        REGISTRY[nm]()
+        print("wrote", nm)
