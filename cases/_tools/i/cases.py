@@ -281,8 +281,158 @@ def nopc_preempt_loop() -> None:
           f"gen/5s last {gen_c[-1] - gen_c[-2]:.0f}, kv last {kv[-5:]}")
 
 
+# =====================================================================================
+# i-fp8-kv-qwen25-math-question-marks  (verl PR #4435, comment of 2026-03-29)
+# =====================================================================================
+QWEN25_MATH_7B = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 3584,
+    "initializer_range": 0.02, "intermediate_size": 18944, "max_position_embeddings": 4096,
+    "max_window_layers": 28, "model_type": "qwen2", "num_attention_heads": 28,
+    "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06,
+    "rope_theta": 10000, "sliding_window": 4096, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "transformers_version": "4.37.0", "use_cache": True,
+    "use_mrope": False, "use_sliding_window": False, "vocab_size": 152064}
+
+
+def fp8_qwen25_math() -> None:
+    cid = "i-fp8-kv-qwen25-math-question-marks"
+    rng = random.Random(4435)
+    model = "Qwen/Qwen2.5-Math-7B"
+    n, dt = 61, 5.0
+    t0 = ts("2026-03-29 07:12:00")
+    blocks = 126_387
+    inflight = 64
+    itl = 0.0141
+    fin = [0] + [int(round(jit(rng, 7.9, 0.35))) for _ in range(n - 1)]
+    n_len = [0] + [sum(1 for _ in range(f) if rng.random() < 0.92) for f in fin[1:]]
+    n_stop = [fin[i] - n_len[i] for i in range(n)]
+    plen = [0] + [f * int(jit(rng, 300, 0.12)) for f in fin[1:]]
+    gen = [0] + [jit(rng, inflight * dt / itl, 0.015) for _ in range(n - 1)]
+    run = [inflight - rng.choice([0, 0, 0, 1]) for _ in range(n)]
+    kv = [round(jit(rng, 0.0565, 0.06), 4) for _ in range(n)]
+    e = Engine()
+    e.gauges = {"vllm:num_requests_running": run, "vllm:num_requests_waiting": [0.0] * n,
+                "vllm:kv_cache_usage_perc": kv}
+    done0 = 1_883
+    e.counters = {
+        "vllm:num_preemptions": [0.0] * n,
+        "vllm:prompt_tokens": cum(566_950, plen),
+        "vllm:generation_tokens": cum(5_412_780, gen),
+        "vllm:prefix_cache_queries": cum(566_950, plen),
+        "vllm:prefix_cache_hits": cum(180_768, [f * 96 for f in fin]),
+    }
+    e.lcounters = {("vllm:request_success", "finished_reason", "length"): cum(1_731, n_len),
+                   ("vllm:request_success", "finished_reason", "stop"): cum(152, n_stop),
+                   ("vllm:request_success", "finished_reason", "abort"): [0.0] * n}
+    ttft = [(0.09, 30), (0.14, 40), (0.22, 22), (0.31, 8)]
+    itl_sh = [(0.0136, 35), (0.0141, 45), (0.0152, 15), (0.019, 5)]
+    genh = [(3072, 92), (480, 3), (560, 3), (690, 2)]
+    e2e = [(43.6, 92), (7.0, 3), (8.1, 3), (9.9, 2)]
+    ptok = [(190, 15), (260, 35), (330, 35), (410, 15)]
+    e.hists = {
+        "vllm:time_to_first_token_seconds": hseries(n, done0 + inflight, ttft, fin, ttft),
+        "vllm:inter_token_latency_seconds": hseries(n, 5_410_000, itl_sh, gen, itl_sh),
+        "vllm:time_per_output_token_seconds": hseries(n, 5_410_000, itl_sh, gen, itl_sh),
+        "vllm:request_time_per_output_token_seconds": hseries(
+            n, done0, [(0.0139, 1), (0.0143, 2), (0.0148, 1)], fin,
+            [(0.0139, 1), (0.0143, 2), (0.0148, 1)]),
+        "vllm:e2e_request_latency_seconds": hseries(n, done0, e2e, fin, e2e),
+        "vllm:request_queue_time_seconds": hseries(n, done0, [(0.002, 3), (0.006, 1)], fin,
+                                                   [(0.002, 3), (0.006, 1)]),
+        "vllm:request_prefill_time_seconds": hseries(n, done0, [(0.05, 2), (0.11, 1)], fin,
+                                                     [(0.05, 2), (0.11, 1)]),
+        "vllm:request_decode_time_seconds": hseries(n, done0, [(v - 0.1, w) for v, w in e2e],
+                                                    fin, [(v - 0.1, w) for v, w in e2e]),
+        "vllm:request_inference_time_seconds": hseries(
+            n, done0, [(v - 0.02, w) for v, w in e2e], fin, [(v - 0.02, w) for v, w in e2e]),
+        "vllm:request_prompt_tokens": hseries(n, done0, ptok, fin, ptok),
+        "vllm:request_generation_tokens": hseries(n, done0, genh, fin, genh),
+        "vllm:request_params_max_tokens": hseries(n, done0, [(3072, 1)], fin, [(3072, 1)]),
+        "vllm:request_max_num_generation_tokens": hseries(n, done0, [(3072, 1)], fin,
+                                                          [(3072, 1)]),
+        "vllm:request_params_n": hseries(n, done0, [(1, 1)], fin, [(1, 1)]),
+        "vllm:iteration_tokens_total": hseries(
+            n, 85_400, [(64, 97), (300, 3)], [0] + [dt / itl] * (n - 1), [(64, 97), (300, 3)]),
+    }
+    s0 = t0 - 1_964.0
+    cap = Capture("0.11.0", "0.11.2", model, t0, dt, n, 4096, {"0": e},
+                  cache_info={"block_size": "16", "cache_dtype": "fp8",
+                              "calculate_kv_scales": "True", "cpu_offload_gb": "0",
+                              "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9",
+                              "is_attention_free": "False", "kv_sharing_fast_prefill": "False",
+                              "mamba_cache_dtype": "auto", "mamba_ssm_cache_dtype": "auto",
+                              "num_gpu_blocks": str(blocks), "num_gpu_blocks_override": "None",
+                              "prefix_caching_hash_algo": "sha256", "sliding_window": "None",
+                              "swap_space": "4"},
+                  created_at=s0 + 74.0)
+    api, ec = "(APIServer pid=1) ", "(EngineCore_DP0 pid=207) "
+    logs = [
+        f"{api}INFO {stamp(s0)} [api_server.py:1839] vLLM API server version 0.11.2",
+        f"{api}INFO {stamp(s0)} [utils.py:233] non-default args: {{'model_tag': '{model}', "
+        f"'host': '0.0.0.0', 'model': '{model}', 'max_model_len': 4096, "
+        "'kv_cache_dtype': 'fp8', 'calculate_kv_scales': True}",
+        f"{api}INFO {stamp(s0 + 6)} [model.py:547] Resolved architecture: Qwen2ForCausalLM",
+        f"{api}INFO {stamp(s0 + 6)} [model.py:1510] Using max model len 4096",
+        f"{api}INFO {stamp(s0 + 6)} [cache.py:180] Using fp8 data type to store kv cache. It "
+        "reduces the GPU memory footprint and boosts the performance. Meanwhile, it may cause "
+        "accuracy drop without a proper scaling factor.",
+        f"{api}INFO {stamp(s0 + 6)} [scheduler.py:205] Chunked prefill is enabled with "
+        "max_num_batched_tokens=8192.",
+        f"{ec}INFO {stamp(s0 + 14)} [core.py:77] Initializing a V1 LLM engine (v0.11.2) with "
+        f"config: model='{model}', speculative_config=None, tokenizer='{model}', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
+        "tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, "
+        "max_seq_len=4096, download_dir=None, load_format=auto, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, "
+        "quantization=None, enforce_eager=False, kv_cache_dtype=fp8, device_config=cuda, "
+        f"seed=0, served_model_name={model}, enable_prefix_caching=True, "
+        "chunked_prefill_enabled=True",
+        f"{ec}INFO {stamp(s0 + 22)} [gpu_model_runner.py:2602] Starting to load model "
+        f"{model}...",
+        f"{ec}INFO {stamp(s0 + 24)} [cuda.py:403] Using Flash Attention backend on V1 engine.",
+        f"{ec}INFO {stamp(s0 + 31)} [gpu_model_runner.py:2653] Model loading took 14.2487 GiB "
+        "and 7.204117 seconds",
+        f"{ec}INFO {stamp(s0 + 49)} [gpu_worker.py:298] Available KV cache memory: 54.00 GiB",
+        f"{ec}INFO {stamp(s0 + 49)} [kv_cache_utils.py:864] GPU KV cache size: "
+        f"{blocks * 16:,} tokens",
+        f"{ec}INFO {stamp(s0 + 49)} [kv_cache_utils.py:868] Maximum concurrency for 4,096 "
+        f"tokens per request: {blocks * 16 / 4096:.2f}x",
+        f"{ec}INFO {stamp(s0 + 71)} [gpu_model_runner.py:3480] Graph capturing finished in 22 "
+        "secs, took 0.48 GiB",
+        f"{ec}INFO {stamp(s0 + 72)} [core.py:210] init engine (profile, create kv cache, warmup "
+        "model) took 40.93 seconds",
+        f"{api}INFO {stamp(s0 + 74)} [api_server.py:1912] Starting vLLM API server 0 on "
+        "http://0.0.0.0:8000",
+    ]
+    for i in range(2, n, 2):
+        logs.append(v1_stats_line(t0 + dt * i, api, "loggers.py:207",
+                                  (plen[i - 1] + plen[i]) / (2 * dt),
+                                  (gen[i - 1] + gen[i]) / (2 * dt), run[i], 0, kv[i],
+                                  96 / 300))
+    argv = ["vllm", "serve", model, "--host", "0.0.0.0", "--max-model-len", "4096",
+            "--kv-cache-dtype", "fp8", "--calculate-kv-scales"]
+    args = {"model": model, "max-model-len": 4096, "kv-cache-dtype": "fp8",
+            "calculate-kv-scales": True, "gpu-memory-utilization": 0.9, "max-num-seqs": 256,
+            "enable-prefix-caching": True, "tensor-parallel-size": 1,
+            "max-num-batched-tokens": 8192}
+    used = 77_804_650_496
+    write_bundle(
+        CASES / cid / "bundle", cap, endpoint="http://qwen25-math-val.rl.svc:8000",
+        notes="Validation endpoint of the GRPO run (MATH, temperature 1.0, max_tokens 3072), "
+              "started with the rollout's FP8 KV-cache settings. Since then the answers are "
+              "garbage such as '????////' and MATH accuracy is around 0; the same weights and "
+              "prompts score normally with --kv-cache-dtype auto, and Qwen3-8B-Base with the "
+              "same flags is fine. Latency looks normal. /metrics every 5 s for 5 min.",
+        argv=argv, args=args, models=models_body(model, model, 4096, int(s0 + 74)),
+        logs="\n".join(logs) + "\n", model_config=QWEN25_MATH_7B,
+        gpu=gpu_samples(t0, dt, n, "NVIDIA H100 80GB HBM3", 85_520_809_984, used,
+                        [(207, "VLLM::EngineCore", used - 560 * 1024 ** 2)]))
+
+
 REGISTRY = {
     "i-v1-nopc-long-context-preempt-loop": nopc_preempt_loop,
+    "i-fp8-kv-qwen25-math-question-marks": fp8_qwen25_math,
 }
 
 if __name__ == "__main__":
