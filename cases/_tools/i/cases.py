@@ -430,9 +430,282 @@ def fp8_qwen25_math() -> None:
                         [(207, "VLLM::EngineCore", used - 560 * 1024 ** 2)]))
 
 
+# =====================================================================================
+# i-qwen2-72b-int4-4x4090-prefill-queue  (vllm #9722)
+# =====================================================================================
+QWEN2_72B_GPTQ = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 8192,
+    "initializer_range": 0.02, "intermediate_size": 29568, "max_position_embeddings": 32768,
+    "max_window_layers": 80, "model_type": "qwen2", "num_attention_heads": 64,
+    "num_hidden_layers": 80, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": False,
+    "torch_dtype": "float16", "transformers_version": "4.41.2", "use_cache": True,
+    "use_sliding_window": False, "vocab_size": 152064,
+    "quantization_config": {"batch_size": 1, "bits": 4, "block_name_to_quantize": None,
+                            "cache_block_outputs": True, "damp_percent": 0.01,
+                            "dataset": None, "desc_act": False, "exllama_config": {"version": 1},
+                            "group_size": 128, "max_input_length": None,
+                            "model_seqlen": None, "module_name_preceding_first_block": None,
+                            "modules_in_block_to_quantize": None, "pad_token_id": None,
+                            "quant_method": "gptq", "sym": True, "tokenizer": None,
+                            "true_sequential": True, "use_cuda_fp16": False,
+                            "use_exllama": True}}
+
+
+def v0_prefill_first(reqs: list[dict], clients: int, t_start: float, budget: int,
+                     pre_a: float, pre_b: float, dec: float, min_batch: int = 1):
+    """Closed-loop clients against a V0 prefill-first scheduler (chunked prefill off).
+    Returns per-step records and fills each request's timestamps."""
+    queue = list(reqs)
+    waiting: list[dict] = []
+    running: list[dict] = []
+    t = t_start
+    for _ in range(clients):
+        r = queue.pop(0)
+        r["arr"] = t
+        waiting.append(r)
+    steps = []
+    while waiting or running or queue:
+        if waiting and (len(waiting) >= min_batch or not running or not queue):
+            batch, tok = [], 0
+            while waiting and tok + waiting[0]["p"] <= budget:
+                r = waiting.pop(0)
+                batch.append(r)
+                tok += r["p"]
+            st = pre_a + tok * pre_b
+            t_end = t + st
+            for r in batch:
+                r["sched"] = t
+                r["first"] = t_end
+                r["toks"] = [t_end]
+                running.append(r)
+            steps.append((t, st, tok, "prefill", [r for r in running if r not in batch]))
+            t = t_end
+        else:
+            st = dec * (1.0 + 0.004 * len(running))
+            t_end = t + st
+            for r in running:
+                r["toks"].append(t_end)
+            steps.append((t, st, len(running), "decode", list(running)))
+            t = t_end
+        done = [r for r in running if len(r["toks"]) >= r["g"]]
+        for r in done:
+            running.remove(r)
+            r["end"] = r["toks"][-1]
+            if queue:
+                nr = queue.pop(0)
+                nr["arr"] = r["end"] + 0.004
+                waiting.append(nr)
+    return steps
+
+
+def qwen2_72b_4090() -> None:
+    cid = "i-qwen2-72b-int4-4x4090-prefill-queue"
+    rng = random.Random(9722)
+    model = "Qwen2-72B-Chat-GPTQ-Int4"
+    t_start = ts("2024-10-26 03:21:07")
+    p = [int(rng.gauss(777, 140)) for _ in range(100)]
+    p[-1] += 77_700 - sum(p)
+    g = [rng.choice([5, 6, 6, 6, 7]) for _ in range(100)]
+    g[-1] += 603 - sum(g)
+    reqs = [{"p": p[i], "g": g[i]} for i in range(100)]
+    steps = v0_prefill_first(reqs, 30, t_start, 10_000, 0.12, 1 / 940.0, 0.045, 12)
+    t_last = max(r["end"] for r in reqs)
+    dt = 4.0
+    t0 = t_start - 2.0
+    n = int((t_last - t0) / dt) + 3
+    scr = [t0 + dt * i for i in range(n)]
+
+    def count_between(a, b, key):
+        return [r for r in reqs if key in r and a < r[key] <= b]
+
+    # per-interval increments
+    prompt_inc, gen_inc, fin_inc = [0.0] * n, [0.0] * n, [0] * n
+    ttft_o = [[] for _ in range(n)]
+    tpot_o = [[] for _ in range(n)]
+    e2e_o, queue_o, pref_o, dec_o, inf_o = ([[] for _ in range(n)] for _ in range(5))
+    ptok_o, gtok_o = [[] for _ in range(n)], [[] for _ in range(n)]
+    iter_o = [[] for _ in range(n)]
+    for i in range(1, n):
+        a, b = scr[i - 1], scr[i]
+        for r in count_between(a, b, "first"):
+            prompt_inc[i] += r["p"]
+            ttft_o[i].append(round(r["first"] - r["arr"], 3))
+        for r in reqs:
+            for k in range(1, len(r.get("toks", []))):
+                if a < r["toks"][k] <= b:
+                    tpot_o[i].append(round(r["toks"][k] - r["toks"][k - 1], 3))
+            gen_inc[i] += sum(1 for x in r.get("toks", []) if a < x <= b)
+        for r in count_between(a, b, "end"):
+            fin_inc[i] += 1
+            e2e_o[i].append(round(r["end"] - r["arr"], 3))
+            queue_o[i].append(round(r["sched"] - r["arr"], 3))
+            pref_o[i].append(round(r["first"] - r["sched"], 3))
+            dec_o[i].append(round(r["end"] - r["first"], 3))
+            inf_o[i].append(round(r["end"] - r["sched"], 3))
+            ptok_o[i].append(float(r["p"]))
+            gtok_o[i].append(float(r["g"]))
+        for st in steps:
+            if a < st[0] + st[1] <= b:
+                iter_o[i].append(float(st[2]))
+    run, wait, kv = [], [], []
+    blocks = 2312
+    ends = sorted(st[0] + st[1] for st in steps)
+
+    def v0_state(tq: float):
+        # V0 sets its gauges (and logs) at the end of an engine step
+        te = max([x for x in ends if x <= tq] or [t_start - 1.0])
+        rr = [r for r in reqs if "sched" in r and r["sched"] < te < r.get("end", 1e18) + 1e-9
+              and r.get("end", 1e18) > te]
+        ww = [r for r in reqs if "arr" in r and r["arr"] <= te and r.get("sched", 1e18) >= te]
+        used = sum(math.ceil((r["p"] + sum(1 for x in r["toks"] if x <= te)) / 16) for r in rr)
+        return te, rr, ww, used
+
+    for tq in scr:
+        _, rr, ww, used = v0_state(tq)
+        run.append(len(rr))
+        wait.append(len(ww))
+        kv.append(round(used / blocks, 4))
+
+    def hist(base: list, per: list[list[float]]):
+        out = [base]
+        for i in range(1, n):
+            d: dict[float, float] = {}
+            for v in per[i]:
+                d[v] = d.get(v, 0.0) + 1.0
+            out.append(sorted(d.items()))
+        return out
+
+    done0 = 205  # warm-up + the concurrency 5/10/20 runs before this one
+    e = Engine()
+    e.gauges = {"vllm:num_requests_running": run, "vllm:num_requests_waiting": wait,
+                "vllm:num_requests_swapped": [0.0] * n, "vllm:gpu_cache_usage_perc": kv,
+                "vllm:cpu_cache_usage_perc": [0.0] * n,
+                "vllm:gpu_prefix_cache_hit_rate": [-1.0] * n,
+                "vllm:cpu_prefix_cache_hit_rate": [-1.0] * n}
+    e.counters = {"vllm:num_preemptions": [0.0] * n,
+                  "vllm:prompt_tokens": cum(159_310, prompt_inc),
+                  "vllm:generation_tokens": cum(1_236, gen_inc),
+                  "vllm:tokens": cum(160_546, [prompt_inc[i] + gen_inc[i] for i in range(n)])}
+    e.lcounters = {("vllm:request_success", "finished_reason", "stop"): cum(done0, fin_inc),
+                   ("vllm:request_success", "finished_reason", "length"): [0.0] * n}
+    e.hists = {
+        "vllm:time_to_first_token_seconds": hist(
+            [(0.9, 40.0), (2.4, 60.0), (4.8, 55.0), (9.6, 50.0)], ttft_o),
+        "vllm:time_per_output_token_seconds": hist([(0.046, 900.0), (3.9, 131.0)], tpot_o),
+        "vllm:e2e_request_latency_seconds": hist(
+            [(1.2, 40.0), (3.1, 60.0), (5.6, 55.0), (10.5, 50.0)], e2e_o),
+        "vllm:request_queue_time_seconds": hist(
+            [(0.05, 40.0), (1.2, 60.0), (3.6, 55.0), (8.3, 50.0)], queue_o),
+        "vllm:time_in_queue_requests": hist(
+            [(0.05, 40.0), (1.2, 60.0), (3.6, 55.0), (8.3, 50.0)], queue_o),
+        "vllm:request_prefill_time_seconds": hist([(0.8, 40.0), (1.3, 165.0)], pref_o),
+        "vllm:request_decode_time_seconds": hist([(0.25, 100.0), (0.9, 105.0)], dec_o),
+        "vllm:request_inference_time_seconds": hist([(1.1, 100.0), (2.2, 105.0)], inf_o),
+        "vllm:request_prompt_tokens": hist([(777.0, float(done0))], ptok_o),
+        "vllm:request_generation_tokens": hist([(6.0, float(done0))], gtok_o),
+        "vllm:request_max_num_generation_tokens": hist(
+            [(9223.0, float(done0))], [[9223.0] * len(x) for x in ptok_o]),
+        "vllm:request_params_max_tokens": hist(
+            [(9223.0, float(done0))], [[9223.0] * len(x) for x in ptok_o]),
+        "vllm:request_params_n": hist([(1.0, float(done0))], [[1.0] * len(x) for x in ptok_o]),
+        "vllm:iteration_tokens_total": hist([(4.0, 1_030.0), (3_900.0, 41.0)], iter_o),
+    }
+    s0 = t_start - 1_484.0
+    cap = Capture("v0-0.6", "0.6.3.post1", model, t0, dt, n, 10000, {"0": e},
+                  cache_info={"block_size": "16", "cache_dtype": "auto", "cpu_offload_gb": "0",
+                              "enable_prefix_caching": "False",
+                              "gpu_memory_utilization": "0.6", "is_attention_free": "False",
+                              "num_cpu_blocks": "3276", "num_gpu_blocks": str(blocks),
+                              "num_gpu_blocks_override": "None", "sliding_window": "None",
+                              "swap_space": "4"},
+                  created_at=s0 + 150)
+    path = "/data/models/Qwen2-72B-Instruct-GPTQ-Int4"
+    logs = [
+        f"INFO {stamp(s0)} api_server.py:528] vLLM API server version 0.6.3.post1",
+        f"INFO {stamp(s0)} api_server.py:529] args: Namespace(subparser='serve', "
+        f"model_tag='{path}', config='', host=None, port=8000, uvicorn_log_level='info', "
+        "allow_credentials=False, disable_frontend_multiprocessing=False, "
+        f"model='{path}', tokenizer=None, skip_tokenizer_init=False, revision=None, "
+        "dtype='auto', kv_cache_dtype='auto', max_model_len=10000, "
+        "distributed_executor_backend=None, pipeline_parallel_size=1, tensor_parallel_size=4, "
+        "block_size=16, enable_prefix_caching=False, swap_space=4, "
+        "gpu_memory_utilization=0.6, num_gpu_blocks_override=None, "
+        "max_num_batched_tokens=None, max_num_seqs=256, enforce_eager=False, "
+        "enable_chunked_prefill=None, served_model_name=['Qwen2-72B-Chat-GPTQ-Int4'], "
+        "disable_log_requests=False)",
+        f"INFO {stamp(s0 + 9)} gptq_marlin.py:112] The model is convertible to gptq_marlin "
+        "during runtime. Using gptq_marlin kernel.",
+        f"INFO {stamp(s0 + 9)} config.py:887] Defaulting to use mp for distributed inference",
+        f"INFO {stamp(s0 + 9)} llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with "
+        f"config: model='{path}', speculative_config=None, tokenizer='{path}', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config="
+        "None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, "
+        "trust_remote_code=False, dtype=torch.float16, max_seq_len=10000, download_dir=None, "
+        "load_format=LoadFormat.AUTO, tensor_parallel_size=4, pipeline_parallel_size=1, "
+        "disable_custom_all_reduce=False, quantization=gptq_marlin, enforce_eager=False, "
+        "kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, "
+        "decoding_config=DecodingConfig(guided_decoding_backend='outlines'), "
+        "observability_config=ObservabilityConfig(otlp_traces_endpoint=None, "
+        "collect_model_forward_time=False, collect_model_execute_time=False), seed=0, "
+        "served_model_name=Qwen2-72B-Chat-GPTQ-Int4, use_v2_block_manager=True, "
+        "num_scheduler_steps=1, chunked_prefill_enabled=False multi_step_stream_outputs=True, "
+        "enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=True, "
+        "mm_processor_kwargs=None)",
+        f"WARNING {stamp(s0 + 10)} custom_all_reduce.py:132] Custom allreduce is disabled "
+        "because it's not supported on more than two PCIe-only GPUs. To silence this warning, "
+        "specify disable_custom_all_reduce=True explicitly.",
+        f"INFO {stamp(s0 + 61)} model_runner.py:1067] Loading model weights took 9.7453 GB",
+        f"INFO {stamp(s0 + 88)} distributed_gpu_executor.py:57] # GPU blocks: {blocks}, "
+        "# CPU blocks: 3276",
+        f"INFO {stamp(s0 + 88)} distributed_gpu_executor.py:61] Maximum concurrency for 10000 "
+        f"tokens per request: {blocks * 16 / 10000:.2f}x",
+        f"INFO {stamp(s0 + 141)} model_runner.py:1523] Graph capturing finished in 52 secs.",
+        f"INFO {stamp(s0 + 150)} launcher.py:19] Available routes are:",
+        f"INFO {stamp(s0 + 150)} launcher.py:27] Route: /metrics, Methods: GET",
+        f"INFO {stamp(s0 + 150)} launcher.py:27] Route: /v1/chat/completions, Methods: POST",
+    ]
+    last_log = t_start - 1.0
+    for te in ends:
+        if te - last_log < 5.0:
+            continue
+        pt = sum(st[2] for st in steps if st[3] == "prefill" and last_log < st[0] + st[1] <= te)
+        gt = sum(st[2] for st in steps if st[3] == "decode" and last_log < st[0] + st[1] <= te)
+        gt += sum(1 for r in reqs if "first" in r and last_log < r["first"] <= te)
+        _, rr, ww, used = v0_state(te)
+        span = te - last_log
+        logs.append(f"INFO {stamp(te)} metrics.py:349] Avg prompt throughput: {pt / span:.1f} "
+                    f"tokens/s, Avg generation throughput: {gt / span:.1f} tokens/s, Running: "
+                    f"{len(rr)} reqs, Swapped: 0 reqs, Pending: {len(ww)} reqs, GPU KV cache "
+                    f"usage: {used / blocks * 100:.1f}%, CPU KV cache usage: 0.0%.")
+        last_log = te
+    argv = ["vllm", "serve", path, "--max-model-len", "10000", "--tensor-parallel-size", "4",
+            "--gpu-memory-utilization", "0.6", "--served-model-name", model]
+    args = {"model": path, "max-model-len": 10000, "tensor-parallel-size": 4,
+            "gpu-memory-utilization": 0.6, "served-model-name": model}
+    per_gpu = 15_240_000_000
+    write_bundle(
+        CASES / cid / "bundle", cap, endpoint="http://192.168.10.115:8000",
+        notes="Intent-recognition service (prompts ~1000 characters, answers of 5-9 characters). "
+              "A single request is fast, but under concurrency the first token takes ~19 s and "
+              "the server completes only 1-2 requests per second. Captured during "
+              "benchmark_serving.py --max-concurrency 30 --num-prompts 100.",
+        argv=argv, args=args, models=models_body(model, path, 10000, int(s0 + 150)),
+        logs="\n".join(logs) + "\n", model_config=QWEN2_72B_GPTQ,
+        gpu=gpu_samples(t0, dt, n, "NVIDIA GeForce RTX 4090", 25_757_220_864, per_gpu,
+                        [(3811, "python3", per_gpu - 420_000_000)], ngpu=4))
+    ttfts = [r["first"] - r["arr"] for r in reqs]
+    itls = sorted(x for st in steps for x in [st[1]] * len(st[4]))
+    print(f"  duration {t_last - t_start:.1f}s, mean TTFT {sum(ttfts) / 100:.2f}s, "
+          f"req/s {100 / (t_last - t_start):.2f}, ITL p50 {itls[len(itls) // 2]:.3f} "
+          f"p99 {itls[int(len(itls) * 0.99)]:.2f}, kv max {max(kv)}, wait max {max(wait)}")
+
+
 REGISTRY = {
     "i-v1-nopc-long-context-preempt-loop": nopc_preempt_loop,
     "i-fp8-kv-qwen25-math-question-marks": fp8_qwen25_math,
+    "i-qwen2-72b-int4-4x4090-prefill-queue": qwen2_72b_4090,
 }
 
 if __name__ == "__main__":
