@@ -702,10 +702,253 @@ def qwen2_72b_4090() -> None:
           f"p99 {itls[int(len(itls) * 0.99)]:.2f}, kv max {max(kv)}, wait max {max(wait)}")
 
 
+# =====================================================================================
+# i-pd-mooncake-failed-pulls-strand-decode  (vllm #50719, PR #50984)
+# =====================================================================================
+def pd_mooncake_strand() -> None:
+    cid = "i-pd-mooncake-failed-pulls-strand-decode"
+    rng = random.Random(50719)
+    model = "/modules/GLM-5.2-NVFP4"
+    t0 = ts("2026-08-01 12:38:00")
+    dt, n = 10.0, 49
+    t_fail = ts("2026-08-01 12:41:00")
+    pool = 1_180_160
+    neng = 8
+    pids = {0: 9778, 1: 9776, 2: 9781, 3: 9779, 4: 9783, 5: 9780, 6: 9774, 7: 9782}
+    quoted_ids = {6: ["973ca62f1bc3666d", "a067ac70e68581a1"], 0: ["94a7d5ac08490bb5"]}
+    t_quote = ts("2026-08-01 12:42:13")
+    engines: dict[str, Engine] = {}
+    err_lines: list[tuple[float, str]] = []
+    stats_lines: list[tuple[float, str]] = []
+    for k in range(neng):
+        er = random.Random(50719 * 10 + k)
+        # warm state at t0 - 60: ~52 running requests mid-generation
+        running = []  # [t_end, prompt, gen_total, t_first]
+        tt = t0 - 60.0
+        for _ in range(52):
+            pl = er.randint(6000, 12000)
+            g = er.randint(300, 900)
+            done_frac = er.random()
+            running.append([tt + (1 - done_frac) * g * 0.035, pl, g, tt - done_frac * g * 0.035])
+        queue: list[tuple[float, int, int]] = []  # (arrival, prompt, gen)
+        stranded: list[int] = []  # prompt tokens held
+        acc = 0.0
+        rows = []
+        counters = {"prompt": 4_801_220_000.0 / neng, "gen": 351_400_000.0 / neng,
+                    "done_len": 21_300.0, "done_stop": 27_100.0}
+        obs = {"ttft": [], "itl": [], "e2e": [], "queue": [], "ptok": [], "gtok": []}
+        per_scrape = []
+        next_scr = 0
+        scr_times = [t0 + dt * i for i in range(n)]
+        step = 0.5
+        t = t0 - 60.0
+        fail_ids = list(quoted_ids.get(k, []))
+        while t <= scr_times[-1] + 1e-6:
+            # arrivals
+            acc += 2.2 * step * (1.0 + 0.2 * math.sin(t / 37.0 + k))
+            while acc >= 1.0:
+                acc -= 1.0
+                queue.append((t, er.randint(6000, 12000), er.randint(300, 900)))
+            used = sum(r[1] + int(r[2] * min(1.0, max(0.0, (t - r[3]) / max(1e-6, r[0] - r[3]))))
+                       for r in running) + sum(stranded)
+            f = 0.0 if t < t_fail else min(0.35, 0.05 + 0.30 * (t - t_fail) / 300.0)
+            while queue and used + queue[0][1] + 64 <= pool and len(running) + len(stranded) < 64 * 2:
+                if len(running) >= 64:
+                    break
+                ta, pl, g = queue.pop(0)
+                if er.random() < f:
+                    stranded.append(pl)
+                    used += pl
+                    tt = t + 0.25
+                    rid_ = fail_ids.pop(0) if (fail_ids and abs(t - t_quote) < 40 and tt < t_quote) \
+                        else f"{er.getrandbits(64):016x}"
+                    order = {"973ca62f1bc3666d": 0.001, "a067ac70e68581a1": 0.002,
+                             "94a7d5ac08490bb5": 0.003}
+                    tl = t_quote + order[rid_] if rid_ in order else t + er.uniform(4.0, 6.0)
+                    err_lines.append((tl, f"(Worker_DP{k}_EP{k} pid={pids[k]}) ERROR {stamp(tl)} "
+                                          f"[mooncake_connector.py:1899] pulling kv_caches for "
+                                          f"['{rid_}'] failed: Timeout waiting for P side ready."))
+                    continue
+                itl = 0.035 * (0.6 + 0.4 * len(running) / 52.0)
+                tf = t + 0.25
+                running.append([tf + g * itl, pl, g, tf])
+                used += pl
+                if t >= t0 - dt:
+                    obs["ttft"].append((tf, round(tf - ta, 2)))
+                    obs["queue"].append((tf, round(t - ta, 2)))
+                counters["prompt"] += pl
+            # finish
+            still = []
+            for r in running:
+                if r[0] <= t:
+                    counters["gen"] += 0  # counted by rate below
+                    if er.random() < 0.55:
+                        counters["done_stop"] += 1
+                    else:
+                        counters["done_len"] += 1
+                    obs["e2e"].append((r[0], round(r[0] - r[3] + 0.3, 1)))
+                    obs["ptok"].append((r[0], float(r[1])))
+                    obs["gtok"].append((r[0], float(r[2])))
+                else:
+                    still.append(r)
+            running = still
+            itl = 0.035 * (0.6 + 0.4 * len(running) / 52.0)
+            counters["gen"] += len(running) * step / itl
+            obs["itl"].append((t, round(itl, 3), len(running) * step / itl))
+            while next_scr < n and scr_times[next_scr] <= t + 1e-6:
+                per_scrape.append({"run": len(running), "cap": len(queue), "def": len(stranded),
+                                   "kv": round(min(1.0, used / pool), 4),
+                                   "prompt": counters["prompt"], "gen": round(counters["gen"]),
+                                   "dl": counters["done_len"], "ds": counters["done_stop"]})
+                next_scr += 1
+            t += step
+        # histogram increments per scrape interval
+        def bucket_obs(key, n_scr):
+            out = [[] for _ in range(n_scr)]
+            for (tt_, v) in obs[key]:
+                for i in range(1, n_scr):
+                    if scr_times[i - 1] < tt_ <= scr_times[i]:
+                        out[i].append(v)
+            return out
+        itl_per = [[] for _ in range(n)]
+        for (tt_, v, cnt) in obs["itl"]:
+            for i in range(1, n):
+                if scr_times[i - 1] < tt_ <= scr_times[i]:
+                    itl_per[i].append((v, cnt))
+        e = Engine()
+        e.gauges = {"vllm:num_requests_running": [float(x["run"]) for x in per_scrape],
+                    "vllm:num_requests_waiting": [float(x["cap"] + x["def"]) for x in per_scrape],
+                    "vllm:kv_cache_usage_perc": [x["kv"] for x in per_scrape]}
+        e.counters = {"vllm:num_preemptions": [0.0] * n,
+                      "vllm:prompt_tokens": [float(x["prompt"]) for x in per_scrape],
+                      "vllm:generation_tokens": [float(x["gen"]) for x in per_scrape],
+                      "vllm:prefix_cache_queries": [0.0] * n, "vllm:prefix_cache_hits": [0.0] * n}
+        e.lcounters = {
+            ("vllm:num_requests_waiting_by_reason", "reason", "capacity"):
+                [float(x["cap"]) for x in per_scrape],
+            ("vllm:num_requests_waiting_by_reason", "reason", "deferred"):
+                [float(x["def"]) for x in per_scrape],
+            ("vllm:prompt_tokens_by_source", "source", "external_kv_transfer"):
+                [float(x["prompt"]) - 1.0 * 0 for x in per_scrape],
+            ("vllm:prompt_tokens_by_source", "source", "local_compute"): [0.0] * n,
+            ("vllm:prompt_tokens_by_source", "source", "local_cache_hit"): [0.0] * n,
+            ("vllm:request_success", "finished_reason", "length"): [x["dl"] for x in per_scrape],
+            ("vllm:request_success", "finished_reason", "stop"): [x["ds"] for x in per_scrape],
+            ("vllm:request_success", "finished_reason", "abort"): [0.0] * n,
+            ("vllm:request_success", "finished_reason", "error"): [0.0] * n,
+        }
+        base_done = 48_400.0
+        ttft_h = hist_from_obs(n, bucket_obs("ttft", n))
+        ttft_h[0] = [(0.21, base_done * 0.6), (0.32, base_done * 0.35), (0.6, base_done * 0.05)]
+        q_h = hist_from_obs(n, bucket_obs("queue", n))
+        q_h[0] = [(0.004, base_done)]
+        e2e_h = hist_from_obs(n, bucket_obs("e2e", n))
+        e2e_h[0] = [(12.0, base_done * 0.3), (21.0, base_done * 0.45), (31.0, base_done * 0.25)]
+        pt_h = hist_from_obs(n, bucket_obs("ptok", n))
+        pt_h[0] = [(9000.0, base_done)]
+        gt_h = hist_from_obs(n, bucket_obs("gtok", n))
+        gt_h[0] = [(600.0, base_done)]
+        itl_h = [[(0.035, 29_000_000.0)]] + [
+            [(v, float(int(c))) for v, c in _merge(itl_per[i])] for i in range(1, n)]
+        e.hists = {"vllm:time_to_first_token_seconds": ttft_h,
+                   "vllm:request_queue_time_seconds": q_h,
+                   "vllm:e2e_request_latency_seconds": e2e_h,
+                   "vllm:request_prompt_tokens": pt_h,
+                   "vllm:request_generation_tokens": gt_h,
+                   "vllm:inter_token_latency_seconds": itl_h}
+        engines[str(k)] = e
+        for i in range(1, n):
+            if i % 1 == 0:
+                x, xp = per_scrape[i], per_scrape[i - 1]
+                tl = scr_times[i] + 0.6 + 0.01 * k
+                stats_lines.append((tl, v1_stats_line(
+                    tl, "(APIServer pid=1) ", "loggers.py:248", (x["prompt"] - xp["prompt"]) / dt,
+                    (x["gen"] - xp["gen"]) / dt, x["run"], x["cap"] + x["def"], x["kv"], 0.0,
+                    engine=f"{k:03d}") + ", External prefix cache hit rate: 99.9%"))
+    cap = Capture("0.24.0", "0.26.1rc1.dev77+g6f91edf96", model, t0, dt, n, 131072, engines,
+                  cache_info={"_block_size_resolved": "True", "block_size": "64",
+                              "cache_dtype": "fp8", "calculate_kv_scales": "False",
+                              "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9",
+                              "hash_block_size": "None", "is_attention_free": "False",
+                              "kv_cache_dtype_skip_layers": "[]",
+                              "kv_cache_max_concurrency": "9.00",
+                              "kv_cache_memory_bytes": "None",
+                              "kv_cache_size_tokens": str(pool),
+                              "kv_offloading_backend": "native", "kv_offloading_size": "None",
+                              "kv_sharing_fast_prefill": "False", "mamba_block_size": "None",
+                              "mamba_cache_dtype": "auto", "mamba_cache_mode": "none",
+                              "mamba_ssm_cache_dtype": "auto", "num_cpu_blocks": "None",
+                              "num_gpu_blocks": str(pool // 64),
+                              "num_gpu_blocks_override": "None",
+                              "prefix_caching_hash_algo": "sha256", "sliding_window": "None",
+                              "user_specified_block_size": "False",
+                              "user_specified_mamba_block_size": "False"},
+                  created_at=t0 - 9_311.0)
+    s0 = t0 - 9_311.0
+    kvcfg = '{"kv_connector":"MooncakeConnector","kv_role":"kv_consumer"}'
+    logs = [
+        (s0, f"(APIServer pid=1) INFO {stamp(s0)} [utils.py:299] vLLM API server version "
+             "0.26.1rc1.dev77+g6f91edf96"),
+        (s0, f"(APIServer pid=1) INFO {stamp(s0)} [utils.py:233] non-default args: "
+             f"{{'model_tag': '{model}', 'model': '{model}', 'max_model_len': 131072, "
+             "'data_parallel_size': 8, 'enable_expert_parallel': True, 'kv_cache_dtype': 'fp8', "
+             "'block_size': 64, 'max_num_seqs': 64, 'trust_remote_code': True, "
+             f"'kv_transfer_config': KVTransferConfig(kv_connector='MooncakeConnector', "
+             "kv_role='kv_consumer')}"),
+    ]
+    for k in range(neng):
+        logs.append((s0 + 140 + k * 0.1,
+                     f"(EngineCore_DP{k} pid={pids[k] - 180}) INFO {stamp(s0 + 140)} "
+                     "[kv_cache_utils.py:1313] GPU KV cache size: "
+                     f"{pool:,} tokens"))
+        logs.append((s0 + 140.05 + k * 0.1,
+                     f"(EngineCore_DP{k} pid={pids[k] - 180}) INFO {stamp(s0 + 140)} "
+                     "[kv_cache_utils.py:1317] Maximum concurrency for 131,072 tokens per "
+                     f"request: {pool / 131072:.2f}x"))
+    logs.append((s0 + 190, f"(APIServer pid=1) INFO {stamp(s0 + 190)} [api_server.py:2024] "
+                           "Starting vLLM API server 0 on http://0.0.0.0:8000"))
+    logs += stats_lines + [x for x in err_lines if x[0] <= t0 + dt * (n - 1)]
+    logs.sort(key=lambda x: x[0])
+    argv = ["vllm", "serve", model, "--max-model-len", "131072", "--data-parallel-size", "8",
+            "--enable-expert-parallel", "--kv-cache-dtype", "fp8", "--block-size", "64",
+            "--max-num-seqs", "64", "--trust-remote-code", "--kv-transfer-config", kvcfg]
+    args = {"model": model, "max-model-len": 131072, "data-parallel-size": 8,
+            "enable-expert-parallel": True, "kv-cache-dtype": "fp8", "block-size": 64,
+            "max-num-seqs": 64, "trust-remote-code": True, "kv-transfer-config": kvcfg,
+            "gpu-memory-utilization": 0.9, "tensor-parallel-size": 1}
+    gpus = []
+    for i in range(0, n, 3):
+        gpus.append({"t": round(t0 + dt * i + 0.4, 3), "devices": [
+            {"index": g, "name": "NVIDIA B300 SXM6 AC", "memory_total": 288_230_375_424,
+             "memory_used": 263_066_779_648,
+             "processes": [{"pid": pids[g] - 180, "name": "VLLM::EngineCore",
+                            "used_memory": 262_542_491_648}]} for g in range(neng)]})
+    write_bundle(
+        CASES / cid / "bundle", cap, endpoint="http://glm52-decode-0.pd.svc:8000",
+        notes="Decode node of the P/D deployment (MooncakeConnector, 8 x B300, DP=8 + EP). "
+              "Clients report first tokens taking tens of seconds or never arriving; the node "
+              "looks idle. /metrics every 10 s for 8 minutes, the decode pod log, NVML.",
+        argv=argv, args=args, models=models_body(model, model, 131072, int(s0 + 190)),
+        logs="\n".join(x[1] for x in logs) + "\n", model_config=None, gpu=gpus)
+    last = {k: (engines[k].gauges["vllm:num_requests_running"][-1],
+                engines[k].lcounters[("vllm:num_requests_waiting_by_reason", "reason",
+                                      "deferred")][-1],
+                engines[k].gauges["vllm:kv_cache_usage_perc"][-1]) for k in engines}
+    print("  last (running, deferred, kv):", last)
+
+
+def _merge(pairs):
+    d: dict[float, float] = {}
+    for v, c in pairs:
+        d[v] = d.get(v, 0.0) + c
+    return sorted(d.items())
+
+
 REGISTRY = {
     "i-v1-nopc-long-context-preempt-loop": nopc_preempt_loop,
     "i-fp8-kv-qwen25-math-question-marks": fp8_qwen25_math,
     "i-qwen2-72b-int4-4x4090-prefill-queue": qwen2_72b_4090,
+    "i-pd-mooncake-failed-pulls-strand-decode": pd_mooncake_strand,
 }
 
 if __name__ == "__main__":
