@@ -944,11 +944,165 @@ def _merge(pairs):
     return sorted(d.items())
 
 
+# =====================================================================================
+# i-dspark-draft-shared-expert-dropped  (tonyd2wild DSpark README, Patch 4)
+# =====================================================================================
+def dspark_dropped() -> None:
+    cid = "i-dspark-draft-shared-expert-dropped"
+    rng = random.Random(4004)
+    model = "deepseek-ai/DeepSeek-V4-Flash-0731"
+    served = "deepseek-v4-flash"
+    t0 = ts("2026-08-02 09:14:00")
+    dt, n = 10.0, 37
+    pos = [0.631, 0.282, 0.181, 0.114, 0.067]
+    streams = [0] + [2 if rng.random() < 0.33 else 1 for _ in range(n - 1)]
+    steps = [0] + [int(round(jit(rng, 144 if s_ == 1 else 132, 0.02))) for s_ in streams[1:]]
+    drafts = [steps[i] * streams[i] for i in range(n)]
+    per_pos = [[0] * 5] + [[int(round(drafts[i] * jit(rng, p_, 0.04))) for p_ in pos]
+                           for i in range(1, n)]
+    acc = [sum(x) for x in per_pos]
+    gen = [drafts[i] + acc[i] for i in range(n)]
+    # finished agent turns: ~900 output tokens each on average
+    fin, carry = [0], 0.0
+    for i in range(1, n):
+        carry += gen[i] / 900.0
+        k = int(carry)
+        carry -= k
+        fin.append(k)
+    newp = [0] + [f * int(jit(rng, 24_000, 0.3)) for f in fin[1:]]
+    hits = [int(x * jit(rng, 0.86, 0.05)) // 256 * 256 for x in newp]
+    kv = [round(jit(rng, 0.0105 * max(1, s_), 0.15), 4) for s_ in streams]
+    kv[0] = 0.0104
+    e = Engine()
+    e.gauges = {"vllm:num_requests_running": [float(max(1, s_)) for s_ in streams],
+                "vllm:num_requests_waiting": [0.0] * n, "vllm:kv_cache_usage_perc": kv}
+    acc0 = sum(int(615_300 * p_) for p_ in pos)
+    base_gen = 615_300 + acc0
+    e.counters = {
+        "vllm:num_preemptions": [0.0] * n,
+        "vllm:prompt_tokens": cum(36_950_000, newp),
+        "vllm:generation_tokens": cum(base_gen, gen),
+        "vllm:prefix_cache_queries": cum(36_950_000, newp),
+        "vllm:prefix_cache_hits": cum(31_420_000, hits),
+        "vllm:spec_decode_num_drafts": cum(615_300, drafts),
+        "vllm:spec_decode_num_draft_tokens": cum(3_076_500, [5 * d for d in drafts]),
+        "vllm:spec_decode_num_accepted_tokens": cum(acc0, acc),
+    }
+    e.lcounters = {("vllm:spec_decode_num_accepted_tokens_per_pos", "position", str(j)):
+                   cum(int(615_300 * pos[j]), [x[j] for x in per_pos]) for j in range(5)}
+    e.lcounters.update({
+        ("vllm:request_success", "finished_reason", "stop"): cum(1_522, fin),
+        ("vllm:request_success", "finished_reason", "length"): [3.0] * n,
+        ("vllm:request_success", "finished_reason", "abort"): [11.0] * n,
+        ("vllm:request_success", "finished_reason", "error"): [0.0] * n})
+    itl_sh1 = [(0.068, 70), (0.071, 25), (0.09, 5)]
+    itl_steps = [drafts[i] for i in range(n)]
+    ttft = [(1.4, 40), (2.6, 35), (4.2, 20), (7.5, 5)]
+    e2e = [(14.0, 25), (27.0, 40), (41.0, 25), (60.0, 10)]
+    tpot = [(0.0296, 30), (0.0306, 45), (0.0322, 25)]
+    gtok = [(420, 25), (850, 40), (1300, 25), (2000, 10)]
+    ptok = [(9000, 20), (20000, 40), (33000, 30), (41000, 10)]
+    done0 = 1_536
+    e.hists = {
+        "vllm:inter_token_latency_seconds": hseries(n, 615_300, itl_sh1, itl_steps, itl_sh1),
+        "vllm:request_time_per_output_token_seconds": hseries(n, done0, tpot, fin, tpot),
+        "vllm:time_to_first_token_seconds": hseries(n, done0, ttft, fin, ttft),
+        "vllm:e2e_request_latency_seconds": hseries(n, done0, e2e, fin, e2e),
+        "vllm:request_queue_time_seconds": hseries(n, done0, [(0.003, 1)], fin, [(0.003, 1)]),
+        "vllm:request_prefill_time_seconds": hseries(n, done0, ttft, fin, ttft),
+        "vllm:request_decode_time_seconds": hseries(n, done0, e2e, fin, e2e),
+        "vllm:request_inference_time_seconds": hseries(n, done0, e2e, fin, e2e),
+        "vllm:request_generation_tokens": hseries(n, done0, gtok, fin, gtok),
+        "vllm:request_prompt_tokens": hseries(n, done0, ptok, fin, ptok),
+        "vllm:request_params_max_tokens": hseries(n, done0, [(32768, 1)], fin, [(32768, 1)]),
+        "vllm:request_max_num_generation_tokens": hseries(n, done0, [(32768, 1)], fin,
+                                                          [(32768, 1)]),
+        "vllm:request_params_n": hseries(n, done0, [(1, 1)], fin, [(1, 1)]),
+        "vllm:iteration_tokens_total": hseries(n, 615_300, [(6, 80), (12, 15), (4096, 5)],
+                                               steps, [(6, 67), (12, 33)]),
+    }
+    blocks = 2_790_000 // 256
+    cap = Capture("0.18.0", "0.21.1rc1.dev339+g1967a5627bc3", served, t0, dt, n, 1048576,
+                  {"0": e},
+                  cache_info={"_block_size_resolved": "True", "block_size": "256",
+                              "cache_dtype": "nvfp4_ds_mla", "calculate_kv_scales": "False",
+                              "enable_prefix_caching": "True", "gpu_memory_utilization": "0.85",
+                              "is_attention_free": "False", "kv_cache_memory_bytes": "None",
+                              "kv_offloading_backend": "native", "kv_offloading_size": "None",
+                              "kv_sharing_fast_prefill": "False", "mamba_block_size": "None",
+                              "mamba_cache_dtype": "auto", "mamba_cache_mode": "none",
+                              "mamba_ssm_cache_dtype": "auto", "num_cpu_blocks": "None",
+                              "num_gpu_blocks": str(blocks), "num_gpu_blocks_override": "None",
+                              "prefix_caching_hash_algo": "sha256", "sliding_window": "None",
+                              "user_specified_block_size": "True"},
+                  created_at=t0 - 5_402.0)
+    s0 = t0 - 5_402.0
+    api, ec = "(APIServer pid=1) ", "(EngineCore pid=233) "
+    spec = '{"method": "dspark", "num_speculative_tokens": 5}'
+    logs = [
+        f"{api}INFO {stamp(s0)} [utils.py:299] vLLM API server version "
+        "0.21.1rc1.dev339+g1967a5627bc3",
+        f"{api}INFO {stamp(s0)} [utils.py:233] non-default args: {{'model_tag': "
+        f"'/models/DeepSeek-V4-Flash-0731', 'host': '0.0.0.0', 'port': 8888, "
+        f"'model': '/models/DeepSeek-V4-Flash-0731', 'trust_remote_code': True, "
+        "'max_model_len': 1048576, 'served_model_name': ['deepseek-v4-flash'], "
+        "'tensor_parallel_size': 2, 'block_size': 256, 'gpu_memory_utilization': 0.85, "
+        "'kv_cache_dtype': 'nvfp4_ds_mla', 'max_num_seqs': 12, "
+        f"'speculative_config': {spec}}}",
+        f"{ec}INFO {stamp(s0 + 512)} [gpu_model_runner.py:4489] Model loading took 61.37 GiB "
+        "memory and 402.118834 seconds",
+        f"{ec}INFO {stamp(s0 + 515)} [gpu_model_runner.py:4501] Loading drafter model...",
+        f"{ec}INFO {stamp(s0 + 548)} [gpu_model_runner.py:4531] Drafter model loaded "
+        "successfully",
+        f"{ec}INFO {stamp(s0 + 610)} [gpu_worker.py:440] Available KV cache memory: 19.12 GiB",
+        f"{ec}INFO {stamp(s0 + 610)} [kv_cache_utils.py:1313] GPU KV cache size: 2,790,000 "
+        "tokens",
+        f"{ec}INFO {stamp(s0 + 610)} [kv_cache_utils.py:1317] Maximum concurrency for "
+        "1,048,576 tokens per request: 2.66x",
+        f"{api}INFO {stamp(s0 + 700)} [api_server.py:2024] Starting vLLM API server 0 on "
+        "http://0.0.0.0:8888",
+    ]
+    for i in range(1, n):
+        tl = t0 + dt * i + 0.3
+        hr = hits[i] / newp[i] if newp[i] else 0.0
+        logs.append(v1_stats_line(tl, api, "loggers.py:259", newp[i] / dt, gen[i] / dt,
+                                  max(1, streams[i]), 0, kv[i], 0.851 if not hr else hr))
+        pp = ", ".join(f"{per_pos[i][j] / drafts[i]:.3f}" for j in range(5))
+        logs.append(f"{api}INFO {stamp(tl)} [metrics.py:100] SpecDecoding metrics: Mean "
+                    f"acceptance length: {1 + acc[i] / drafts[i]:.2f}, Accepted throughput: "
+                    f"{acc[i] / dt:.2f} tokens/s, Drafted throughput: {5 * drafts[i] / dt:.2f} "
+                    f"tokens/s, Accepted: {acc[i]} tokens, Drafted: {5 * drafts[i]} tokens, "
+                    f"Per-position acceptance rate: {pp}, Avg Draft acceptance rate: "
+                    f"{acc[i] / (5 * drafts[i]) * 100:.1f}%")
+    argv = ["vllm", "serve", "/models/DeepSeek-V4-Flash-0731", "--host", "0.0.0.0", "--port",
+            "8888", "--trust-remote-code", "--max-model-len", "1048576", "--served-model-name",
+            served, "--tensor-parallel-size", "2", "--block-size", "256",
+            "--gpu-memory-utilization", "0.85", "--kv-cache-dtype", "nvfp4_ds_mla",
+            "--max-num-seqs", "12", "--speculative-config", spec]
+    args = {"model": "/models/DeepSeek-V4-Flash-0731", "max-model-len": 1048576,
+            "served-model-name": served, "tensor-parallel-size": 2, "block-size": 256,
+            "gpu-memory-utilization": 0.85, "kv-cache-dtype": "nvfp4_ds_mla", "max-num-seqs": 12,
+            "speculative-config": spec, "enable-prefix-caching": True}
+    write_bundle(
+        CASES / cid / "bundle", cap, endpoint="http://asusi:8888",
+        notes="Agent-serving endpoint on 2x DGX Spark (TP=2 across the pair). After switching "
+              "from the DSpark preview checkpoint to the official DeepSeek-V4-Flash-0731 with the "
+              "same recipe, decode speed roughly halved (~33 tok/s for one stream, was ~55); "
+              "answers look as good as before. /metrics every 10 s for 6 minutes, server log "
+              "at INFO.",
+        argv=argv, args=args,
+        models=models_body(served, "/models/DeepSeek-V4-Flash-0731", 1048576, int(s0 + 700)),
+        logs="\n".join(logs) + "\n", model_config=None, gpu=None)
+    print(f"  accept {sum(acc) / (5 * sum(drafts)):.3f}, tok/s 1-stream "
+          f"{sum(gen[i] for i in range(1, n) if streams[i] == 1) / (dt * streams[1:].count(1)):.1f}")
+
+
 REGISTRY = {
     "i-v1-nopc-long-context-preempt-loop": nopc_preempt_loop,
     "i-fp8-kv-qwen25-math-question-marks": fp8_qwen25_math,
     "i-qwen2-72b-int4-4x4090-prefill-queue": qwen2_72b_4090,
     "i-pd-mooncake-failed-pulls-strand-decode": pd_mooncake_strand,
+    "i-dspark-draft-shared-expert-dropped": dspark_dropped,
 }
 
 if __name__ == "__main__":
