@@ -159,7 +159,7 @@ def judge(path: Path) -> Outcome:
 
 
 def _known_causes() -> set[str]:
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     out = {"no-fault", "unidentified"}
     for pb in load_playbooks():
