@@ -212,14 +212,14 @@ def record_draw(d: Draw, out: Path, args: argparse.Namespace) -> None:
 
 
 def experiments_by_cause() -> dict[str, bool]:
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     return {c.id: bool(c.reproducer) for pb in load_playbooks() for c in pb.causes}
 
 
 def notes_by_cause() -> dict[str, bool]:
     """Causes that are expected-behaviour notes (severity info): healthy is their right verdict."""
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     return {c.id: c.severity == "info" for pb in load_playbooks() for c in pb.causes}
 

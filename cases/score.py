@@ -10,8 +10,8 @@ symptom matrix.
     python cases/score.py --split holdout        # run once, at the end; quote as run
 
 Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
-was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3 ``dev-3`` and
-``holdout-3``.
+was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3
+``dev-3`` and ``holdout-3``.
 
 Scoring rules (decided before any case was run):
 * right symptom: the report's lead symptom is the expected one. The lead is the first live
@@ -160,7 +160,7 @@ def judge(path: Path) -> Outcome:
 
 
 def _known_causes() -> set[str]:
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     out = {"no-fault", "unidentified"}
     for pb in load_playbooks():
@@ -175,7 +175,9 @@ def _pct(n: int, d: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--split", choices=("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "all"), default="dev"
+        "--split",
+        choices=("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "all"),
+        default="dev",
     )
     args = ap.parse_args(argv)
     paths = cases(None if args.split == "all" else args.split)

@@ -40,10 +40,12 @@ from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
 from kvdoctor.report.render import change_first, summary_sentence
 from kvdoctor.reproducers.host import cpu_share_warning
-from kvdoctor.rules import engine as rules
+from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED
 from kvdoctor.rules.schema import Playbook
+from kvdoctor.rules.verdict import healthy_evidence, overall_verdict
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.compute import compute_signals
@@ -351,18 +353,18 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     bounds = latency_bounds(obs, signals)
     signals.shown = {name: b.text() for name, b in bounds.items()}
     records, record_problems = reproducer_records(bundle)
-    playbooks = rules.load_playbooks()
+    playbooks = load_playbooks()
     # Only the records that passed validation: one bad line is reported as "not checked"
     # instead of ending the diagnosis.
-    triage = rules.triage(signals, records, playbooks)
+    triaged = triage(signals, records, playbooks)
     kv = kv_for(bundle, signals)
     # Advice for the server in front of us: flag edits from its own configuration, valid for
     # its vLLM, each with a predicted effect (kvdoctor/remediation). Findings and notes are
     # planned together, so a note never advises against a finding's change.
-    planned = remediate([*triage.findings, *triage.notes], bundle, signals, kv)
-    findings, notes = planned[: len(triage.findings)], planned[len(triage.findings) :]
-    verdict = rules.overall_verdict(findings, signals, triage.undecided)
-    healthy = list(rules.healthy_evidence(signals)) if verdict == "healthy" else []
+    planned = remediate([*triaged.findings, *triaged.notes], bundle, signals, kv)
+    findings, notes = planned[: len(triaged.findings)], planned[len(triaged.findings) :]
+    verdict = overall_verdict(findings, signals, triaged.undecided)
+    healthy = list(healthy_evidence(signals)) if verdict == "healthy" else []
     not_checked = not_checked_for(
         bundle,
         signals,
@@ -375,7 +377,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         verdict=verdict,
         findings=findings,
         notes=notes,
-        undecided=triage.undecided,
+        undecided=triaged.undecided,
         signals={name: _finite(value) for name, value in signals.flat().items()},
         kv=kv,
         not_checked=not_checked,
@@ -439,8 +441,8 @@ def run_reproducers(
 
     signals = compute_signals(bundle)
     earlier, _ = reproducer_records(bundle)
-    playbooks = rules.load_playbooks()
-    preliminary = rules.evaluate(signals, earlier, playbooks)
+    playbooks = load_playbooks()
+    preliminary = evaluate(signals, earlier, playbooks)
     names = plan_for(preliminary, allow_load, reference_endpoint is not None, playbooks)
     ctx = ReproContext.from_signals(
         signals,

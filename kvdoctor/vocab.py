@@ -43,7 +43,7 @@ INCONCLUSIVE: Final = "inconclusive"
 REPRODUCER_VERDICTS: tuple[ReproducerVerdict, ...] = (CONFIRMED, REFUTED, INCONCLUSIVE)
 
 # Every cause a playbook may name, per playbook (a finding's ``cause``). The playbook loader
-# refuses a cause missing here (kvdoctor.rules.engine.check_playbook) and a unit test refuses an
+# refuses a cause missing here (kvdoctor.rules.validate.check_playbook) and a unit test refuses an
 # entry no shipped playbook has, so code that names a cause (the planner, the renderer, the
 # experiment catalog) is checked against one list.
 CAUSES: Final[dict[str, tuple[str, ...]]] = {

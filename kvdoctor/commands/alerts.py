@@ -49,7 +49,7 @@ def _detect_version(endpoint: str, timeout_s: float = 5.0) -> str:
 def _write_runbooks(directory: Path) -> int:
     from kvdoctor.alerts.generate import runbook_pages
     from kvdoctor.report.output import write_atomic
-    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+    from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 
     pages = runbook_pages(load_playbooks() + load_fleet_playbooks())
     try:
@@ -167,7 +167,7 @@ def alerts(
     )
     from kvdoctor.commands._capture_opts import given, refuse_given
     from kvdoctor.fleet.promapi import format_duration, parse_duration
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     ctx = click.get_current_context()
     if window_deprecated is not None:

@@ -33,7 +33,7 @@ _PLAYBOOKS_OPTION = click.option(
 @_PLAYBOOKS_OPTION
 def rules(fmt: str, playbooks_dir: Path | None) -> int:
     """List the playbooks and their causes."""
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     click.echo(render_rules(fmt, load_playbooks(playbooks_dir)), nl=False)
     return 0
@@ -42,7 +42,7 @@ def rules(fmt: str, playbooks_dir: Path | None) -> int:
 def render_rules(fmt: str, playbooks: list[Playbook]) -> str:
     """What ``kvdoctor rules --format FMT`` prints (``md`` is the whole of docs/rules.md)."""
     from kvdoctor.rules import docs
-    from kvdoctor.rules.engine import load_fleet_playbooks
+    from kvdoctor.rules.load import load_fleet_playbooks
 
     # The fleet playbooks always come from the shipped data (playbooks/fleet/): --playbooks
     # replaces the replica playbooks only.
@@ -64,7 +64,7 @@ def explain(ident: str, playbooks_dir: Path | None) -> int:
     fleet-stale-targets).
     """
     from kvdoctor.rules import docs
-    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+    from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 
     playbooks = load_playbooks(playbooks_dir)
     fleet = load_fleet_playbooks()

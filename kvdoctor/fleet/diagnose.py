@@ -39,7 +39,8 @@ from kvdoctor.fleet.replica import ReplicaResult as ReplicaResult
 from kvdoctor.fleet.signals import drift_signals, imbalance_signals, stale_signals
 from kvdoctor.pipeline import diagnose
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Verdict
-from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+from kvdoctor.rules.evaluate import evaluate_fleet
+from kvdoctor.rules.load import load_fleet_playbooks
 from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, VERDICT_RANK
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (

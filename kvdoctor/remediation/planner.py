@@ -24,7 +24,8 @@ from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.remediation.config import EngineConfig, FlagValue, canonical_flag
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.engine import load_playbooks, remediation_line
+from kvdoctor.rules.evaluate import remediation_line
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import PREDICATES, SignalView
 from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet

@@ -7,7 +7,7 @@ predicates), a severity, how confidence is computed, the evidence to show, remed
 templates that state the direction of every knob, the reproducer that tests it, and references.
 
 Cross-checks that need the registries (signal catalog, derived values, predicates) live in
-:func:`kvdoctor.rules.engine.check_playbook`, so this module stays a pure data description.
+:func:`kvdoctor.rules.validate.check_playbook`, so this module stays a pure data description.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from kvdoctor.vocab import Severity, Symptom
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
 Direction = Literal["raise", "lower", "set", "enable", "disable"]
 # An experiment name: checked against the catalog (kvdoctor.experiment_catalog) at load
-# time by kvdoctor.rules.engine.check_playbook, with the causes and measured keys it allows.
+# time by kvdoctor.rules.validate.check_playbook, with the causes and measured keys it allows.
 ReproducerName = str
 
 

@@ -17,7 +17,7 @@ from test_rule_cases import PLAYBOOKS, build_inputs, case_bundle
 from kvdoctor.remediation.config import config_from_signals, engine_config
 from kvdoctor.remediation.planner import PLANNERS, plan
 from kvdoctor.rules.docs import move_text, runbook_md
-from kvdoctor.rules.engine import triage
+from kvdoctor.rules.evaluate import triage
 from kvdoctor.rules.schema import PLANNER_NAMES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -10,7 +10,7 @@ from _rulecases import load_case_files
 
 from kvdoctor.report.model import SYMPTOMS
 from kvdoctor.rules import docs
-from kvdoctor.rules.engine import load_playbooks
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.schema import RUNBOOK_SECTIONS
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,8 +17,10 @@ from _rulecases import CASES_DIR, load_case_files
 
 from kvdoctor.report.model import Finding
 from kvdoctor.reproducers.model import ReproducerRecord
-from kvdoctor.rules.engine import load_playbooks, overall_verdict, triage
+from kvdoctor.rules.evaluate import triage
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.schema import KNOBS
+from kvdoctor.rules.verdict import overall_verdict
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import SignalSet
 

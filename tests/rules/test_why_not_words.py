@@ -16,7 +16,8 @@ from test_rule_cases import PLAYBOOKS, build_inputs
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.pipeline import diagnose
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.engine import _fmt, triage
+from kvdoctor.rules.evaluate import triage
+from kvdoctor.rules.explain import _fmt
 from kvdoctor.rules.predicates import DERIVED, DERIVED_LABELS, DERIVED_STATES, PREDICATE_FALSE
 from kvdoctor.rules.schema import Clause, Condition, Group
 from kvdoctor.signals.catalog import LABELS, SIGNALS, STATES

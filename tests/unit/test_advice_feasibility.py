@@ -21,7 +21,8 @@ from kvdoctor.remediation.config import config_from_signals
 from kvdoctor.remediation.constraints import problems
 from kvdoctor.remediation.planner import apply_plans, plan
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.engine import load_playbooks, triage
+from kvdoctor.rules.evaluate import triage
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.signals.compute import compute_signals
 from kvdoctor.signals.model import SignalSet
 

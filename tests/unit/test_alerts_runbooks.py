@@ -20,7 +20,7 @@ from kvdoctor.alerts.generate import (
 )
 from kvdoctor.alerts.promql import metric_names, parse_version
 from kvdoctor.cli import cli
-from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 
 RUNBOOKS = Path(__file__).resolve().parents[2] / "docs" / "runbooks"
 

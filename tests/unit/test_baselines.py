@@ -13,7 +13,8 @@ import pytest
 
 from kvdoctor.bundle.model import Bundle, Manifest, Scrape
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.rules.engine import evaluate, load_playbooks
+from kvdoctor.rules.evaluate import evaluate
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.signals.baselines import linear_fit
 from kvdoctor.signals.compute import compute_signals
 from kvdoctor.slo import load_slo_file, parse_slo_options, slo_from_bundle_file

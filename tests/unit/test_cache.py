@@ -14,7 +14,7 @@ from kvdoctor.pipeline import diagnose
 from kvdoctor.replay import check_fixture
 from kvdoctor.report.render import _environment, render_markdown
 from kvdoctor.resources import data_dir
-from kvdoctor.rules.engine import load_playbooks
+from kvdoctor.rules.load import load_playbooks
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -142,12 +142,13 @@ def _closure(start: str) -> set[str]:
 
 
 def test_the_playbook_cache_key_covers_every_module_validation_reads() -> None:
-    """A module the engine imports (directly or not) decides what a valid playbook is: the
-    experiment catalog's measured keys, the signal names, the vocabulary. Left out of the key, a
-    change to it (a renamed measured key) would pass with a warm cache and fail without one."""
-    from kvdoctor.rules.engine import VALIDATION_MODULES
+    """A module the playbook loader imports (directly or not, kvdoctor.rules.validate among them)
+    decides what a valid playbook is: the experiment catalog's measured keys, the signal names,
+    the vocabulary. Left out of the key, a change to it (a renamed measured key) would pass with a
+    warm cache and fail without one."""
+    from kvdoctor.rules.load import VALIDATION_MODULES
 
-    assert set(VALIDATION_MODULES) == _closure("kvdoctor.rules.engine")
+    assert set(VALIDATION_MODULES) == _closure("kvdoctor.rules.load")
     assert "kvdoctor.experiment_catalog" in VALIDATION_MODULES
 
 
@@ -157,7 +158,7 @@ def test_an_edited_validation_module_is_a_new_key(
     """Edit the catalog's bytes (a renamed measured key): the warm entry is not taken, the
     playbooks are validated again against the edited code."""
     from kvdoctor import experiment_catalog
-    from kvdoctor.rules import engine
+    from kvdoctor.rules import load
 
     load_playbooks()
     catalog_file = Path(experiment_catalog.__file__)
@@ -173,8 +174,8 @@ def test_an_edited_validation_module_is_a_new_key(
 
     monkeypatch.setattr(Path, "read_bytes", edited)
     validated: list[int] = []
-    real_load_all = engine._load_all
-    monkeypatch.setattr(engine, "_load_all", lambda *a: validated.append(1) or real_load_all(*a))
+    real_load_all = load._load_all
+    monkeypatch.setattr(load, "_load_all", lambda *a: validated.append(1) or real_load_all(*a))
     load_playbooks()
     assert validated == [1]
     assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2

@@ -402,7 +402,8 @@ def test_arrivals_not_admissions_measure_traffic() -> None:
     """A window opened mid-load: the slow replica admits its queue inside the window, so its
     prompt tokens double, but as many requests arrived at both replicas: no routing blame."""
     from kvdoctor.fleet.signals import arrivals_per_s, imbalance_signals
-    from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+    from kvdoctor.rules.evaluate import evaluate_fleet
+    from kvdoctor.rules.load import load_fleet_playbooks
 
     def imbalance_finding(replicas: list[Any]) -> Any:
         found = evaluate_fleet([imbalance_signals(replicas)], load_fleet_playbooks())

@@ -15,7 +15,8 @@ import pytest
 from kvdoctor.fleet.diagnose import ReplicaResult, fleet_findings
 from kvdoctor.fleet.signals import drift_signals, imbalance_signals, stale_signals
 from kvdoctor.report.model import Finding, Report
-from kvdoctor.rules.engine import evaluate_fleet, load_fleet_playbooks
+from kvdoctor.rules.evaluate import evaluate_fleet
+from kvdoctor.rules.load import load_fleet_playbooks
 from kvdoctor.signals.fleet import COOL_KV_USAGE_MAX, HOT_WAITING_MEAN, LOAD_SKEW, FleetSignals
 
 T0 = 1_700_000_000.0

@@ -15,7 +15,7 @@ from kvdoctor.cli import main
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.fleet.endpoints import diagnose_named
 from kvdoctor.rules import docs
-from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 from kvdoctor.rules.schema import RUNBOOK_SECTIONS
 from kvdoctor.signals import fleet as fleet_catalog
 

@@ -7,7 +7,7 @@ import pytest
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.lab.scenarios import BLOCK_SIZE, SCENARIOS, get_scenario
 from kvdoctor.report.model import SYMPTOMS
-from kvdoctor.rules.engine import load_playbooks
+from kvdoctor.rules.load import load_playbooks
 
 REQUIRED = {
     "healthy",

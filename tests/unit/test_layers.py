@@ -200,7 +200,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("kvdoctor.commands._capture_opts", "kvdoctor.probes.engine"): _HELP + "; +131 modules",
     ("kvdoctor.commands.alerts", "kvdoctor.alerts.generate"): _HELP + "; +105 modules",
     ("kvdoctor.commands.alerts", "kvdoctor.fleet.promapi"): _HELP + "; +139 modules",
-    ("kvdoctor.commands.alerts", "kvdoctor.rules.engine"): _HELP + "; +156 modules",
+    ("kvdoctor.commands.alerts", "kvdoctor.rules.load"): _HELP + "; +154 modules",
     ("kvdoctor.commands.check", "kvdoctor.replay"): _HELP + "; +146 modules",
     ("kvdoctor.commands.compare", "kvdoctor.bundle.reader"): _HELP + "; +130 modules",
     ("kvdoctor.commands.compare", "kvdoctor.compare"): _HELP + "; +205 modules",
@@ -231,7 +231,7 @@ LAZY: dict[tuple[str, str], str] = {
     ),
     ("kvdoctor.commands.reproduce", "kvdoctor.reproducers.host"): _HELP + "; +129 modules",
     ("kvdoctor.commands.rules", "kvdoctor.rules.docs"): _HELP + "; +147 modules",
-    ("kvdoctor.commands.rules", "kvdoctor.rules.engine"): _HELP + "; +156 modules",
+    ("kvdoctor.commands.rules", "kvdoctor.rules.load"): _HELP + "; +154 modules",
     ("kvdoctor.fleet", "kvdoctor.fleet.build"): _FLEET,
     ("kvdoctor.fleet", "kvdoctor.fleet.bundle"): _HELP + "; pydantic through the bundle reader",
     ("kvdoctor.fleet", "kvdoctor.fleet.promapi"): _HELP + "; pydantic through the redactor",
@@ -462,15 +462,15 @@ def test_a_planted_cycle_through_a_package_init_fails(tmp_path: Path) -> None:
 def test_the_table_forbids_the_seams_it_was_written_for() -> None:
     assert not allowed("kvdoctor.signals.compute", "kvdoctor.probes.engine")
     assert not allowed("kvdoctor.lab.demo", "kvdoctor.commands._capture_opts")
-    assert not allowed("kvdoctor.rules.engine", "kvdoctor.report.render")
+    assert not allowed("kvdoctor.rules.evaluate", "kvdoctor.report.render")
     assert not allowed("kvdoctor.bundle.reader", "kvdoctor.signals.compute")
     # The cycles this table once permitted.
-    assert not allowed("kvdoctor.rules.engine", "kvdoctor.reproducers.experiments.registry")
-    assert not allowed("kvdoctor.reproducers.experiments.registry", "kvdoctor.rules.engine")
+    assert not allowed("kvdoctor.rules.evaluate", "kvdoctor.reproducers.experiments.registry")
+    assert not allowed("kvdoctor.reproducers.experiments.registry", "kvdoctor.rules.evaluate")
     assert not allowed("kvdoctor.report.render", "kvdoctor.reproducers.model")
     assert not allowed("kvdoctor.remediation", "kvdoctor.pipeline")
-    assert allowed("kvdoctor.rules.engine", "kvdoctor.report.model")
-    assert allowed("kvdoctor.rules.engine", "kvdoctor.experiment_catalog")
+    assert allowed("kvdoctor.rules.evaluate", "kvdoctor.report.model")
+    assert allowed("kvdoctor.rules.validate", "kvdoctor.experiment_catalog")
     assert allowed("kvdoctor.signals.compute", "kvdoctor.bundle.argv")
     tree = ast.parse("from kvdoctor.probes.engine import parse_argv\nfrom kvdoctor import expfmt\n")
     assert imported(tree, "kvdoctor.signals") == [

@@ -190,7 +190,7 @@ def test_a_playbook_names_the_pool_full_threshold_not_its_number() -> None:
 
 
 def test_the_vocabulary_lists_exactly_the_shipped_causes() -> None:
-    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+    from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 
     shipped = {
         pb.id: tuple(c.id for c in pb.causes) for pb in [*load_playbooks(), *load_fleet_playbooks()]
@@ -199,7 +199,8 @@ def test_the_vocabulary_lists_exactly_the_shipped_causes() -> None:
 
 
 def test_a_cause_the_vocabulary_does_not_list_is_refused_at_load() -> None:
-    from kvdoctor.rules.engine import check_playbook, load_playbooks
+    from kvdoctor.rules.load import load_playbooks
+    from kvdoctor.rules.validate import check_playbook
 
     pb = load_playbooks()[0]
     renamed = pb.model_copy(

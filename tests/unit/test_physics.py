@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kvdoctor.rules.engine import evaluate, load_playbooks
+from kvdoctor.rules.evaluate import evaluate
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.signals.physics import GPU_BANDWIDTH, bandwidth_of, dense_weight_bytes
 

@@ -57,7 +57,7 @@ def test_consecutive_indices_cover_every_class() -> None:
 
 
 def test_truth_uses_playbook_cause_ids_and_the_six_symptoms() -> None:
-    from kvdoctor.rules.engine import load_playbooks
+    from kvdoctor.rules.load import load_playbooks
 
     causes = {c.id for pb in load_playbooks() for c in pb.causes}
     symptoms = {"preemption", "high-ttft", "slow-itl", "prefix-miss", "gpu-oom", "quant-quality"}

@@ -87,7 +87,7 @@ def test_scripts_the_readme_runs_exist() -> None:
 
 def test_the_rules_table_lists_every_cause_of_the_playbooks() -> None:
     from kvdoctor.rules.docs import FLEET_GROUP
-    from kvdoctor.rules.engine import load_fleet_playbooks, load_playbooks
+    from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
 
     rows = set(re.findall(r"^\| ([a-z-]+) \| `([a-z0-9-]+)`", README, flags=re.MULTILINE))
     causes = {(pb.symptom, c.id) for pb in load_playbooks() for c in pb.causes}

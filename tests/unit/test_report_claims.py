@@ -16,7 +16,7 @@ from kvdoctor.pipeline import diagnose
 from kvdoctor.report.checker import check_report, exit_code_for
 from kvdoctor.report.model import Evidence, Report
 from kvdoctor.report.render import render_markdown
-from kvdoctor.rules.engine import healthy_evidence
+from kvdoctor.rules.verdict import healthy_evidence
 from kvdoctor.signals.model import SignalSet
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -649,8 +649,8 @@ def _finding(pb: str, cause: str, status: str = "suspected") -> Finding:
 
 
 def test_plan_for() -> None:
-    from kvdoctor.rules.engine import load_playbooks
     from kvdoctor.rules.experiments import plan_for as plan
+    from kvdoctor.rules.load import load_playbooks
 
     pbs = load_playbooks()
 

@@ -9,14 +9,8 @@ from pydantic import ValidationError
 
 from kvdoctor.report.model import Finding
 from kvdoctor.reproducers.model import ReproducerRecord
-from kvdoctor.rules.engine import (
-    _Context,
-    eval_clause,
-    evaluate,
-    healthy_evidence,
-    load_playbooks,
-    overall_verdict,
-)
+from kvdoctor.rules.conditions import Context, eval_clause
+from kvdoctor.rules.evaluate import evaluate
 from kvdoctor.rules.formatting import (
     MissingValue,
     human,
@@ -25,8 +19,10 @@ from kvdoctor.rules.formatting import (
     render_or,
     template_fields,
 )
+from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import SignalView
 from kvdoctor.rules.schema import Condition, Group
+from kvdoctor.rules.verdict import healthy_evidence, overall_verdict
 from kvdoctor.signals.model import SignalSet
 
 PLAYBOOKS = load_playbooks()
@@ -44,7 +40,7 @@ def clause(data: dict[str, Any]) -> Group | Condition:
 
 
 def ev(data: dict[str, Any], **values: Any) -> bool | None:
-    return eval_clause(clause(data), _Context(SignalView(sigs(**values))))
+    return eval_clause(clause(data), Context(SignalView(sigs(**values))))
 
 
 # ------------------------------------------------------------------------ three-valued logic
@@ -84,12 +80,12 @@ def test_value_from_with_scale_and_type_mismatches() -> None:
 def test_series_for_fraction() -> None:
     s = sigs()
     s.series["waiting"] = [(0, 0), (1, 1), (2, 2), (3, 3)]
-    ctx = _Context(SignalView(s))
+    ctx = Context(SignalView(s))
     half = Condition(series="waiting", op=">=", value=2, for_fraction=0.5)
     most = Condition(series="waiting", op=">=", value=2, for_fraction=0.75)
     assert eval_clause(half, ctx) is True
     assert eval_clause(most, ctx) is False
-    assert eval_clause(half, _Context(SignalView(sigs()))) is None
+    assert eval_clause(half, Context(SignalView(sigs()))) is None
 
 
 def test_negative_counter_deltas_and_non_finite_values_are_unknown() -> None:

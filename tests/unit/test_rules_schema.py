@@ -12,7 +12,7 @@ import yaml
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.resources import data_dir
-from kvdoctor.rules.engine import load_playbooks
+from kvdoctor.rules.load import load_playbooks
 
 
 def minimal() -> dict[str, Any]:

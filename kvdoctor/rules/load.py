@@ -1,0 +1,181 @@
+"""Loading playbooks: read, validate (:mod:`kvdoctor.rules.validate`) and cache them.
+
+Validated playbooks are pickled under a key that covers the files' bytes and the source of
+every module whose code decides what a valid playbook is (:data:`VALIDATION_MODULES`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
+from kvdoctor.errors import KvdoctorError
+from kvdoctor.report.model import SYMPTOMS
+from kvdoctor.resources import data_dir
+from kvdoctor.rules.schema import Playbook, Scope
+from kvdoctor.rules.validate import check_playbook
+
+
+def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> list[Playbook]:
+    """Load and validate every ``*.yaml`` playbook, in troubleshooting-table order.
+
+    ``scope`` is what the directory must hold: replica playbooks (the default directory,
+    ``playbooks/``) or fleet playbooks (``playbooks/fleet/``, see :func:`load_fleet_playbooks`);
+    each is checked against its own signal registry.
+    """
+    if directory is None:
+        directory = data_dir("playbooks")
+        if scope == "fleet":
+            directory = directory / FLEET_DIR
+    if not directory.is_dir():
+        raise KvdoctorError(f"playbook directory not found: {directory}")
+    paths = sorted(directory.glob("*.yaml"))
+    texts: list[bytes] = []
+    for path in paths:
+        try:
+            texts.append(path.read_bytes())
+        except OSError as exc:
+            raise KvdoctorError(f"{directory.name}/{path.name}: cannot read: {exc}") from None
+    key = _cache_key(paths, texts, scope)
+    cached = load_pickle("playbooks", key)
+    if isinstance(cached, list) and all(isinstance(pb, Playbook) for pb in cached):
+        return cached
+    result = _load_all(directory, paths, texts, scope)
+    store_pickle("playbooks", key, result)
+    return result
+
+
+# The fleet playbooks' folder under the playbooks data directory.
+FLEET_DIR = "fleet"
+
+
+def load_fleet_playbooks(directory: Path | None = None) -> list[Playbook]:
+    """The fleet playbooks (``playbooks/fleet/*.yaml``): findings that compare replicas."""
+    return load_playbooks(directory, scope="fleet")
+
+
+# Every kvdoctor module this one imports, directly or not (the checks in kvdoctor.rules.validate
+# among them): their code decides what a valid playbook is and what it becomes (the experiment
+# catalog's measured keys, the signal names, the vocabulary), so each is part of the cache key.
+# tests/unit/test_cache.py holds this list equal to the import graph: a module added to it
+# without a line here fails there.
+VALIDATION_MODULES: tuple[str, ...] = (
+    "kvdoctor",
+    "kvdoctor.bundle",
+    "kvdoctor.bundle.model",
+    "kvdoctor.cache",
+    "kvdoctor.errors",
+    "kvdoctor.experiment_catalog",
+    "kvdoctor.expfmt",
+    "kvdoctor.inputs",
+    "kvdoctor.kvmath",
+    "kvdoctor.kvmath.capacity",
+    "kvdoctor.kvmath.catalog",
+    "kvdoctor.kvmath.entries",
+    "kvdoctor.kvmath.memory",
+    "kvdoctor.kvmath.model",
+    "kvdoctor.kvmath.result",
+    "kvdoctor.kvmath.section",
+    "kvdoctor.kvmath.sizes",
+    "kvdoctor.promptshare",
+    "kvdoctor.report",
+    "kvdoctor.report.model",
+    "kvdoctor.resources",
+    "kvdoctor.rules.formatting",
+    "kvdoctor.rules.load",
+    "kvdoctor.rules.predicates",
+    "kvdoctor.rules.schema",
+    "kvdoctor.rules.validate",
+    "kvdoctor.signals",
+    "kvdoctor.signals.catalog",
+    "kvdoctor.signals.fleet",
+    "kvdoctor.signals.model",
+    "kvdoctor.thresholds",
+    "kvdoctor.vocab",
+)
+
+
+def validation_sources() -> tuple[Path, ...]:
+    """The source files of :data:`VALIDATION_MODULES` (all imported by the time this runs)."""
+    return tuple(
+        Path(getattr(sys.modules.get(name) or import_module(name), "__file__", None) or "")
+        for name in VALIDATION_MODULES
+    )
+
+
+def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
+    """Validated playbooks are cached (loading and checking them was a fifth of a replay).
+
+    The key covers every file's name and bytes, the source of every module whose code decides
+    what a valid playbook is and what it becomes, and the pydantic version that pickles it.
+    """
+    import hashlib
+
+    import pydantic
+
+    h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
+    h.update(code_fingerprint(*validation_sources()).encode())
+    for path, text in zip(paths, texts, strict=True):
+        h.update(b"\0" + path.name.encode() + b"\0" + text)
+    return h.hexdigest()[:32]
+
+
+def _load_all(
+    directory: Path, paths: Sequence[Path], texts: Sequence[bytes], scope: Scope
+) -> list[Playbook]:
+    playbooks: list[tuple[Playbook, str]] = []
+    for path, raw in zip(paths, texts, strict=True):
+        label = f"{directory.name}/{path.name}"
+        playbooks.append((_load_one(path, raw, label, scope), label))
+    if not playbooks:
+        raise KvdoctorError(f"no playbooks (*.yaml) in {directory}")
+    seen: dict[str, str] = {}
+    for pb, label in playbooks:
+        if pb.id in seen:
+            raise KvdoctorError(f"{label}: id: playbook id {pb.id!r} already used by {seen[pb.id]}")
+        seen[pb.id] = label
+    order = {s: i for i, s in enumerate(SYMPTOMS)}
+    return [pb for pb, _ in sorted(playbooks, key=lambda x: (order[x[0].symptom], x[0].id))]
+
+
+def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
+    import yaml
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KvdoctorError(f"{label}: cannot read: {exc}") from None
+    try:
+        # libyaml's loader when PyYAML has it: the pure-Python one was a quarter of a replay.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise KvdoctorError(f"{label}: invalid YAML{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise KvdoctorError(f"{label}: a playbook is a YAML mapping")
+    try:
+        pb = Playbook.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"] if p not in ("condition", "group")) or "(top)"
+        msg = err["msg"].removeprefix("Value error, ")
+        raise KvdoctorError(f"{label}: {loc}: {msg}") from None
+    if pb.scope != scope:
+        raise KvdoctorError(
+            f"{label}: scope: a {pb.scope} playbook where {scope} playbooks are read "
+            f"(fleet playbooks live in playbooks/{FLEET_DIR}/)"
+        )
+    problems = check_playbook(pb)
+    if problems:
+        raise KvdoctorError(f"{label}: {problems[0]}")
+    stem = path.stem
+    if pb.id != stem:
+        raise KvdoctorError(f"{label}: id: {pb.id!r} must match the file name {stem!r}")
+    return pb

@@ -1,0 +1,119 @@
+"""The overall verdict: critical / degraded from the findings, inconclusive, unknown, or
+healthy only when the numbers that show a healthy KV cache are known."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kvdoctor.report.model import Evidence, Finding, OpenQuestion, Verdict
+from kvdoctor.rules.conditions import Context, eval_clause
+from kvdoctor.rules.explain import evidence_value, signal_label
+from kvdoctor.rules.predicates import SignalView
+from kvdoctor.rules.schema import Condition
+from kvdoctor.signals.model import SignalSet
+from kvdoctor.signals.window import idle_window
+from kvdoctor.thresholds import CARD_FULL, POOL_FULL
+
+
+@dataclass(frozen=True)
+class _HealthRow:
+    """One number behind a healthy verdict: what healthy looks like, as a condition and in
+    words, and the words for a value that does not meet it (the row never says "never filled"
+    beside a pool that filled: a healthy verdict only means no symptom showed harm)."""
+
+    signal: str
+    required: bool  # must be known to call the server healthy
+    holds: Condition | None
+    healthy: str
+    otherwise: str = ""
+
+
+# The numbers that must be known to call the locker healthy, and what healthy looks like.
+_HEALTH: tuple[_HealthRow, ...] = (
+    _HealthRow(
+        "kv_usage_max",
+        True,
+        Condition(signal="kv_usage_max", op="<", value=POOL_FULL),
+        f"below {POOL_FULL:.2f}: the KV pool never filled",
+        f"≥ {POOL_FULL:.2f}: the KV pool filled at its peak, and no symptom shows harm from it",
+    ),
+    _HealthRow(
+        "preemptions_window",
+        True,
+        Condition(signal="preemptions_window", op="==", value=0),
+        "0: no sequence lost its KV blocks",
+        "> 0: some sequences lost their KV blocks, fewer than the preemption check counts as harm",
+    ),
+    _HealthRow(
+        "waiting_max",
+        True,
+        Condition(signal="waiting_max", op="==", value=0),
+        "0: requests are admitted at once",
+        "≥ 1: requests waited, and the first-token check did not count the wait as harm",
+    ),
+    _HealthRow(
+        "prefix_hit_rate_window", False, None, "what the workload shares (window, not lifetime)"
+    ),
+    _HealthRow("ttft_p95", False, None, "seconds, not tens of seconds"),
+    _HealthRow("itl_p95", False, None, "steady decode speed"),
+    _HealthRow(
+        "gpu_memory_used_fraction",
+        False,
+        Condition(signal="gpu_memory_used_fraction", op="<", value=CARD_FULL),
+        f"below {CARD_FULL:.2f}: the card has room",
+        f"≥ {CARD_FULL:.2f}: the card is at its limit, and no symptom shows harm from it",
+    ),
+)
+
+
+def healthy_evidence(signals: SignalSet) -> list[Evidence]:
+    """The numbers that show the locker is fine (those the window has), for the report: each
+    row's words are those its own number meets (``met`` as the engine evaluated it)."""
+    view = SignalView(signals)
+    ctx = Context(view)
+    out: list[Evidence] = []
+    for row in _HEALTH:
+        v = view.value(row.signal)
+        if v is None:
+            continue
+        met = eval_clause(row.holds, ctx) if row.holds is not None else None
+        expected = row.otherwise if met is False else row.healthy
+        # The words chosen are the condition the number meets: the row is met as worded.
+        met = None if met is None else True
+        out.append(
+            Evidence(
+                signal=row.signal,
+                label=signal_label(row.signal),
+                value=evidence_value(v),
+                expected=expected,
+                met=met,
+            )
+        )
+    return out
+
+
+def overall_verdict(
+    findings: list[Finding], signals: SignalSet, undecided: Sequence[OpenQuestion] = ()
+) -> Verdict:
+    """critical / degraded from active findings; inconclusive when a symptom the operator would
+    care about cannot be decided; healthy only when the health numbers are known."""
+    active = [f for f in findings if f.status != "refuted"]
+    if any(f.severity == "critical" for f in active):
+        return "critical"
+    if any(f.severity == "warning" for f in active):
+        return "degraded"
+    if undecided:
+        return "inconclusive"
+    view = SignalView(signals)
+    scrapes = view.num("scrapes_ok")
+    if scrapes is None or scrapes <= 0:
+        return "unknown"
+    if any(view.value(row.signal) is None for row in _HEALTH if row.required):
+        return "unknown"
+    if idle_window({name: signals.get(name) for name in signals.values}):
+        # Nothing ran, waited, finished or moved a token: the window holds no evidence about
+        # the KV cache either way, and "healthy" would be a claim it cannot back (external
+        # case: a capture taken after the test had ended, on a server whose cache missed).
+        return "unknown"
+    return "healthy"
