@@ -45,7 +45,7 @@ from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED
 from kvdoctor.rules.schema import Playbook
-from kvdoctor.rules.verdict import healthy_evidence, overall_verdict
+from kvdoctor.rules.verdict import healthy_evidence, overall_verdict, verdict_facts
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.compute import compute_signals
@@ -382,6 +382,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
         kv=kv,
         not_checked=not_checked,
         latency={name: LatencyBound.model_validate(b.as_json()) for name, b in bounds.items()},
+        facts=verdict_facts(signals.flat(), findings),
     )
     context = _context(bundle, obs, signals, records, healthy)
     # The verdict sentence and the change to make first, word for word as the Markdown states

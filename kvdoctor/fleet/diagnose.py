@@ -41,6 +41,7 @@ from kvdoctor.pipeline import diagnose
 from kvdoctor.report.model import Evidence, Finding, Report, Scalar, Verdict
 from kvdoctor.rules.evaluate import evaluate_fleet
 from kvdoctor.rules.load import load_fleet_playbooks
+from kvdoctor.rules.verdict import verdict_facts
 from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, VERDICT_RANK
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -298,5 +299,6 @@ def diagnose_replicas(
         signals=fleet_diag.report.signals,
         kv=fleet_diag.report.kv,
         not_checked=not_checked,
+        facts=verdict_facts(fleet_diag.report.signals, findings),
     )
     return FleetDiagnosis(origin, results, fleet, report, fleet_diag.context)

@@ -27,7 +27,9 @@ REPORT_SCHEMA: Final = "kvdoctor.report/1"
 # an upper end derived from the mean (Markov) or from TTFT says so, and every sentence states
 # the range, not the point.
 # 1.5: ``label`` on each evidence row: the signal in plain words (the table's first column).
-REPORT_MINOR: Final = 5
+# 1.6: ``facts``: what the verdict sentence rests on (card full and what proves it, a start-up
+# refusal, a full pool, a window without traffic, a restart), decided by the rules.
+REPORT_MINOR: Final = 6
 
 # The vocabularies are defined once, in kvdoctor.vocab; these names keep the report's readers'
 # imports working.
@@ -117,6 +119,28 @@ class LatencyBound(_Strict):
     first_bucket: bool = False
 
 
+CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction"]
+
+
+class VerdictFacts(_Strict):
+    """What the verdict sentence rests on (report/1.6), decided by the rules from the bundle's
+    numbers; the renderers only word them. Older reports carry none (every fact false)."""
+
+    # The device itself is full, not only the KV pool: vLLM found no memory for the pool, the
+    # log shows an out-of-memory error, or NVML shows the card at its top.
+    card_full: bool = False
+    # The strongest of those proofs, when card_full.
+    card_full_reason: CardFullReason | None = None
+    # The lead finding is vLLM refusing max_model_len at start-up on a card with room.
+    refused_start: bool = False
+    # The KV pool reached its full mark in the window.
+    kv_full: bool = False
+    # The window saw no traffic at all (verdict unknown, said as such).
+    idle_window: bool = False
+    # Counters dropped during the window: the server restarted.
+    server_restarted: bool = False
+
+
 class Report(_Strict):
     schema_: Literal["kvdoctor.report/1"] = Field(default=REPORT_SCHEMA, alias="schema")
     schema_minor: int = REPORT_MINOR
@@ -135,6 +159,8 @@ class Report(_Strict):
     not_checked: list[NotChecked] = Field(default_factory=list)
     # Beside each interpolated latency percentile of ``signals``, its bucket range (1.4).
     latency: dict[str, LatencyBound] = Field(default_factory=dict)
+    # What the verdict sentence rests on (1.6).
+    facts: VerdictFacts = Field(default_factory=VerdictFacts)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

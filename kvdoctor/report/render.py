@@ -36,6 +36,7 @@ from kvdoctor.report.bounds import Bound, percentile_bounds
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import (
+    CardFullReason,
     Evidence,
     Finding,
     OpenQuestion,
@@ -48,8 +49,6 @@ from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.catalog import label as label_of
-from kvdoctor.signals.window import idle_window
-from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
 
 MARKDOWN_TEMPLATE = "report.md.j2"
@@ -58,10 +57,6 @@ Detail = Literal["summary", "full"]
 DETAILS: tuple[str, ...] = ("summary", "full")
 # The evidence rows shown above the fold; the rest of the table sits in the folded details.
 EVIDENCE_ROWS_SHOWN = 6
-
-# Thresholds of the verdict sentence only (the rules decide findings; this decides wording).
-KV_FULL_FRACTION = POOL_FULL
-CARD_FULL_FRACTION = CARD_FULL
 
 FIRING = ACTIVE_STATUSES
 
@@ -463,7 +458,6 @@ class EngineArgRow:
     value: Markup
 
 
-CardFullReason = Literal["no-cache-memory", "oom-log", "gpu-fraction"]
 # Which verdict sentence the report opens with (the template holds one sentence per case).
 VerdictCase = Literal[
     "idle",
@@ -832,36 +826,13 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means), ctx.derived_units)
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]
-    primary = firing[0] if firing else None
     notes = [f for f in report.notes if f.status in FIRING]
     records = ctx.reproducers
 
     kv_max = _num_or_none(sig.get("kv_usage_max"))
     gpu_fraction = _num_or_none(sig.get("gpu_memory_used_fraction"))
-    # Only what the bundle shows: an out-of-memory line, vLLM finding no memory for the pool,
-    # or NVML at the top of the card. A gpu-oom finding alone is not evidence the card is full
-    # (a start-up refusal of max_model_len happens on a card with room).
-    card_full = (
-        sig.get("log_oom") is True
-        or sig.get("log_no_cache_memory") is True
-        or (gpu_fraction is not None and gpu_fraction >= CARD_FULL_FRACTION)
-    )
-    refused_start = (
-        primary is not None
-        and primary.symptom == "gpu-oom"
-        and sig.get("log_max_model_len_exceeds_kv") is True
-        and not card_full
-    )
-    kv_full = kv_max is not None and kv_max >= KV_FULL_FRACTION
-    # What proves the card full, strongest first: the template holds one sentence per reason.
-    card_full_reason: CardFullReason | None = None
-    if card_full:
-        if sig.get("log_no_cache_memory") is True:
-            card_full_reason = "no-cache-memory"
-        elif sig.get("log_oom") is True:
-            card_full_reason = "oom-log"
-        else:
-            card_full_reason = "gpu-fraction"
+    # The rules decided what the verdict sentence rests on (report/1.6); this only words it.
+    facts = report.facts
 
     kv_series = ctx.series.get("kv_usage", [])
     preempt_series = ctx.series.get("preemptions", [])
@@ -919,14 +890,14 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ruled_out=tuple(ruled_out_view),
         verdict_case=_verdict_case(
             report.verdict,
-            card_full,
-            kv_full,
+            facts.card_full,
+            facts.kv_full,
             lead,
             sig.get("kv_usage_max"),
-            refused_start,
-            idle=idle_window(sig),
+            facts.refused_start,
+            idle=facts.idle_window,
         ),
-        card_full_reason=card_full_reason,
+        card_full_reason=facts.card_full_reason,
         gpu_fraction=gpu_fraction,
         platform=(
             "cpu"
@@ -949,7 +920,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
             if sig.get("prefix_caching") is False
             else "unknown"
         ),
-        server_restarted=bool(sig.get("counter_resets")),
+        server_restarted=facts.server_restarted,
         engine_args=_engine_arg_rows(ctx.engine_args),
         window_s=window_s,
         healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),

@@ -123,6 +123,14 @@ def _comparison_words(clause: Condition, ctx: Context, holds: bool) -> str:
         return f"{label}: not known from this capture"
     if isinstance(left, bool) and clause.signal:
         return _state(name, left)
+    words = catalog.VALUES.get(name) if clause.signal else None
+    if words is not None and isinstance(left, str) and clause.value_from is None:
+        # A fixed-vocabulary text signal: its value in words, against the one the cause needs.
+        said = words.get(left, f"{signal_label(name)}: {left}")
+        wanted = clause.value if isinstance(clause.value, str) else None
+        if holds or op == "!=" or wanted is None:
+            return said
+        return f"{said}, not that {_lower(words.get(wanted, wanted))}"
     right = _right(clause, ctx)
     if clause.signal and _PERCENTILE.search(name) and _unit(name) == "s":
         # An interpolated percentile is not a measurement: say which side of the bound the
@@ -141,40 +149,61 @@ def _comparison_words(clause: Condition, ctx: Context, holds: bool) -> str:
     return f"{label} {_fmt(left, name)} (needs {needs} {right})"
 
 
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 def explain(clause: Clause, ctx: Context) -> str | None:
     """One line in plain words saying why ``clause`` does not hold (the first failing part),
     or None: labels for the signals, units on the numbers, no operators."""
+    reasons = _reasons(clause, ctx)
+    return " and ".join(reasons[:2]) if reasons else None
+
+
+def _reasons(clause: Clause, ctx: Context) -> list[str]:
+    """Why ``clause`` does not hold, one phrase per failing part, none said twice (an exclusion
+    that repeats a reason already given adds nothing: "... and ruled out because" the same)."""
     if isinstance(clause, Condition):
-        if eval_clause(clause, ctx) is True:
-            return None
-        if clause.predicate:
-            view = ctx.view
-            state = PREDICATES[clause.predicate].fn(view) if isinstance(view, SignalView) else None
-            return _predicate_words(clause.predicate, state)
-        if clause.series:
-            share = ctx.view.fraction_of_window(clause.series, clause.op or "", float(clause.value))  # type: ignore[arg-type]
-            what = _SERIES_LABEL.get(clause.series, clause.series.replace("_", " "))
-            if share is None:
-                return f"no {what} series in the window"
-            bound = _fmt(clause.value, _SERIES_SIGNAL.get(clause.series))
-            return (
-                f"{what} {_NEEDS[clause.op or '==']} {bound} in {share * 100:.0f} % of the window"
-                f" (needs {clause.for_fraction * 100:.0f} %)"  # type: ignore[operator]
-            ).replace("  ", " ")
-        return _comparison_words(clause, ctx, holds=False)
+        why = _condition_reason(clause, ctx)
+        return [why] if why is not None else []
     if eval_clause(clause, ctx) is True:
-        return None
+        return []
     for sub in clause.all or []:
-        why = explain(sub, ctx)
-        if why is not None:
-            return why
+        found = _reasons(sub, ctx)
+        if found:
+            return found
     if clause.any is not None and eval_clause(Group(any=clause.any), ctx) is not True:
-        reasons = [r for r in (explain(sub, ctx) for sub in clause.any) if r]
-        return " and ".join(reasons[:2]) if reasons else None
+        kept: list[str] = []
+        for sub in clause.any:
+            for why in _reasons(sub, ctx):
+                said = why.removeprefix("ruled out because ")
+                if not any(said in earlier for earlier in kept):
+                    kept.append(why)
+        return kept
     for sub in clause.none or []:
         if eval_clause(sub, ctx) is True:
-            return f"ruled out because {_describe(sub, ctx)}"
-    return None
+            return [f"ruled out because {_describe(sub, ctx)}"]
+    return []
+
+
+def _condition_reason(clause: Condition, ctx: Context) -> str | None:
+    if eval_clause(clause, ctx) is True:
+        return None
+    if clause.predicate:
+        view = ctx.view
+        state = PREDICATES[clause.predicate].fn(view) if isinstance(view, SignalView) else None
+        return _predicate_words(clause.predicate, state)
+    if clause.series:
+        share = ctx.view.fraction_of_window(clause.series, clause.op or "", float(clause.value))  # type: ignore[arg-type]
+        what = _SERIES_LABEL.get(clause.series, clause.series.replace("_", " "))
+        if share is None:
+            return f"no {what} series in the window"
+        bound = _fmt(clause.value, _SERIES_SIGNAL.get(clause.series))
+        return (
+            f"{what} {_NEEDS[clause.op or '==']} {bound} in {share * 100:.0f} % of the window"
+            f" (needs {clause.for_fraction * 100:.0f} %)"  # type: ignore[operator]
+        ).replace("  ", " ")
+    return _comparison_words(clause, ctx, holds=False)
 
 
 def _describe(clause: Clause, ctx: Context) -> str:

@@ -3,10 +3,17 @@ healthy only when the numbers that show a healthy KV cache are known."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kvdoctor.report.model import Evidence, Finding, OpenQuestion, Verdict
+from kvdoctor.report.model import (
+    CardFullReason,
+    Evidence,
+    Finding,
+    OpenQuestion,
+    Verdict,
+    VerdictFacts,
+)
 from kvdoctor.rules.conditions import Context, eval_clause
 from kvdoctor.rules.explain import evidence_value, signal_label
 from kvdoctor.rules.predicates import SignalView
@@ -14,6 +21,7 @@ from kvdoctor.rules.schema import Condition
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
+from kvdoctor.vocab import ACTIVE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -117,3 +125,43 @@ def overall_verdict(
         # case: a capture taken after the test had ended, on a server whose cache missed).
         return "unknown"
     return "healthy"
+
+
+def verdict_facts(signals: Mapping[str, object], findings: Sequence[Finding]) -> VerdictFacts:
+    """The facts the verdict sentence states, from the bundle's numbers alone (report/1.6).
+
+    ``signals`` is the report's flat signal map, so a fleet's report gets its facts the same
+    way as one server's.
+    """
+
+    def num(name: str) -> float | None:
+        v = signals.get(name)
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    gpu_fraction = num("gpu_memory_used_fraction")
+    # Only what the bundle shows: an out-of-memory line, vLLM finding no memory for the pool,
+    # or NVML at the top of the card. A gpu-oom finding alone is not evidence the card is full
+    # (a start-up refusal of max_model_len happens on a card with room).
+    reason: CardFullReason | None = None
+    if signals.get("log_no_cache_memory") is True:
+        reason = "no-cache-memory"
+    elif signals.get("log_oom") is True:
+        reason = "oom-log"
+    elif gpu_fraction is not None and gpu_fraction >= CARD_FULL:
+        reason = "gpu-fraction"
+    card_full = reason is not None
+    lead = next((f for f in findings if f.status in ACTIVE_STATUSES), None)
+    kv_max = num("kv_usage_max")
+    return VerdictFacts(
+        card_full=card_full,
+        card_full_reason=reason,
+        refused_start=(
+            lead is not None
+            and lead.symptom == "gpu-oom"
+            and signals.get("log_max_model_len_exceeds_kv") is True
+            and not card_full
+        ),
+        kv_full=kv_max is not None and kv_max >= POOL_FULL,
+        idle_window=idle_window(signals),
+        server_restarted=bool(signals.get("counter_resets")),
+    )

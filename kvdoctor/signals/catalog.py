@@ -595,6 +595,26 @@ NONE: dict[str, str] = {
     "log_kv_transfer_without_connector": "no KV transfer was ignored for want of a connector",
 }
 
+# Text signals with a fixed vocabulary, each value in words: a "why not" line says what the
+# value is against what a cause needs ("the prompts share whole blocks, not less than one
+# block"), never "shared (needs exactly sub-block)".
+VALUES: dict[str, dict[str, str]] = {
+    "prompt_share_pattern": {
+        "shared": "the prompts share whole blocks",
+        "identity-split": "the prompts share text but differ in LoRA adapter or cache salt",
+        "drift": "the prompts differ early and share content after the difference",
+        "sub-block": "the prompts share less than one block",
+        "unshared": "the prompts share nothing",
+    },
+    "log_oom_phase": {
+        "cuda-graph-capture": "the out-of-memory error struck during CUDA graph capture",
+        "sampler-warmup": "the out-of-memory error struck during the sampler's warm-up",
+        "kv-allocation": "the out-of-memory error struck while allocating the KV pool",
+        "profiling": "the out-of-memory error struck during the profiling run",
+        "serving": "the out-of-memory error struck while serving",
+    },
+}
+
 # Yes/no signals in words: what the value says when true, and when false.
 STATES: dict[str, tuple[str, str]] = {
     "hybrid_model": ("the model is hybrid (Mamba or linear attention)", "the model is not hybrid"),

@@ -85,3 +85,28 @@ def test_counts_agree_with_their_noun() -> None:
     assert _fmt(2048, "max_model_len") == "2,048 tokens"
     assert _fmt(1, "waiting_max") == "1 request"
     assert _fmt(0, "waiting_max") == "0 requests"
+
+
+# A fixed-vocabulary text value read as a raw id ("shared (needs exactly drift)"), or the same
+# reason given twice on one line ("... and ruled out because" what was already said).
+_RAW_VALUE = re.compile(r": (shared|drift|sub-block|unshared|identity-split) \(needs")
+
+
+def test_text_values_are_words_and_no_reason_is_given_twice() -> None:
+    from kvdoctor.signals.catalog import VALUES
+
+    lines: list[str] = []
+    for data in load_case_files().values():
+        for case in data["cases"]:
+            signals, records = build_inputs(case)
+            t = triage(signals, records, PLAYBOOKS)
+            lines += _lines([*t.findings, *t.notes])
+    shared = [ln for ln in lines if VALUES["prompt_share_pattern"]["shared"] in ln]
+    assert shared, "no rule case explains a look-alike by what the prompts share"
+    assert [ln for ln in lines if _RAW_VALUE.search(ln)] == []
+    repeated = []
+    for ln in lines:
+        said, _, because = ln.partition(" and ruled out because ")
+        if because and because in said:
+            repeated.append(ln)
+    assert repeated == []

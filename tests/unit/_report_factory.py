@@ -8,6 +8,7 @@ from kvdoctor.bundle.model import NotChecked
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.model import Evidence, Finding, Report, ReproducerOutcome
 from kvdoctor.reproducers.model import ReproducerRecord
+from kvdoctor.rules.verdict import verdict_facts
 
 T0 = 1_700_000_000.0
 
@@ -76,6 +77,9 @@ def report(**overrides: Any) -> Report:
         "not_checked": [NotChecked(what="GPU memory", why="no NVIDIA driver")],
     }
     base.update(overrides)
+    if "facts" not in overrides:
+        # As the pipeline does: the rules decide what the verdict sentence rests on (1.6).
+        base["facts"] = verdict_facts(base["signals"], base["findings"])
     return Report(**base)
 
 

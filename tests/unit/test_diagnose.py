@@ -192,7 +192,8 @@ def test_a_healthy_verdict_exits_0_with_a_note_and_no_finding(
     report = json.loads(out)
     live = [f for f in report["findings"] if f["status"] != "refuted"]
     assert report["verdict"] == "healthy" and live == []
-    assert report["schema_minor"] == 5  # 1.5: evidence rows carry their plain-word label
+    assert report["schema_minor"] == 6  # 1.6: the facts the verdict sentence rests on
+    assert report["facts"]["kv_full"] is False and report["facts"]["card_full"] is False
     assert all(ev["label"] for n in report["notes"] for ev in n["evidence"])
     assert [(n["cause"], n["status"], n["severity"]) for n in report["notes"]] == [
         ("block-larger-than-prefix", "confirmed", "info")

@@ -181,7 +181,14 @@ def test_a_playbook_names_the_pool_full_threshold_not_its_number() -> None:
     assert written == []
     assert sum(t.count("$pool_full") for t in texts) >= 10
     cond = Condition.model_validate({"signal": "kv_usage_max", "op": ">=", "value": "$pool_full"})
-    assert cond.value == POOL_FULL == render.KV_FULL_FRACTION == capacity_ramp.FILLED
+    assert cond.value == POOL_FULL == capacity_ramp.FILLED
+    # The verdict sentence's "pool full" is a fact the rules decide (report/1.6) on the same
+    # constant; the renderer keeps no threshold of its own.
+    assert not hasattr(render, "KV_FULL_FRACTION") and not hasattr(render, "CARD_FULL_FRACTION")
+    from kvdoctor.rules.verdict import verdict_facts
+
+    assert verdict_facts({"kv_usage_max": POOL_FULL}, []).kv_full is True
+    assert verdict_facts({"kv_usage_max": POOL_FULL - 0.001}, []).kv_full is False
     with pytest.raises(ValidationError, match="unknown constant"):
         Condition.model_validate({"signal": "kv_usage_max", "op": ">=", "value": "$pool_ful"})
 

@@ -239,6 +239,19 @@ def test_the_card_full_sentence_names_its_strongest_proof(
     assert "GPU memory is full, not just the KV cache:" + " " + sentence in text
 
 
+def test_the_verdict_sentence_words_the_facts_the_rules_decided() -> None:
+    # The renderer decides nothing: the same signals with facts that say otherwise read as
+    # the facts say (report/1.6), and a report without facts (older minor) claims no full card.
+    from kvdoctor.report.model import VerdictFacts
+
+    oom = {**report().signals, "log_oom": True}
+    decided = report(signals=oom)
+    assert decided.facts.card_full and decided.facts.card_full_reason == "oom-log"
+    assert "GPU memory is full, not just the KV cache" in render_markdown(decided, context())
+    unsaid = report(signals=oom, facts=VerdictFacts())
+    assert "GPU memory is full" not in render_markdown(unsaid, context())
+
+
 def test_an_idle_window_says_so_and_exits_non_zero() -> None:
     from kvdoctor.report.checker import check_report, exit_code_for
 
