@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from kvdoctor.observations import Observations, observe
 from kvdoctor.promptshare import PromptSample, RawPrompt, analyse
 from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
-from kvdoctor.report.bounds import Bound, percentile_bounds
+from kvdoctor.report.bounds import Bound, percentile_bounds, ratio_range
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
 from kvdoctor.report.render import change_first, summary_sentence
@@ -43,7 +43,7 @@ from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
-from kvdoctor.rules.predicates import DERIVED
+from kvdoctor.rules.predicates import DERIVED, RATIOS_OF_PERCENTILES, SignalView
 from kvdoctor.rules.schema import Playbook
 from kvdoctor.rules.verdict import healthy_evidence, overall_verdict, verdict_facts
 from kvdoctor.signals import v1_extra
@@ -287,6 +287,20 @@ def latency_bounds(obs: Observations, signals: SignalSet) -> dict[str, Bound]:
     }
 
 
+def _ratio_ranges(signals: SignalSet, bounds: Mapping[str, Bound]) -> dict[str, str]:
+    """Ratios over an interpolated percentile as the buckets support them ("between 126× and
+    253×"), for the sentences that state them."""
+    view = SignalView(signals)
+    out: dict[str, str] = {}
+    for name, (top, bottom) in RATIOS_OF_PERCENTILES.items():
+        if view.value(name) is None:
+            continue
+        text = ratio_range(bounds.get(top, view.num(top)), bounds.get(bottom, view.num(bottom)))
+        if text is not None:
+            out[name] = text
+    return out
+
+
 def _context(
     bundle: Bundle,
     obs: Observations,
@@ -352,6 +366,7 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # bucket range instead (the playbooks' placeholders print it), and the JSON carries it.
     bounds = latency_bounds(obs, signals)
     signals.shown = {name: b.text() for name, b in bounds.items()}
+    signals.shown.update(_ratio_ranges(signals, bounds))
     records, record_problems = reproducer_records(bundle)
     playbooks = load_playbooks()
     # Only the records that passed validation: one bad line is reported as "not checked"

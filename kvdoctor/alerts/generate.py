@@ -308,6 +308,7 @@ _UNIT_WORDS: dict[str, str] = {
     "blocks": "blocks",
     "count": "",
     "ratio": "×",
+    "r2": "",
 }
 
 

@@ -145,3 +145,31 @@ def percentile_bounds(
 def range_text(lo: float, hi: float | None, hi_from: str, first_bucket: bool) -> str:
     """A report's ``latency`` entry (report/1.4) as the Markdown states it."""
     return Bound.from_json(lo, hi, hi_from, first_bucket).text()
+
+
+def ratio_range(numerator: Bound | float | None, denominator: Bound | float | None) -> str | None:
+    """A ratio one of whose sides is an interpolated percentile, as the buckets support it:
+    "between 126× and 253×", "at least 126×" (a side in the +Inf or first bucket), or None
+    when neither side is a bucket range (the point ratio is then as good as its inputs)."""
+    if not isinstance(numerator, Bound) and not isinstance(denominator, Bound):
+        return None
+
+    def ends(x: Bound | float | None) -> tuple[float, float] | None:
+        if isinstance(x, Bound):
+            return x.lo, x.hi
+        if isinstance(x, int | float) and math.isfinite(x):
+            return float(x), float(x)
+        return None
+
+    n, d = ends(numerator), ends(denominator)
+    if n is None or d is None:
+        return None
+    lo = n[0] / d[1] if d[1] > 0 and math.isfinite(d[1]) else 0.0
+    hi = n[1] / d[0] if d[0] > 0 and math.isfinite(n[1]) else math.inf
+    if math.isinf(hi):
+        return f"at least {lo:.3g}×" if lo > 0 else None
+    if lo <= 0:
+        return f"at most {hi:.3g}×"
+    if f"{lo:.3g}" == f"{hi:.3g}":
+        return f"{hi:.3g}×"
+    return f"between {lo:.3g}× and {hi:.3g}×"

@@ -64,6 +64,8 @@ def _fmt(v: object, name: str | None = None) -> str:
         return f"{float(v) / (1 << 30):.3g} GiB"
     if isinstance(v, int | float) and unit == "GiB":
         return f"{float(v):.3g} GiB"
+    if isinstance(v, int | float) and unit == "ratio":
+        return f"{float(v):.3g}×"
     if isinstance(v, int | float):
         whole = float(v).is_integer()
         text = f"{int(v):,}" if whole else f"{float(v):.3g}"
@@ -140,13 +142,16 @@ def _comparison_words(clause: Condition, ctx: Context, holds: bool) -> str:
     zero = catalog.NONE.get(name) or DERIVED_NONE.get(name)
     if zero is not None and is_num(left) and float(left) == 0 and not holds:  # type: ignore[arg-type]
         return zero
+    # A ratio over an interpolated percentile reads as the range its buckets support.
+    shown = ctx.view.shown(name) if clause.signal and isinstance(ctx.view, SignalView) else None
+    stated = shown if isinstance(shown, str) else _fmt(left, name)
     if holds:
         needs = _NEEDS[op] or "exactly"
-        return f"{label} {_fmt(left, name)} ({needs} {right})"
+        return f"{label} {stated} ({needs} {right})"
     needs = _NEEDS[op] or "exactly"
     if isinstance(left, str):
         return f"{label}: {left} (needs {needs} {right})"
-    return f"{label} {_fmt(left, name)} (needs {needs} {right})"
+    return f"{label} {stated} (needs {needs} {right})"
 
 
 def _lower(text: str) -> str:

@@ -3,7 +3,8 @@
 Placeholders are plain signal or derived-value names: no attribute access, no indexing, no
 conversions, so a playbook can never reach into Python objects. Values are formatted for
 people (thousands separators, three significant digits); ``{name:plain}`` drops the separators
-(for a value pasted into a flag) and other specs are Python format specs. A missing value
+(for a value pasted into a flag), ``{name:dur}`` is a duration, ``{name:x}`` a ratio ("4.2×")
+and other specs are Python format specs. A missing value
 raises :class:`MissingValue` so the caller can use the item's fallback text.
 """
 
@@ -94,6 +95,13 @@ def render(text: str, lookup: Callable[[str], TemplateValue]) -> str:
             raise MissingValue(field)
         if spec == "plain":
             out.append(human(value, separators=False))
+            continue
+        if spec == "x":
+            # A ratio: "4.2×", or the range the report states for it ("between 126× and 253×").
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out.append(f"{value:.3g}×")
+            else:
+                out.append(human(value))
             continue
         if spec == "dur" and isinstance(value, int | float) and not isinstance(value, bool):
             out.append(duration(float(value)))

@@ -105,9 +105,9 @@ _DEFS: list[tuple[str, str, str]] = [
     ("itl_baseline", "s", "This server's ITL at its lightest load in the window."),
     ("itl_loaded", "s", "Mean ITL of the most-loaded quarter of the window's scrape intervals."),
     ("itl_regression", "ratio", "itl_loaded / itl_baseline: how much decoding slowed under load."),
-    ("itl_kv_fit_r2", "ratio", "r² of ITL rising with resident KV tokens (0: not rising)."),
+    ("itl_kv_fit_r2", "r2", "r² of ITL rising with resident KV tokens (0: not rising)."),
     ("itl_kv_fit_slope", "s/token", "ITL added per resident KV token (least-squares slope)."),
-    ("itl_prefill_r2", "ratio", "r² of interval ITL against prompt tokens arriving (prefill)."),
+    ("itl_prefill_r2", "r2", "r² of interval ITL against prompt tokens arriving (prefill)."),
     (
         "decode_rate_light",
         "tokens/s",

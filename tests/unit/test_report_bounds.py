@@ -71,3 +71,19 @@ def test_bounds_are_ordered_and_contain_the_bucket_of_each_rank(
     for q, qv in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99)):
         bucket = quantile_bucket(qv, cumulative)
         assert bucket is not None and b[q].lo == bucket.lo and b[q].hi <= bucket.hi
+
+
+def test_a_ratio_over_an_interpolated_percentile_is_stated_as_its_range() -> None:
+    from kvdoctor.report.bounds import Bound, ratio_range
+
+    # TTFT p95 somewhere in the (10 s, 20 s] bucket against a 79.2 ms quiet mean: the point
+    # ratio (196×) is not a measurement; the buckets support 126× to 253×.
+    assert ratio_range(Bound(10.0, 20.0), 0.0792) == "between 126× and 253×"
+    # p99 over p50 with both in buckets: the widest ratio the two ranges allow.
+    assert ratio_range(Bound(10.0, 20.0), Bound(0.05, 0.08)) == "between 125× and 400×"
+    # A numerator in the +Inf bucket bounds the ratio from below only.
+    assert ratio_range(Bound(5.0, math.inf), 0.01) == "at least 500×"
+    # A denominator in the first bucket (lower end 0) does the same.
+    assert ratio_range(Bound(2.5, 5.0), Bound(0.0, 0.01, first_bucket=True)) == "at least 250×"
+    # Neither side a bucket range: the point ratio stands, nothing to restate.
+    assert ratio_range(2.0, 0.5) is None
