@@ -586,8 +586,6 @@ def _kv_too_small(s: SignalView) -> bool | None:
     return None
 
 
-# Plain-language names of the derived values the causes' conditions read (the catalog's
-# LABELS and STATES for its own signals), for the "why not" lines.
 # Ratios built on an interpolated latency percentile (numerator, denominator): a sentence states
 # them as the range the histogram buckets support, never as the point ratio (docs/report.md).
 RATIOS_OF_PERCENTILES: dict[str, tuple[str, str]] = {
@@ -597,6 +595,8 @@ RATIOS_OF_PERCENTILES: dict[str, tuple[str, str]] = {
     "itl_over_weights_floor": ("itl_p50", "weights_floor"),
 }
 
+# Plain-language names of the derived values the causes' conditions read (the catalog's
+# LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {
     "capacity_tokens": "the KV pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
@@ -635,7 +635,7 @@ PREDICATE_FALSE: dict[str, str] = {
     "fp8_kv_cache": "the KV cache is not quantized",
     "prompt_within_one_block": "the mean prompt is longer than one KV block",
     "gpu_has_headroom": "the card has no free memory to give",
-    "kv_cache_too_small_at_start": "the start-up log shows the KV pool sized",
+    "kv_cache_too_small_at_start": "the start-up log shows no refusal to size the KV pool",
 }
 # A derived count that was zero, in words.
 DERIVED_NONE: dict[str, str] = {"preemptions_seen": "no preemption in the window or the log"}

@@ -77,8 +77,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     # V1 gpu_worker.py init_device: the device had less free memory at start-up than
     # --gpu-memory-utilization asks for (memory held before this server allocated any).
+    # Releases before the device name was added write "Free memory on device (5.31/79.18 GiB)".
     "startup_free": re.compile(
-        r"Free memory on device (\S+) \(([\d.]+)/([\d.]+) GiB\) on startup is less than "
+        r"Free memory on device (?:(\S+) )?\(([\d.]+)/([\d.]+) GiB\) on startup is less than "
         r"desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)"
     ),
 }

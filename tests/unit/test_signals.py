@@ -191,6 +191,14 @@ def test_log_signals_from_real_logs() -> None:
             True,
         ),
         (
+            # A release whose refusal names no device (external case g-mixtral).
+            "ValueError: Free memory on device (5.31/79.18 GiB) on startup is less than desired "
+            "GPU memory utilization (0.9, 71.26 GiB). Decrease GPU memory utilization or reduce "
+            "GPU memory used by other processes.",
+            "log_startup_free_gib",
+            5.31,
+        ),
+        (
             # A build without the stray parenthesis before the size (external case g-minimax).
             "ValueError: To serve at least one request with the model's max seq len (196608), "
             "23.25 GiB KV cache is needed, which is larger than the available KV cache memory "
