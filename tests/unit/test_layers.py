@@ -242,6 +242,9 @@ LAZY: dict[tuple[str, str], str] = {
     ("kvdoctor.fleet", "kvdoctor.fleet.store"): _FLEET,
     ("kvdoctor.fleet.bundle", "kvdoctor.bundle.writer"): _REPLAY,
     ("kvdoctor.pipeline", "kvdoctor.bundle.writer"): _REPLAY,
+    ("kvdoctor.report.render", "kvdoctor.report.bccache"): (
+        "Markdown only: --format json renders no template and never imports jinja2 (+24 modules)"
+    ),
     ("kvdoctor.pipeline", "kvdoctor.capture"): _REPLAY,
     ("kvdoctor.pipeline", "kvdoctor.reproducers.experiments"): (
         _REPLAY + "; httpx and asyncio, +189 modules"
