@@ -26,7 +26,6 @@ from kvdoctor.bundle.model import (
     ReproducerRecord,
 )
 from kvdoctor.bundle.reader import read_bundle
-from kvdoctor.bundle.redact import Redactor
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.experiment_catalog import why_not_run
 from kvdoctor.kvmath import kv_section
@@ -473,6 +472,8 @@ def run_reproducers(
     )
     records: list[ReproducerRecord] = []
     from urllib.parse import urlsplit
+
+    from kvdoctor.bundle.redact import Redactor
 
     hosts = [urlsplit(u).hostname or "" for u in (endpoint, reference_endpoint or "")]
     # Both servers' credentials (a reference's echo lands in the same records), and with

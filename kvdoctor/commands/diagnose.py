@@ -31,7 +31,7 @@ from kvdoctor.fleet import (
 def exit_code_for(report: Any, fail_on: str | None) -> int:
     """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict (at or above
     ``fail_on``); ``info`` findings never do (one rule, shared with the report checker)."""
-    from kvdoctor.report.checker import exit_code_for as rule
+    from kvdoctor.report.exitcode import exit_code_for as rule
 
     return rule(report, fail_on)
 

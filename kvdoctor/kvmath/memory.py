@@ -87,9 +87,12 @@ def logits_bytes(tokens: int, vocab_size: int, dtype_bytes: int = 2) -> int:
 
 class _Out(BaseModel):
     """What the ``kv`` command writes (``kvdoctor.kv/1``): field order is the JSON key order,
-    every key is always written (null when unknown)."""
+    every key is always written (null when unknown).
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    defer_build: a replay imports this module (through the package) but never builds a ``kv``
+    answer; the validators are built when the ``kv`` command first makes one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class DecodeStep(_Out):

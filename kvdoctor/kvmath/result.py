@@ -21,7 +21,9 @@ KV_SCHEMA: Final = "kvdoctor.kv/1"
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a replay imports this module (through the package) but never builds a ``kv``
+    # answer; the validators are built when the ``kv`` command first makes one.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ContextRow(_Out):
@@ -70,7 +72,7 @@ class LogitsSizes(_Out):
 class KvResult(_Out):
     """The ``kv`` command's result; ``bytes_per_token`` stays at the top level."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     schema_: Literal["kvdoctor.kv/1"] = Field(default=KV_SCHEMA, alias="schema")
     bytes_per_token: int

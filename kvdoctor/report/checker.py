@@ -39,9 +39,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from kvdoctor.report.exitcode import exit_code_for as exit_code_for
 from kvdoctor.report.model import Report
 from kvdoctor.thresholds import CARD_FULL
-from kvdoctor.vocab import ACTIVE_STATUSES, SEVERITY_RANK
+from kvdoctor.vocab import ACTIVE_STATUSES
 
 MAX_VISIBLE_LINES = 60
 _FIRING = ACTIVE_STATUSES
@@ -56,25 +57,6 @@ class Problem:
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line else ""
         return f"{self.kind}: {where}{self.detail}"
-
-
-def exit_code_for(report: Report, fail_on: str | None = None) -> int:
-    """0 nothing firing, 1 a confirmed or suspected finding that sets the verdict.
-
-    ``info`` findings never set the verdict or the exit code (docs/report.md): a healthy report
-    with an informational note exits 0. With ``fail_on`` only findings of at least that severity
-    count (a CI gate).
-    """
-    # SEVERITY_RANK: critical 0, warning 1, info 2; info never counts.
-    ceiling = min(1, SEVERITY_RANK[fail_on]) if fail_on is not None else 1
-    firing = [
-        f for f in report.findings if f.status in _FIRING and SEVERITY_RANK[f.severity] <= ceiling
-    ]
-    # An undecided symptom is not "nothing firing": someone has to collect what decides it; nor
-    # is a capture that could not be judged (docs/cli.md: 0 only for a healthy verdict).
-    if report.verdict in ("inconclusive", "unknown") and fail_on is None:
-        return 1
-    return 1 if firing else 0
 
 
 # --------------------------------------------------------------------------- reading Markdown

@@ -10,7 +10,6 @@ so text from the server can never break a table or inject HTML into a ticket.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import json
@@ -19,16 +18,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import jinja2
-import jinja2.bccache
 from markupsafe import Markup
 from pydantic import JsonValue
 
 from kvdoctor.bundle.model import JsonObject, ReproducerRecord
 from kvdoctor.bundle.records import newest_records
-from kvdoctor.cache import cache_dir, code_fingerprint
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
@@ -45,11 +41,17 @@ from kvdoctor.report.model import (
     Scalar,
     Verdict,
 )
+from kvdoctor.report.sentences import count_phrase as _count
+from kvdoctor.report.sentences import finalize as _finalize
+from kvdoctor.report.sentences import verdict_sentence
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.catalog import label as label_of
 from kvdoctor.vocab import ACTIVE_STATUSES
+
+if TYPE_CHECKING:
+    import jinja2
 
 MARKDOWN_TEMPLATE = "report.md.j2"
 
@@ -102,16 +104,6 @@ def render_json(report: Report) -> str:
 # --------------------------------------------------------------------------- Markdown
 
 
-def _count(value: object, one: str, many: str | None = None) -> Markup:
-    """A number with its noun in the right number: "1 preemption", "0 preemptions"."""
-    text = fmt.num(value)
-    if value is None:
-        return Markup(text)
-    plural = many if many is not None else one + "s"
-    single = isinstance(value, int | float) and not isinstance(value, bool) and value == 1
-    return Markup(f"{text} {one if single else plural}")
-
-
 def _safe(fn: Callable[..., str]) -> Callable[..., Markup]:
     """Wrap a formatter whose output is safe by construction (digits, units) as Markup."""
 
@@ -119,20 +111,6 @@ def _safe(fn: Callable[..., str]) -> Callable[..., Markup]:
         return Markup(fn(*args))
 
     return wrapped
-
-
-def _finalize(value: object) -> Markup:
-    # Every `{{ }}` passes through here: untrusted by default, so a template author who forgets
-    # a filter still produces a safe report.
-    if isinstance(value, Markup):
-        return value
-    if value is None:
-        return Markup(fmt.MISSING)
-    if isinstance(value, bool):
-        return Markup("yes" if value else "no")
-    if isinstance(value, int | float):
-        return Markup(fmt.num(value))
-    return escape_md(value)
 
 
 def _scalar_text(value: object) -> str:
@@ -217,36 +195,16 @@ def _signal_value(name: str, value: object, unit: str | None = None) -> Markup:
     return Markup(formatted)
 
 
-class _BytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Compiled templates on disk: compiling report.md.j2 was a third of a replay's time.
-
-    Jinja keys an entry by template name and checks its source's hash; the key here also holds
-    a fingerprint of this module (the environment options and filters compiled into the code)
-    and kvdoctor's version. A cache that cannot be written is skipped, never an error.
-    """
-
-    def __init__(self, directory: str) -> None:
-        super().__init__(directory)
-        self._prefix = code_fingerprint(Path(__file__))
-
-    def get_cache_key(self, name: str, filename: str | None = None) -> str:
-        return super().get_cache_key(f"{self._prefix}/{name}", filename)
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    directory = cache_dir("templates")
-    return None if directory is None else _BytecodeCache(str(directory))
-
-
 @lru_cache(maxsize=4)
 def _environment(template_dir: str) -> jinja2.Environment:
+    # jinja2 only here: a JSON report (summary sentence included) renders no template.
+    import jinja2
+
+    from kvdoctor.report.bccache import bytecode_cache
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(template_dir),
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=bytecode_cache(Path(__file__)),
         undefined=jinja2.StrictUndefined,
         # Autoescape only so macro results come back as Markup; finalize does the escaping.
         autoescape=True,
@@ -274,6 +232,8 @@ def _environment(template_dir: str) -> jinja2.Environment:
 
 
 def _template(template_dir: str | None) -> jinja2.Template:
+    import jinja2
+
     env = _environment(template_dir or str(data_dir("templates")))
     try:
         return env.get_template(MARKDOWN_TEMPLATE)
@@ -284,14 +244,14 @@ def _template(template_dir: str | None) -> jinja2.Template:
 _MD_ESCAPE = re.compile(r"\\([\\`*_\[\]|~<>&])")
 
 
-def summary_sentence(
-    report: Report, context: RenderContext | None = None, *, template_dir: str | None = None
-) -> str:
-    """The verdict sentence of the Markdown report as plain text (the JSON ``summary``)."""
+def summary_sentence(report: Report, context: RenderContext | None = None) -> str:
+    """The verdict sentence of the Markdown report as plain text (the JSON ``summary``).
+
+    Worded in Python (:mod:`kvdoctor.report.sentences`), which the template prints too: a JSON
+    report renders no template and imports no jinja2.
+    """
     ctx = context or RenderContext()
-    view = build_view(report, ctx)
-    module = _template(template_dir).make_module(view.as_template_vars())
-    text = str(module.verdict_sentence())  # type: ignore[attr-defined]
+    text = str(verdict_sentence(build_view(report, ctx)))
     return _MD_ESCAPE.sub(r"\1", text.replace("**", "")).strip()
 
 
@@ -319,7 +279,10 @@ def render_markdown(
     if detail not in DETAILS:
         raise KvdoctorError(f"unknown detail level {detail!r} (use one of {', '.join(DETAILS)})")
     ctx = context or RenderContext()
-    text = _template(template_dir).render(build_view(report, ctx, detail).as_template_vars())
+    view = build_view(report, ctx, detail)
+    text = _template(template_dir).render(
+        {**view.as_template_vars(), "verdict_text": verdict_sentence(view)}
+    )
     # Collapse runs of blank lines left by optional blocks, and end with exactly one newline.
     lines: list[str] = []
     for line in text.splitlines():

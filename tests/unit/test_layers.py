@@ -212,7 +212,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("kvdoctor.commands.diagnose", "kvdoctor.kvmath"): _HELP + "; pydantic, +137 modules",
     ("kvdoctor.commands.diagnose", "kvdoctor.probes.logs"): _HELP + "; pydantic, +108 modules",
     ("kvdoctor.commands.diagnose", "kvdoctor.pipeline"): _HELP + "; jinja2, +212 modules",
-    ("kvdoctor.commands.diagnose", "kvdoctor.report.checker"): _HELP + "; pydantic, +140 modules",
+    ("kvdoctor.commands.diagnose", "kvdoctor.report.exitcode"): _HELP + "; pydantic, +141 modules",
     ("kvdoctor.commands.diagnose", "kvdoctor.report.output"): _HELP + "; +16 modules",
     ("kvdoctor.commands.diagnose", "kvdoctor.report.render"): _HELP + "; jinja2, +184 modules",
     ("kvdoctor.commands.diagnose", "kvdoctor.replay"): (
@@ -242,6 +242,12 @@ LAZY: dict[tuple[str, str], str] = {
     ("kvdoctor.fleet", "kvdoctor.fleet.store"): _FLEET,
     ("kvdoctor.fleet.bundle", "kvdoctor.bundle.writer"): _REPLAY,
     ("kvdoctor.pipeline", "kvdoctor.bundle.writer"): _REPLAY,
+    ("kvdoctor.pipeline", "kvdoctor.bundle.redact"): (
+        "a replay scrubs no live answer: the redactor's 15 patterns compile in live runs only"
+    ),
+    ("kvdoctor.report.render", "kvdoctor.report.bccache"): (
+        "Markdown only: --format json renders no template and never imports jinja2 (+24 modules)"
+    ),
     ("kvdoctor.pipeline", "kvdoctor.capture"): _REPLAY,
     ("kvdoctor.pipeline", "kvdoctor.reproducers.experiments"): (
         _REPLAY + "; httpx and asyncio, +189 modules"
