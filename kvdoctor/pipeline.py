@@ -34,7 +34,7 @@ from kvdoctor.observations import Observations, observe
 from kvdoctor.promptshare import PromptSample, RawPrompt, analyse
 from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
-from kvdoctor.report.bounds import Bound, percentile_bounds, ratio_range
+from kvdoctor.report.bounds import RATIOS_OF_PERCENTILES, Bound, percentile_bounds, ratio_range
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
 from kvdoctor.report.render import change_first, summary_sentence
@@ -42,7 +42,7 @@ from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
-from kvdoctor.rules.predicates import DERIVED, RATIOS_OF_PERCENTILES, SignalView
+from kvdoctor.rules.predicates import DERIVED, SignalView
 from kvdoctor.rules.schema import Playbook
 from kvdoctor.rules.verdict import healthy_evidence, overall_verdict, verdict_facts
 from kvdoctor.signals import v1_extra

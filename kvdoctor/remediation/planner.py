@@ -763,6 +763,28 @@ def _plan_eviction_churn(c: _Ctx) -> list[Change]:
         c, c.cfg.pool_tokens, "running sequences stop reclaiming cached blocks"
     )
     out += [_alt(ch, bool(out)) for ch in lower]
+    if not out:
+        # No flag can be sized from this bundle (no device memory, no concurrency above what the
+        # pool holds): still say which way to go, and why no number is given (external cases
+        # b-eviction-churn-contract-qa, e-gemma4-swa read "no remediation is known").
+        horizon = c.view.num("kv_retention_horizon_s")
+        why = (
+            f"a freed block survives about {horizon:.3g} s here, so a prefix that recurs less "
+            "often misses"
+            if horizon is not None
+            else "cached prefixes must outlive the time between two requests that share them"
+        )
+        out.append(
+            Change(
+                "capacity",
+                (),
+                f"{why}; the bundle shows neither free device memory nor more sequences running "
+                "than the pool holds, so no flag value can be computed",
+                text="Give cached prefixes more room: more KV memory per engine (a higher "
+                "--gpu-memory-utilization where the device has headroom, a larger device, or "
+                "tensor parallelism) or fewer sequences at once",
+            )
+        )
     return out
 
 

@@ -147,6 +147,16 @@ def range_text(lo: float, hi: float | None, hi_from: str, first_bucket: bool) ->
     return Bound.from_json(lo, hi, hi_from, first_bucket).text()
 
 
+# Ratios built on an interpolated latency percentile (numerator, denominator): the report states
+# them as the range the histogram buckets support, never as the point ratio (docs/report.md).
+RATIOS_OF_PERCENTILES: dict[str, tuple[str, str]] = {
+    "ttft_regression": ("ttft_p95", "ttft_reference"),
+    "ttft_spread": ("ttft_p99", "ttft_p50"),
+    "itl_spread": ("itl_p99", "itl_p50"),
+    "itl_over_weights_floor": ("itl_p50", "weights_floor"),
+}
+
+
 def ratio_range(numerator: Bound | float | None, denominator: Bound | float | None) -> str | None:
     """A ratio one of whose sides is an interpolated percentile, as the buckets support it:
     "between 126× and 253×", "at least 126×" (a side in the +Inf or first bucket), or None

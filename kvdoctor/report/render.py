@@ -28,7 +28,7 @@ from kvdoctor.bundle.records import newest_records
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
-from kvdoctor.report.bounds import Bound, percentile_bounds
+from kvdoctor.report.bounds import RATIOS_OF_PERCENTILES, Bound, percentile_bounds, ratio_range
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import (
@@ -602,11 +602,34 @@ class _Numbers:
     """Signal values as the report states them: latency percentiles as bucket bounds."""
 
     def __init__(
-        self, bounds: Mapping[str, Mapping[str, Bound]], units: Mapping[str, str] | None = None
+        self,
+        bounds: Mapping[str, Mapping[str, Bound]],
+        units: Mapping[str, str] | None = None,
+        signals: Mapping[str, Scalar] | None = None,
     ) -> None:
         self.bounds = bounds
         # Units of the rules' derived values (the catalog holds the signals' own).
         self.units = units or {}
+        self.signals = signals or {}
+
+    def ratio(self, name: str, value: object) -> str | None:
+        """A ratio over an interpolated percentile as the range the buckets support."""
+        sides = RATIOS_OF_PERCENTILES.get(name)
+        ratio = _num_or_none(value)
+        if sides is None or ratio is None or ratio <= 0:
+            return None
+        top_bound, bottom_bound = self.bound(sides[0]), self.bound(sides[1])
+        if top_bound is None and bottom_bound is None:
+            return None
+        top = _num_or_none(self.signals.get(sides[0]))
+        bottom = _num_or_none(self.signals.get(sides[1]))
+        # A side the report does not hold (a derived reference) follows from the other and the
+        # ratio itself.
+        if bottom is None and top is not None:
+            bottom = top / ratio
+        if top is None and bottom is not None:
+            top = bottom * ratio
+        return ratio_range(top_bound or top, bottom_bound or bottom)
 
     def bound(self, name: str) -> Bound | None:
         m = _LATENCY_PERCENTILE.match(name)
@@ -618,6 +641,9 @@ class _Numbers:
         bound = self.bound(name)
         if bound is not None and _num_or_none(value) is not None:
             return Markup(bound.text())
+        ranged = self.ratio(name, value)
+        if ranged is not None:
+            return Markup(ranged)  # digits, "between", "and", "at least", "×": safe as is
         return _signal_value(name, value, self.units.get(name))
 
 
@@ -786,7 +812,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     """Everything the template needs, computed once (numbers stay numbers until a filter)."""
     sig = dict(report.signals)
     means = {name: _num_or_none(sig.get(f"{name}_mean")) for name in ctx.latency_buckets}
-    numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means), ctx.derived_units)
+    numbers = _Numbers(percentile_bounds(ctx.latency_buckets, means), ctx.derived_units, sig)
     firing = [f for f in report.findings if f.status in FIRING]
     ruled_out = [f for f in report.findings if f.status == "refuted"]
     notes = [f for f in report.notes if f.status in FIRING]

@@ -586,15 +586,6 @@ def _kv_too_small(s: SignalView) -> bool | None:
     return None
 
 
-# Ratios built on an interpolated latency percentile (numerator, denominator): a sentence states
-# them as the range the histogram buckets support, never as the point ratio (docs/report.md).
-RATIOS_OF_PERCENTILES: dict[str, tuple[str, str]] = {
-    "ttft_regression": ("ttft_p95", "ttft_reference"),
-    "ttft_spread": ("ttft_p99", "ttft_p50"),
-    "itl_spread": ("itl_p99", "itl_p50"),
-    "itl_over_weights_floor": ("itl_p50", "weights_floor"),
-}
-
 # Plain-language names of the derived values the causes' conditions read (the catalog's
 # LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {

@@ -87,3 +87,21 @@ def test_a_ratio_over_an_interpolated_percentile_is_stated_as_its_range() -> Non
     assert ratio_range(Bound(2.5, 5.0), Bound(0.0, 0.01, first_bucket=True)) == "at least 250×"
     # Neither side a bucket range: the point ratio stands, nothing to restate.
     assert ratio_range(2.0, 0.5) is None
+
+
+def test_an_evidence_row_states_a_percentile_ratio_as_its_range() -> None:
+    from kvdoctor.report.render import _Numbers
+
+    # ITL p99 in the +Inf bucket above 1 s, p50 in the first bucket (≤ 10 ms): the table says
+    # "at least 100×", never the 423× the interpolated points divide to.
+    numbers = _Numbers(
+        {"itl": {"p99": Bound(1.0, math.inf), "p50": Bound(0.0, 0.01, first_bucket=True)}},
+        signals={"itl_p99": 4.23, "itl_p50": 0.01},
+    )
+    assert numbers.value("itl_spread", 423.0) == "at least 100×"
+    # A derived side the report does not hold follows from the ratio: TTFT p95 in (10, 20] s
+    # at 196× its quiet reference (79.2 ms) is 126× to 253×.
+    numbers = _Numbers({"ttft": {"p95": Bound(10.0, 20.0)}}, signals={"ttft_p95": 15.5})
+    assert numbers.value("ttft_regression", 15.5 / 0.0792) == "between 126× and 253×"
+    # A ratio of exact values stays as it is.
+    assert numbers.value("prompt_turnover", 0.37) == "0.37×"
