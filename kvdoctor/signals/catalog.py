@@ -187,6 +187,18 @@ _DEFS: list[tuple[str, str, str]] = [
         "recomputes the prompt a prefill instance already computed.",
     ),
     (
+        "log_kv_transfer_errors",
+        "count",
+        "ERROR lines of a KV connector (module *_connector.py, NIXL, Mooncake, LMCache) or of a "
+        "failed KV load, pull or transfer: a request whose remote KV never arrives can wait "
+        "holding its blocks.",
+    ),
+    (
+        "log_kv_transfer_error_line",
+        "text",
+        "The message of the first such ERROR line.",
+    ),
+    (
         "log_oom_phase",
         "name",
         "Where the first out-of-memory error struck, from its traceback: cuda-graph-capture, "
@@ -543,6 +555,8 @@ LABELS: dict[str, str] = {
     "log_kv_transfer_without_connector": (
         "requests whose KV transfer an engine without a KV connector ignored"
     ),
+    "log_kv_transfer_errors": "KV connector errors in the log (failed KV loads or transfers)",
+    "log_kv_transfer_error_line": "what the first KV connector error says",
     "log_oom_phase": "where the out-of-memory error struck",
     "cache_lookup_settings": "settings that change how blocks are stored or looked up",
     "log_estimated_max_model_len": "the longest request the pool holds (vLLM's estimate)",
@@ -571,6 +585,8 @@ LABELS: dict[str, str] = {
     "running_max": "peak running requests",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",
+    "spec_decode_tokens_per_draft": "tokens drafted per step",
+    "spec_decode_acceptance_rate": "share of the drafted tokens accepted",
     "ttft_p95": "TTFT p95",
     "waiting_deferred_max": "requests deferred (LoRA budget, KV transfer)",
     "waiting_deferred_share": "share of the waiting requests that were deferred",
@@ -593,6 +609,7 @@ NONE: dict[str, str] = {
     "request_log_adapters": "no LoRA adapter in the request log",
     "gpu_other_process_bytes": "no other process holds memory on the card",
     "log_kv_transfer_without_connector": "no KV transfer was ignored for want of a connector",
+    "log_kv_transfer_errors": "no KV connector error in the log",
 }
 
 # Text signals with a fixed vocabulary, each value in words: a "why not" line says what the

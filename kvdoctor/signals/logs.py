@@ -61,6 +61,18 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # v1/engine/core.py: a request carries kv_transfer_params (a P/D router sent it) but the
     # engine was started without --kv-transfer-config: it recomputes the prompt itself.
     "no_connector": re.compile(r"Got kv_transfer_params, but no KVConnector found"),
+    # An ERROR from a KV connector (NIXL, Mooncake, LMCache, P2P NCCL: their modules are named
+    # *_connector.py) or an ERROR that says a KV load, pull or transfer failed. Before a
+    # connector reports a failed load to the scheduler, the log is the only trace: the request
+    # stays waiting for its remote KV while holding its blocks (external case: Mooncake's
+    # "pulling kv_caches for [...] failed: Timeout waiting for P side ready").
+    "kv_transfer_error": re.compile(
+        r"^[^\n]*\bERROR\b[^\n]*(?:\[[\w.]*(?:connector|nixl|mooncake|lmcache)[\w.]*\.py:\d+\]"
+        r"|(?i:(?:pull|load|recv|receiv|transfer|fetch)\w*\s+(?:of\s+)?(?:the\s+)?"
+        r"(?:remote\s+)?kv(?:_caches?|\s+caches?|\s+blocks?)?\b[^\n]*(?:fail|timeout|timed out)))"
+        r"[^\n]*$",
+        re.MULTILINE,
+    ),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
@@ -169,6 +181,16 @@ def _gib_bytes(text: str) -> int | None:
     return None if v is None else int(v * _GIB)
 
 
+# "(Worker pid=1) ERROR 08-01 12:42:13 [mooncake_connector.py:1899] pulling ... failed: ..."
+_LOG_PREFIX = re.compile(r"^.*?\bERROR\b\s*(?:[\d\-/]+\s+[\d:.,]+\s*)?(?:\[[^\]]*\]\s*)?")
+
+
+def _error_message(line: str, limit: int = 160) -> str:
+    """The message of one ERROR line, without the process, level, time and source prefix."""
+    message = _LOG_PREFIX.sub("", line.strip(), count=1).strip() or line.strip()
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
 def logs(out: Out, bundle: Bundle) -> None:
     names = (
         "log_no_cache_memory",
@@ -191,6 +213,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_vllm_hint",
         "log_prompts_over_pool",
         "log_kv_transfer_without_connector",
+        "log_kv_transfer_errors",
+        "log_kv_transfer_error_line",
         "log_v0_engine",
         "log_pipeline_parallel_size",
     )
@@ -265,6 +289,18 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_kv_transfer_without_connector",
         len(p["no_connector"].findall(text)),
         "logs.txt: 'Got kv_transfer_params, but no KVConnector found' warnings",
+    )
+    transfer_errors = [m.group(0) for m in p["kv_transfer_error"].finditer(text)]
+    out.set(
+        "log_kv_transfer_errors",
+        len(transfer_errors),
+        "logs.txt: ERROR lines of a KV connector or of a failed KV load, pull or transfer",
+    )
+    out.set(
+        "log_kv_transfer_error_line",
+        _error_message(transfer_errors[0]) if transfer_errors else None,
+        "logs.txt: the first ERROR line of a KV connector, its message",
+        reason="no ERROR line of a KV connector in the logs",
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
     seq = [int(m.group(1)) for m in p["max_seq_len"].finditer(text)]

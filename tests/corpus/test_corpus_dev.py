@@ -96,23 +96,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
         "cause": "follows from the symptom",
     },
-    "i-dspark-draft-shared-expert-dropped": {
-        "symptom": (
-            "draft acceptance fell from ~60 % to 26 % (a loader dropping draft weights) at "
-            "63 ms per token: no SLO, baseline or default calls that slow, and 1.28 tokens "
-            "accepted per step still pays for speculation; only the fp8 KV suspicion fires"
-        ),
-        "cause": "follows from the symptom",
-    },
-    "i-pd-mooncake-failed-pulls-strand-decode": {
-        "symptom": (
-            "failed Mooncake KV pulls strand decode requests; kvdoctor reads NIXL's failure "
-            "metrics and vLLM's missing-connector warning, not the Mooncake connector's "
-            "'pulling kv_caches ... failed' lines, and the stranded requests never reach the "
-            "TTFT histogram, so only the fp8 KV suspicion fires"
-        ),
-        "cause": "follows from the symptom",
-    },
     "i-qwen2-72b-int4-4x4090-prefill-queue": {
         "symptom": (
             "first tokens and streams are both slow (18 s to a first token, 8 s gaps while "

@@ -232,6 +232,45 @@ def test_log_lines(line: str, signal: str, value: object) -> None:
     assert s.get(signal) == value
 
 
+@pytest.mark.parametrize(
+    ("line", "errors"),
+    [
+        # Mooncake's decode side (external case i-pd-mooncake), NIXL's, and a failed load
+        # worded outside a connector module.
+        (
+            "(Worker_DP6_EP6 pid=9774) ERROR 08-01 12:42:13 [mooncake_connector.py:1899] "
+            "pulling kv_caches for ['973ca62f1bc3666d'] failed: Timeout waiting for P side ready.",
+            1,
+        ),
+        (
+            "(EngineCore_DP0 pid=1) ERROR 07-03 09:12:44 [nixl_connector.py:1532] "
+            "Handshake with remote agent failed",
+            1,
+        ),
+        ("ERROR 07-03 09:12:44 [worker.py:88] Failed to load KV blocks: transfer timed out", 1),
+        # Not an error, or an error of something else.
+        ("INFO 08-01 12:00:01 [mooncake_connector.py:210] Mooncake bootstrap server started", 0),
+        ("ERROR 08-01 12:00:01 [serving_chat.py:100] Error in chat completion stream", 0),
+        ("WARNING 08-01 12:00:01 [scheduler.py:10] KV transfer failed; retrying", 0),
+    ],
+)
+def test_kv_connector_errors_are_counted_from_error_lines_only(line: str, errors: int) -> None:
+    s = compute_signals(healthy(logs=line + "\n"))
+    assert s.get("log_kv_transfer_errors") == errors
+
+
+def test_kv_connector_error_is_quoted_without_its_prefix() -> None:
+    line = (
+        "(Worker_DP0_EP0 pid=9778) ERROR 08-01 12:42:13 [mooncake_connector.py:1899] pulling "
+        "kv_caches for ['94a7d5ac08490bb5'] failed: Timeout waiting for P side ready."
+    )
+    s = compute_signals(healthy(logs=line + "\n" + line + "\n"))
+    assert s.get("log_kv_transfer_errors") == 2
+    assert s.get("log_kv_transfer_error_line") == (
+        "pulling kv_caches for ['94a7d5ac08490bb5'] failed: Timeout waiting for P side ready."
+    )
+
+
 def test_missing_parts_report_the_probe_reason() -> None:
     b = healthy(server=None)
     b = b.model_copy(
