@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Build the bundles of the j-* cases.
+
+    /work/main/.venv/bin/python cases/_tools/j/cases.py [case-id ...]
+
+engine.py / logs.py / common.py are writer f's tools (cases/_tools/f/), engine.py extended with a
+preemption timeline and two-part inter-token mixes. Each builder turns the scenario of its
+case.yaml (`quoted` / `assumed`) into simulated requests. Deterministic (seeded, no wall clock).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import engine_cfg_str, labels_v1, poisson_arrivals, v1_refs, v1_startup  # noqa: E402
+from engine import Req, Server, Sim, epoch, gpu_devices, models_body, stats_lines, ts, write_bundle  # noqa: E402
+from logs import join  # noqa: E402
+
+CASES = Path(__file__).resolve().parents[2]
+
+
+def rid(rng: random.Random) -> str:
+    return f"chatcmpl-{rng.getrandbits(128):032x}"
+
+
+# =========================================================================== 1
+def j_gemma4_100k_prompt_above_76k_pool_stalls_queue() -> None:
+    cid = "j-gemma4-100k-prompt-above-76k-pool-stalls-queue"
+    rng = random.Random(39734)
+    start = epoch(2026, 4, 15, 13, 20, 0)
+    t_big = epoch(2026, 4, 15, 14, 2, 10)
+    t0 = t_big + 50.0
+    n, iv = 37, 5.0
+    t_end = t0 + iv * (n - 1)
+    model, mml, blocks = "google/gemma-4-31B-it", 262144, 4790
+    reqs = []
+    # served normally before the big prompt (chats finish long before it arrives blocks anything)
+    for ta in poisson_arrivals(rng, start + 240, t_big - 15.0, 0.3):
+        plen = rng.randint(1000, 6000)
+        gen = rng.randint(100, 600)
+        reqs.append(Req(rid=rid(rng), t_arrive=ta, prompt_len=plen, hit=0, gen_len=gen, max_tokens=1024,
+                        queue_s=round(rng.uniform(0.002, 0.02), 4), prefill_s=round(0.05 + plen / 20000.0, 4),
+                        itl_s=round(rng.uniform(0.0155, 0.0175), 4), finished_reason="stop"))
+    # the 101,233-token prompt: never admitted (it cannot fit the 76,640-token pool)
+    reqs.append(Req(rid=rid(rng), t_arrive=t_big, prompt_len=101233, hit=0, gen_len=800, max_tokens=2048,
+                    queue_s=100000.0, prefill_s=9.0, itl_s=0.02, finished_reason="stop"))
+    # every later chat waits behind it
+    for ta in poisson_arrivals(rng, t_big + 22.0, t_end + 1.0, 0.17):
+        plen = rng.randint(1000, 6000)
+        reqs.append(Req(rid=rid(rng), t_arrive=ta, prompt_len=plen, hit=0, gen_len=300, max_tokens=1024,
+                        queue_s=100000.0, prefill_s=0.3, itl_s=0.017, finished_reason="stop"))
+    table, version = "0.18.0", "0.19.1rc1.dev301+g60995c05b"
+    lab_ = labels_v1(table, num_gpu_blocks=str(blocks), gpu_memory_utilization="0.9", enable_prefix_caching="True")
+    srv = Server(version, table, model, mml, 16, blocks, lab_, start)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:259"
+    srv.iter_batch = 6
+    srv.keep_queue = True
+    sim = Sim(srv, reqs)
+    A = "(APIServer pid=1327189)"
+    refs = v1_refs("0.19") | {"model_path": model}
+    nondefault = ("{'model_tag': 'google/gemma-4-31B-it', 'model': 'google/gemma-4-31B-it', 'tensor_parallel_size': 2}")
+    logs = v1_startup(
+        t=start, version=version, api_pid=1327189, core_pid=1327402, worker="Worker_TP0", worker_pid=1327560,
+        nondefault=nondefault, arch="Gemma4ForConditionalGeneration", max_model_len=mml,
+        engine_cfg=engine_cfg_str(model, model, dtype="torch.bfloat16", max_seq_len=mml, tp=2),
+        extra_cfg_lines=[], weights_gib=29.4112, kv_gib=36.62, kv_tokens=blocks * 16, concurrency=blocks * 16 / mml,
+        num_gpu_blocks=blocks, refs=refs, combined_kv_line=False,
+    )
+    logs += stats_lines(sim, start + 250, t_end, "v1", A)
+    port = 52000
+    for r in sim.reqs:
+        if r.t_end <= t_end:
+            port += 1
+            logs.append((r.t_end + 0.001, f'{A} INFO:     10.42.7.19:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK'))
+    gpus = gpu_devices("NVIDIA H100 80GB HBM3", 81559, [74101, 74087],
+                       [(1327560, "VLLM::Worker_TP0", 73540), (1327561, "VLLM::Worker_TP1", 73526)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=iv,
+        endpoint="http://10.42.7.5:8000",
+        notes=("internal chat/RAG endpoint on 2x H100 (TP=2). Since about 14:02 nothing answers: every request hangs, the "
+               "server stays up and /health is 200. /metrics every 5 s for 3 min, NVML, server log (tail since start)."),
+        version_body={"version": version},
+        models_body=models_body(model, model, mml, int(start + 140)),
+        argv=["vllm", "serve", model, "--tensor-parallel-size", "2"],
+        args={"model": model, "tensor-parallel-size": 2},
+        model_config=None, gpus=gpus, logs=join(logs),
+    )
+
+
+BUILDERS = {
+    "j-gemma4-100k-prompt-above-76k-pool-stalls-queue": j_gemma4_100k_prompt_above_76k_pool_stalls_queue,
+}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(BUILDERS):
+        BUILDERS[name]()
+        print("built", name)
