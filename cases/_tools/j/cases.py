@@ -91,8 +91,85 @@ def j_gemma4_100k_prompt_above_76k_pool_stalls_queue() -> None:
     )
 
 
+# =========================================================================== 2
+def j_glm47_ascend_kv99_tpot_quadruples() -> None:
+    cid = "j-glm47-ascend-kv99-tpot-quadruples"
+    rng = random.Random(5859)
+    start = epoch(2026, 1, 13, 8, 40, 0)
+    tb = start + 420.0  # benchmark start (8 clients)
+    t0 = tb + 1500.0
+    n, iv = 49, 5.0
+    t_end = t0 + iv * (n - 1)
+    served, path, mml, block, blocks = "glm-4.7", "/models/GLM-4.7-W8A8", 40960, 128, 2112
+    fast, slow, w_slow = 0.112, 1.25, 0.279  # decode step alone / step carrying an 8,192-token (re)prefill chunk
+    itl_mean = round(fast * (1 - w_slow) + slow * w_slow, 4)
+    reqs = []
+    for c in range(8):
+        t = tb + c * 55.0 + rng.uniform(0, 3)
+        while t < t_end + 60:
+            plen = rng.randint(32000, 32600)
+            r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=1024, max_tokens=1024,
+                    queue_s=round(rng.uniform(0.3, 2.0), 4), prefill_s=round(plen / 8192 * slow, 4),
+                    itl_s=itl_mean, itl_mix=[(fast, 1 - w_slow), (slow, w_slow)], finished_reason="length")
+            reqs.append(r.finish())
+            t = r.t_end + 0.5
+    table, version = "0.11.0", "0.11.0"
+    lab_ = labels_v1(table, num_gpu_blocks=str(blocks), block_size=str(block), gpu_memory_utilization="0.9",
+                     swap_space="0")
+    srv = Server(version, table, served, mml, block, blocks, lab_, start)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:123"
+    srv.iter_batch = 8
+    srv.keep_queue = True
+    # preemptions (recompute mode): about one every 9 s once the 8 streams fill the pool
+    tp = tb + 8 * 55.0 + 30.0
+    while tp < t_end + 30:
+        srv.preempt_times.append(round(tp, 3))
+        srv.recompute_tokens.append(rng.randint(32300, 33500))
+        tp += rng.uniform(7.0, 11.0)
+    sim = Sim(srv, reqs)
+    A = "(APIServer pid=4127)"
+    refs = v1_refs("0.11.0") | {"model_path": path, "mnbt": "8192"}
+    nondefault = ("{'model_tag': '/models/GLM-4.7-W8A8', 'host': '0.0.0.0', 'port': 8000, 'model': '/models/GLM-4.7-W8A8', "
+                  "'trust_remote_code': True, 'max_model_len': 40960, 'quantization': 'ascend', 'served_model_name': ['glm-4.7'], "
+                  "'tensor_parallel_size': 8, 'enable_expert_parallel': True, 'block_size': 128, 'gpu_memory_utilization': 0.9, "
+                  "'max_num_batched_tokens': 8192, 'max_num_seqs': 16}")
+    logs = v1_startup(
+        t=start, version=version, api_pid=4127, core_pid=4390, worker="Worker_TP0", worker_pid=4512,
+        nondefault=nondefault, arch="Glm4MoeForCausalLM", max_model_len=mml,
+        engine_cfg=engine_cfg_str(path, served, dtype="torch.bfloat16", max_seq_len=mml, tp=8, quant="ascend"),
+        extra_cfg_lines=[], weights_gib=45.8120, kv_gib=8.25, kv_tokens=blocks * block, concurrency=blocks * block / mml,
+        num_gpu_blocks=blocks, refs=refs, combined_kv_line=False,
+    )
+    logs = [(t, l.replace("[__init__.py:216] Automatically detected platform cuda.",
+                          "[__init__.py:207] Platform plugin ascend is activated")) for t, l in logs]
+    logs += stats_lines(sim, tb, t_end, "v1", A)
+    port = 38000
+    for r in sim.reqs:
+        if r.t_end <= t_end:
+            port += 1
+            logs.append((r.t_end + 0.001, f'{A} INFO:     127.0.0.1:{port} - "POST /v1/completions HTTP/1.1" 200 OK'))
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=iv,
+        endpoint="http://127.0.0.1:8000",
+        notes=("vllm-ascend 0.11.0rc2 image, one node with 8 Ascend A2 64G, GLM-4.7-W8A8. Benchmark with 32K input / 1K output at "
+               "8 concurrent requests: TPOT is ~4x what 6-7 concurrent requests get. /metrics every 5 s for 4 min and the server "
+               "log; no NVML on this host (NPUs)."),
+        version_body={"version": version},
+        models_body=models_body(served, path, mml, int(start + 300)),
+        argv=["vllm", "serve", path, "--served-model-name", served, "--host", "0.0.0.0", "--port", "8000",
+              "--trust-remote-code", "--quantization", "ascend", "--tensor-parallel-size", "8", "--enable-expert-parallel",
+              "--max-model-len", "40960", "--max-num-seqs", "16", "--max-num-batched-tokens", "8192", "--block-size", "128",
+              "--gpu-memory-utilization", "0.9"],
+        args={"served-model-name": served, "host": "0.0.0.0", "port": 8000, "trust-remote-code": True,
+              "quantization": "ascend", "tensor-parallel-size": 8, "enable-expert-parallel": True, "max-model-len": 40960,
+              "max-num-seqs": 16, "max-num-batched-tokens": 8192, "block-size": 128, "gpu-memory-utilization": 0.9},
+        model_config=None, gpus=None, logs=join(logs),
+    )
+
+
 BUILDERS = {
     "j-gemma4-100k-prompt-above-76k-pool-stalls-queue": j_gemma4_100k_prompt_above_76k_pool_stalls_queue,
+    "j-glm47-ascend-kv99-tpot-quadruples": j_glm47_ascend_kv99_tpot_quadruples,
 }
 
 if __name__ == "__main__":
