@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import engine_cfg_str, labels_v1, poisson_arrivals, v1_refs, v1_startup  # noqa: E402
-from engine import Req, Server, Sim, epoch, gpu_devices, models_body, stats_lines, ts, write_bundle  # noqa: E402
+from engine import Req, Server, Sim, epoch, gpu_devices, lab, models_body, num, stats_lines, ts, write_bundle  # noqa: E402
 from logs import join  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2]
@@ -167,9 +167,133 @@ def j_glm47_ascend_kv99_tpot_quadruples() -> None:
     )
 
 
+# =========================================================================== 3
+SPEC_POS3 = [0.93, 0.86]  # MTP, 2 speculative tokens: mean acceptance length 2.79
+
+
+def _spec_expo3(sim: Sim, t: float) -> list[str]:
+    gen = sim.at(t)["gen"]
+    nreq = len([r for r in sim.reqs if r.t_first <= t])
+    drafts = round((gen - nreq) / (1 + sum(SPEC_POS3)))
+    base = {"engine": "0", "model_name": sim.srv.model_name}
+    created = sim.srv.start_time + 12.5
+    L = []
+    for name, v in (("vllm:spec_decode_num_drafts", drafts), ("vllm:spec_decode_num_draft_tokens", drafts * 2),
+                    ("vllm:spec_decode_num_accepted_tokens", sum(round(drafts * p) for p in SPEC_POS3))):
+        L.append(f"# HELP {name}_total Number of {name.split('num_')[1].replace('_', ' ')}.")
+        L.append(f"# TYPE {name}_total counter")
+        L.append(f"{name}_total{{{lab(base)}}} {num(v)}")
+        L.append(f"# HELP {name}_created Number of {name.split('num_')[1].replace('_', ' ')}.")
+        L.append(f"# TYPE {name}_created gauge")
+        L.append(f"{name}_created{{{lab(base)}}} {num(created)}")
+    name = "vllm:spec_decode_num_accepted_tokens_per_pos"
+    L.append(f"# HELP {name}_total Accepted tokens per draft position.")
+    L.append(f"# TYPE {name}_total counter")
+    for i, p in enumerate(SPEC_POS3):
+        L.append(f"{name}_total{{{lab(base | {'position': str(i)})}}} {num(round(drafts * p))}")
+    return L
+
+
+def j_dgx_two_72k_prefills_starve_decode() -> None:
+    cid = "j-dgx-two-72k-prefills-starve-decode"
+    rng = random.Random(909)
+    start = epoch(2026, 9, 7, 5, 58, 0)
+    t0 = epoch(2026, 9, 7, 6, 34, 0)
+    n, iv = 61, 5.0
+    t_end = t0 + iv * (n - 1)
+    served, mml, block, blocks = "qwen3.8-flash", 262144, 1056, 303
+    fast, stall = 0.037, 5.5
+    reqs = []
+    # earlier turns of the three users (warm prompts, nothing cold overlapping)
+    t = start + 400
+    while t < t0 - 400:
+        plen = rng.randint(4000, 20000)
+        gen = rng.randint(200, 1500)
+        reqs.append(Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=int(plen * 0.9) // 16 * 16, gen_len=gen,
+                        max_tokens=8192, queue_s=0.01, prefill_s=round(0.3 + plen * 0.1 / 2000.0, 4),
+                        itl_s=round(rng.uniform(0.035, 0.039), 4), finished_reason="stop"))
+        t = reqs[-1].finish().t_end + rng.uniform(5, 60)
+    ta = t0 + 12.0          # user A: long answer, warm prompt
+    tb = ta + 10.0          # users B and C: cold ~72k prompts
+    pb, pc = 104.0, 110.0   # their prefills (8,192-token chunks at ~6 s each, interleaved)
+    a = Req(rid=rid(rng), t_arrive=ta, prompt_len=6200, hit=5600, gen_len=0, max_tokens=8192, queue_s=0.01,
+            prefill_s=0.6, itl_s=fast, finished_reason="stop")
+    a_first = ta + 0.61
+    a.segments = [(fast, tb + 0.5 - a_first), (stall, tb + pc - (tb + 0.5)), (fast, 24.0)]
+    # cold prompt of A's next turn arrives at t_cold and stalls B and C for ~55 s
+    b = Req(rid=rid(rng), t_arrive=tb, prompt_len=72000, hit=0, gen_len=0, max_tokens=8192, queue_s=0.01,
+            prefill_s=pb, itl_s=fast, finished_reason="stop")
+    c = Req(rid=rid(rng), t_arrive=tb + 0.4, prompt_len=71400, hit=0, gen_len=0, max_tokens=8192, queue_s=0.01,
+            prefill_s=pc - 0.4, itl_s=fast, finished_reason="stop")
+    t_cold = tb + pc + 30.0
+    p_cold = 55.0
+    b_first, c_first = tb + 0.01 + pb, tb + 0.4 + 0.01 + pc - 0.4
+    b.segments = [(fast, t_cold + 0.5 - b_first), (stall, p_cold), (fast, 40.0)]
+    c.segments = [(fast, t_cold + 0.5 - c_first), (stall, p_cold), (fast, 25.0)]
+    a2 = Req(rid=rid(rng), t_arrive=t_cold, prompt_len=70100, hit=0, gen_len=0, max_tokens=8192, queue_s=0.01,
+             prefill_s=p_cold + 0.5, itl_s=fast, finished_reason="stop")
+    a2.segments = [(fast, 80.0)]
+    for r in (a, b, c, a2):
+        r.finish()
+        r.itl_s = round((r.t_end - r.t_first) / max(1, r.gen_len - 1), 4)
+        reqs.append(r)
+    table, version = "0.33.0", "0.33.0"
+    lab_ = labels_v1(table, num_gpu_blocks=str(blocks), gpu_memory_utilization="0.8", block_size=str(block),
+                     mamba_cache_mode="align", mamba_ssm_cache_dtype="float32", cache_hit_alignment_tokens="None",
+                     effective_attention_block_size=str(block), enable_mamba_shared_prefix_checkpoint="False",
+                     kv_cache_layout="None", kv_cache_max_concurrency=f"{blocks * block / mml:.2f}",
+                     kv_cache_size_tokens=str(blocks * block), prefix_cache_retention_interval="0",
+                     prefix_match_unit="None", replayssm_buffer_len="16", simple_cpu_offload_num_blocks="None",
+                     skip_page_size_padded="None", swa_bounded_replay="True", use_kda_recoverssm="False",
+                     use_replayssm="False", kv_cache_memory_bytes="None")
+    srv = Server(version, table, served, mml, block, blocks, lab_, start)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:310"
+    srv.iter_batch = 3
+    srv.keep_queue = True
+    srv.extra_expo = _spec_expo3
+    sim = Sim(srv, reqs)
+    A = "(APIServer pid=1)"
+    logs = []
+    for tl, line in stats_lines(sim, t0 - 120, t_end, "v1", A):
+        logs.append((tl, line))
+        pt, gt = sim.throughput(tl - 10, tl)
+        acc = round(gt * (sum(SPEC_POS3) / (1 + sum(SPEC_POS3))), 2)
+        dr = round(gt / (1 + sum(SPEC_POS3)) * 2, 2)
+        if gt > 0:
+            logs.append((tl + 0.001, f"{A} INFO {ts(tl)} [metrics.py:120] SpecDecoding metrics: Mean acceptance length: "
+                                     f"{1 + sum(SPEC_POS3):.2f}, Accepted throughput: {acc:.2f} tokens/s, Drafted throughput: "
+                                     f"{dr:.2f} tokens/s, Accepted: {int(acc * 10)} tokens, Drafted: {int(dr * 10)} tokens, "
+                                     f"Per-position acceptance rate: {SPEC_POS3[0]:.3f}, {SPEC_POS3[1]:.3f}, Avg Draft acceptance "
+                                     f"rate: {100 * sum(SPEC_POS3) / 2:.1f}%"))
+    port = 46000
+    for r in sim.reqs:
+        if t0 - 120 <= r.t_end <= t_end:
+            port += 1
+            logs.append((r.t_end + 0.001, f'{A} INFO:     172.17.0.1:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK'))
+    gpus = gpu_devices("NVIDIA GB10", 124546, [104210], [(431, "VLLM::EngineCore", 98320)])
+    argv = ["vllm", "serve", "/models/qwen3.8-flash", "--served-model-name", served, "--host", "0.0.0.0", "--port", "8000",
+            "--gpu-memory-utilization", "0.80", "--enable-prefix-caching", "--speculative-config",
+            '{"method":"mtp","num_speculative_tokens":2}', "--max-model-len", "262144", "--max-num-seqs", "8"]
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=iv,
+        endpoint="http://127.0.0.1:8000",
+        notes=("qwen3.8-Flash-DGX recipe on one DGX Spark, shared by three people with a coding assistant. A user streaming an "
+               "answer sees it drop from 30+ tok/s to ~0.2 tok/s for a minute or two, then back to 30+, when the others send "
+               "requests. /metrics every 5 s for 5 min, NVML, container log (docker logs)."),
+        version_body={"version": version},
+        models_body=models_body(served, "/models/qwen3.8-flash", mml, int(start + 600)),
+        argv=argv,
+        args={"served-model-name": served, "host": "0.0.0.0", "port": 8000, "gpu-memory-utilization": 0.8,
+              "enable-prefix-caching": True, "speculative-config": {"method": "mtp", "num_speculative_tokens": 2},
+              "max-model-len": 262144, "max-num-seqs": 8},
+        model_config=None, gpus=gpus, logs=join(logs),
+    )
+
+
 BUILDERS = {
     "j-gemma4-100k-prompt-above-76k-pool-stalls-queue": j_gemma4_100k_prompt_above_76k_pool_stalls_queue,
     "j-glm47-ascend-kv99-tpot-quadruples": j_glm47_ascend_kv99_tpot_quadruples,
+    "j-dgx-two-72k-prefills-starve-decode": j_dgx_two_72k_prefills_starve_decode,
 }
 
 if __name__ == "__main__":

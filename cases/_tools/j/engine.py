@@ -65,6 +65,7 @@ class Req:
     ext_hit: int = 0
     lora: str | None = None
     itl_mix: list | None = None  # [(itl value, weight)] for the histogram; itl_s is their mean
+    segments: list | None = None  # [(itl, seconds)] after the first token: a piecewise token timeline
     # filled in
     t_sched: float = 0.0
     t_first: float = 0.0
@@ -74,6 +75,9 @@ class Req:
         self.t_sched = self.t_arrive + self.queue_s
         self.t_first = self.t_sched + self.prefill_s
         self.t_end = self.t_first + max(0, self.gen_len - 1) * self.itl_s
+        if self.segments:
+            self.gen_len = 1 + sum(int(d / i) for i, d in self.segments)
+            self.t_end = self.t_first + sum(d for _, d in self.segments)
         if not self.max_tokens:
             self.max_tokens = self.gen_len
         return self
@@ -83,7 +87,17 @@ class Req:
             return 0
         if t >= self.t_end:
             return self.gen_len
+        if self.segments:
+            return min(self.gen_len, 1 + sum(k for _, k in self.segment_counts(t)))
         return min(self.gen_len, 1 + int((t - self.t_first) / self.itl_s))
+
+    def segment_counts(self, t: float) -> list[tuple[float, int]]:
+        out, tt = [], self.t_first
+        for itl, dur in self.segments or []:
+            ov = min(max(0.0, t - tt), dur)
+            out.append((itl, int(ov / itl)))
+            tt += dur
+        return out
 
 
 # --------------------------------------------------------------------------- helpers
@@ -252,7 +266,10 @@ class Sim:
         itl_obs: list[float] = []
         for r in self.reqs:
             g = r.generated_by(t)
-            if g > 1 and r.itl_mix:
+            if g > 1 and r.segments:
+                for v, k in r.segment_counts(t):
+                    itl_obs.extend([v] * k)
+            elif g > 1 and r.itl_mix:
                 wsum = sum(w for _, w in r.itl_mix)
                 done_n = 0
                 for j, (v, w) in enumerate(r.itl_mix):
