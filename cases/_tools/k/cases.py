@@ -373,9 +373,178 @@ def k_glm53_dflash2_draft_group_zero_hits() -> None:
     )
 
 
+# =========================================================================== case 3 (holdout-4)
+QWEN38_27B_CONFIG = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"],
+    "model_type": "qwen3_5",
+    "tie_word_embeddings": False,
+    "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]},
+    "text_config": {
+        "model_type": "qwen3_5_text",
+        "attention_bias": False,
+        "attn_output_gate": True,
+        "dtype": "bfloat16",
+        "eos_token_id": 248044,
+        "full_attention_interval": 4,
+        "head_dim": 256,
+        "hidden_act": "silu",
+        "hidden_size": 5120,
+        "intermediate_size": 17408,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 16,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 48,
+        "linear_value_head_dim": 128,
+        "mamba_ssm_dtype": "float32",
+        "max_position_embeddings": 262144,
+        "mtp_num_hidden_layers": 1,
+        "num_attention_heads": 24,
+        "num_hidden_layers": 64,
+        "num_key_value_heads": 4,
+        "rms_norm_eps": 1e-06,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "mrope_interleaved": True, "mrope_section": [11, 11, 10]},
+        "use_cache": True,
+        "vocab_size": 248320,
+    },
+}
+
+
+def k_qwen38_27b_mtp_2080ti_repeat_no_reuse() -> None:
+    cid = "k-qwen38-27b-mtp-2080ti-repeat-no-reuse"
+    rng = random.Random(9301)
+    start = epoch(2026, 9, 8, 13, 5, 11)
+    t0 = start + 420.0
+    n, interval = 37, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "Qwen3.8-27B-Uncensored-FP8"
+    version = "0.21.0"
+    reqs: list[Req] = []
+    t = t0 + 3.0
+    while t < t_end:
+        plen = 2237 + rng.randint(40, 180)
+        gen = rng.randint(200, 400)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=gen, max_tokens=1024, queue_s=0.004,
+                prefill_s=round(rng.uniform(0.972, 0.996), 3), itl_s=round(rng.uniform(0.038, 0.045), 4), finished_reason="stop")
+        r.finish()
+        reqs.append(r)
+        t = r.t_end + rng.uniform(1.0, 3.0)
+    labels = labels_v1("0.18.0", gpu_memory_utilization="0.92", block_size="1600", num_gpu_blocks="116",
+                       mamba_block_size="1600", mamba_cache_mode="align", mamba_page_size_padded="3276800",
+                       mamba_ssm_cache_dtype="float32", kv_cache_size_tokens="185600", kv_cache_max_concurrency="1.45")
+    srv = Server(version, "0.18.0", model, 128000, 1600, 116, labels, start, pool_groups=4)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:259"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1) ", "(EngineCore_DP0 pid=176) ", "(Worker_TP0 pid=302) "
+    path = "/models/Qwen3.8-27B-Uncensored-FP8"
+    refs = v1_refs(version) | {"model_path": path}
+    spec = '{"method":"mtp","num_speculative_tokens":3}'
+    nondefault = (f"{{'model_tag': '{path}', 'model': '{path}', 'served_model_name': ['{model}'], 'max_model_len': 128000, "
+                  "'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.92, 'enable_prefix_caching': True, "
+                  "'mamba_cache_mode': 'align', 'max_num_seqs': 1, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}")
+    cfg = engine_cfg_str(path, model, dtype="torch.float16", max_seq_len=128000, tp=2, quant="fp8")
+    cfg = cfg.replace("speculative_config=None", f"speculative_config=SpeculativeConfig(method='mtp', model='{path}', num_spec_tokens=3)")
+    logs = v1_startup(t=start, version=version, A=A, E=E, W=W, nondefault=nondefault,
+                      arch="Qwen3_5ForConditionalGeneration", max_model_len=128000, engine_cfg=cfg,
+                      weights_gib=14.2031, kv_gib=5.31, kv_tokens=185600, num_gpu_blocks=116, refs=refs,
+                      extra_cfg=["[interface.py:773] Setting attention block size to 1600 tokens to ensure that attention page size is >= mamba page size."])
+    logs += stats_lines(sim, t0 - 60, t_end, "v1", A)
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     192.168.1.40:{53100 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for i, r in enumerate(reqs)]
+    gpus = gpu_devices("NVIDIA GeForce RTX 2080 Ti", 22528, [21140, 20980], [(302, "VLLM::Worker_TP0", 20610), (303, "VLLM::Worker_TP1", 20450)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://192.168.1.20:8000",
+        notes="two modded 22 GB RTX 2080 Ti (TP=2) serving Qwen3.8-27B FP8 with MTP (3 tokens) and prefix caching; a test "
+              "client sends, one at a time, requests that all start with the same 2237-token prefix (byte-identical) and "
+              "end with a short question; first-token time does not improve on repeats; /metrics every 5 s for 3 min, NVML, server log",
+        version_body={"version": version},
+        models_body=models_body(model, path, 128000, int(start + 125)),
+        argv=["vllm", "serve", path, "--served-model-name", model, "--tensor-parallel-size", "2", "--max-model-len", "128000",
+              "--gpu-memory-utilization", "0.92", "--enable-prefix-caching", "--mamba-cache-mode", "align", "--max-num-seqs", "1",
+              "--speculative-config", spec],
+        args={"served-model-name": model, "tensor-parallel-size": 2, "max-model-len": 128000, "gpu-memory-utilization": 0.92,
+              "enable-prefix-caching": True, "mamba-cache-mode": "align", "max-num-seqs": 1, "speculative-config": spec},
+        model_config=QWEN38_27B_CONFIG, gpus=gpus, logs=join(logs),
+    )
+
+
+# =========================================================================== case 4 (holdout-4)
+def k_dsv4_flash_reasoning_high_zero_hits() -> None:
+    cid = "k-dsv4-flash-reasoning-high-zero-hits"
+    rng = random.Random(9401)
+    start = epoch(2026, 8, 26, 10, 2, 44)
+    t0 = start + 1500.0
+    n, interval = 37, 5.0
+    t_end = t0 + interval * (n - 1)
+    model = "deepseek-v4-flash"
+    path = "deepseek-ai/DeepSeek-V4-Flash-0731"
+    version = "0.21.1rc1.dev339+g1967a5627bc3"
+    reqs: list[Req] = []
+    # before the window: the 'shared' arm at reasoning_effort=low (first request cold, then ~95 % hits)
+    t = t0 - 240.0
+    for i in range(6):
+        plen = 6000 + rng.randint(60, 260)
+        hit = 0 if i == 0 else 5888
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=hit, gen_len=rng.randint(120, 260), max_tokens=512,
+                queue_s=0.004, prefill_s=round(rng.uniform(3.85, 4.0) if i == 0 else rng.uniform(1.6, 1.7), 3),
+                itl_s=round(rng.uniform(0.055, 0.07), 4), finished_reason="stop")
+        r.finish()
+        reqs.append(r)
+        t = r.t_end + rng.uniform(1.5, 3.0)
+    assert t < t0 - 5, t
+    # the window: the same arm at reasoning_effort=high, 0 hit tokens
+    t = t0 + 4.0
+    while t < t_end - 6:
+        plen = 6000 + rng.randint(60, 260)
+        r = Req(rid=rid(rng), t_arrive=round(t, 3), prompt_len=plen, hit=0, gen_len=rng.randint(180, 320), max_tokens=512,
+                queue_s=0.004, prefill_s=round(rng.uniform(4.15, 4.25), 3), itl_s=round(rng.uniform(0.055, 0.07), 4),
+                finished_reason="length")
+        r.finish()
+        reqs.append(r)
+        t = r.t_end + rng.uniform(1.5, 3.0)
+    labels = labels_v1("0.18.0", gpu_memory_utilization="0.85", block_size="256", cache_dtype="nvfp4_ds_mla", num_gpu_blocks="4352",
+                       kv_cache_size_tokens="1114112", kv_cache_max_concurrency="1.06")
+    srv = Server(version, "0.18.0", model, 1048576, 256, 4352, labels, start, pool_groups=1)
+    srv.extra_gauges["_loggers_ref"] = "loggers.py:259"
+    sim = Sim(srv, reqs)
+    A, E, W = "(APIServer pid=1) ", "(EngineCore_DP0 pid=121) ", "(Worker_TP0 pid=188) "
+    refs = v1_refs(version) | {"model_path": path}
+    spec = '{"method":"dspark","num_speculative_tokens":5}'
+    nondefault = (f"{{'model_tag': '{path}', 'model': '{path}', 'served_model_name': ['{model}'], 'max_model_len': 1048576, "
+                  "'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.85, 'kv_cache_dtype': 'nvfp4_ds_mla', "
+                  "'enable_prefix_caching': True, 'enable_chunked_prefill': True, 'tokenizer_mode': 'deepseek_v4', "
+                  "'reasoning_parser': 'deepseek_v4', 'speculative_config': {'method': 'dspark', 'num_speculative_tokens': 5}}")
+    cfg = engine_cfg_str(path, model, dtype="torch.bfloat16", max_seq_len=1048576, tp=2, quant="fp8", kv_dtype="nvfp4_ds_mla")
+    cfg = cfg.replace("speculative_config=None", f"speculative_config=SpeculativeConfig(method='dspark', model='{path}', num_spec_tokens=5)")
+    logs = v1_startup(t=start, version=version, A=A, E=E, W=W, nondefault=nondefault,
+                      arch="DeepseekV4ForCausalLM", max_model_len=1048576, engine_cfg=cfg,
+                      weights_gib=71.3828, kv_gib=19.94, kv_tokens=1114112, num_gpu_blocks=4352, refs=refs)
+    logs += stats_lines(sim, t0 - 250, t_end, "v1", A)
+    logs += [(r.t_arrive + 0.002, f'{A}INFO:     10.20.0.31:{47200 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for i, r in enumerate(reqs)]
+    gpus = gpu_devices("NVIDIA GB10", 122570, [112930], [(188, "VLLM::Worker_TP0", 106400)])
+    write_bundle(
+        CASES / cid / "bundle", sim, t0=t0, n=n, interval=interval, endpoint="http://10.20.0.10:8888",
+        notes="DeepSeek-V4-Flash-0731 on 2x DGX Spark (TP=2, head node's NVML), prefix caching on. Test client: sequential "
+              "chat requests sharing one byte-identical 6000-token system prompt, short user turn; first 6 requests (before "
+              "this capture) with chat_template_kwargs.reasoning_effort=low, then (during the capture) the same requests with "
+              "reasoning_effort=high: cached_tokens is 0 on every high request. /metrics every 5 s for 3 min, server log",
+        version_body={"version": version},
+        models_body=models_body(model, path, 1048576, int(start + 125)),
+        argv=["vllm", "serve", path, "--served-model-name", model, "--tensor-parallel-size", "2", "--max-model-len", "1048576",
+              "--gpu-memory-utilization", "0.85", "--kv-cache-dtype", "nvfp4_ds_mla", "--enable-prefix-caching",
+              "--enable-chunked-prefill", "--tokenizer-mode", "deepseek_v4", "--reasoning-parser", "deepseek_v4",
+              "--speculative-config", spec],
+        args={"served-model-name": model, "tensor-parallel-size": 2, "max-model-len": 1048576, "gpu-memory-utilization": 0.85,
+              "kv-cache-dtype": "nvfp4_ds_mla", "enable-prefix-caching": True, "enable-chunked-prefill": True,
+              "tokenizer-mode": "deepseek_v4", "reasoning-parser": "deepseek_v4", "speculative-config": spec},
+        model_config=None, gpus=gpus, logs=join(logs),
+    )
+
+
 BUILDERS = {
     "k-qwen35-4b-align-ckpt-in-unique-suffix": k_qwen35_4b_align_ckpt_in_unique_suffix,
     "k-glm53-dflash2-draft-group-zero-hits": k_glm53_dflash2_draft_group_zero_hits,
+    "k-qwen38-27b-mtp-2080ti-repeat-no-reuse": k_qwen38_27b_mtp_2080ti_repeat_no_reuse,
+    "k-dsv4-flash-reasoning-high-zero-hits": k_dsv4_flash_reasoning_high_zero_hits,
 }
 
 
