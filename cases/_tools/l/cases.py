@@ -118,6 +118,169 @@ def l_qwen25_7b_bnb4_rtx4060_util_070():
                  scrapes=[refused(tf)], engine_args={"argv": None, "args": args}, model_config=mc, gpu=gpu,
                  logs="\n".join(lines) + "\n")
 
+# --------------------------------------------------------------------------------------------
+def _default_collectors(t: float, start: float, cpu: float, gc: tuple[int, int, int], rss: int) -> str:
+    """prometheus_client's default python/process collectors: all /metrics serves without stat loggers."""
+    g0, g1, g2 = gc
+    return "\n".join([
+        "# HELP python_gc_objects_collected_total Objects collected during gc",
+        "# TYPE python_gc_objects_collected_total counter",
+        f'python_gc_objects_collected_total{{generation="0"}} {float(g0)}',
+        f'python_gc_objects_collected_total{{generation="1"}} {float(g1)}',
+        f'python_gc_objects_collected_total{{generation="2"}} {float(g2)}',
+        "# HELP python_gc_objects_uncollectable_total Uncollectable objects found during GC",
+        "# TYPE python_gc_objects_uncollectable_total counter",
+        'python_gc_objects_uncollectable_total{generation="0"} 0.0',
+        'python_gc_objects_uncollectable_total{generation="1"} 0.0',
+        'python_gc_objects_uncollectable_total{generation="2"} 0.0',
+        "# HELP python_gc_collections_total Number of times this generation was collected",
+        "# TYPE python_gc_collections_total counter",
+        f'python_gc_collections_total{{generation="0"}} {float(g0 // 180)}',
+        f'python_gc_collections_total{{generation="1"}} {float(g1 // 40)}',
+        f'python_gc_collections_total{{generation="2"}} {float(max(1, g2 // 900))}',
+        "# HELP python_info Python platform information",
+        "# TYPE python_info gauge",
+        'python_info{implementation="CPython",major="3",minor="12",patchlevel="8",version="3.12.8"} 1.0',
+        "# HELP process_virtual_memory_bytes Virtual memory size in bytes.",
+        "# TYPE process_virtual_memory_bytes gauge",
+        f"process_virtual_memory_bytes {float(38_412_918_784)}",
+        "# HELP process_resident_memory_bytes Resident memory size in bytes.",
+        "# TYPE process_resident_memory_bytes gauge",
+        f"process_resident_memory_bytes {float(rss)}",
+        "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.",
+        "# TYPE process_start_time_seconds gauge",
+        f"process_start_time_seconds {start:.2f}",
+        "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.",
+        "# TYPE process_cpu_seconds_total counter",
+        f"process_cpu_seconds_total {cpu:.2f}",
+        "# HELP process_open_fds Number of open file descriptors.",
+        "# TYPE process_open_fds gauge",
+        "process_open_fds 74.0",
+        "# HELP process_max_fds Maximum number of open file descriptors.",
+        "# TYPE process_max_fds gauge",
+        "process_max_fds 1048576.0",
+    ]) + "\n"
+
+
+@case
+def l_v1_fp8_kv_ignored_qwen25_72b_h100():
+    """vllm#13133 / PR #14221: V1 0.7.1 FlashAttention ignores --kv-cache-dtype fp8; garbage output."""
+    cid = "l-v1-fp8-kv-ignored-qwen25-72b-h100"
+    rng = random.Random(13133)
+    mp = "/data/models/qwen2.5_72b-FP8"
+    s0 = epoch(2025, 2, 12, 3, 20, 4)
+    argv = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "10011", "--model", mp,
+            "--dtype", "auto", "-tp", "2", "--max-model-len", "8192", "--max-num-seqs", "512",
+            "--gpu-memory-utilization", "0.9", "--enable-prefix-caching", "--swap-space", "16",
+            "--disable-log-stats", "--disable-log-requests", "--trust-remote-code", "--kv-cache-dtype", "fp8"]
+    args = {"port": 10011, "model": mp, "dtype": "auto", "tensor-parallel-size": 2, "max-model-len": 8192,
+            "max-num-seqs": 512, "gpu-memory-utilization": 0.9, "enable-prefix-caching": True, "swap-space": 16,
+            "disable-log-stats": True, "disable-log-requests": True, "trust-remote-code": True,
+            "kv-cache-dtype": "fp8"}
+    cfg = (f"Initializing a V1 LLM engine (v0.7.1) with config: model='{mp}', speculative_config=None, "
+           f"tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
+           "override_neuron_config=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, "
+           "max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, "
+           "pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, "
+           "kv_cache_dtype=fp8,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='xgrammar'), "
+           "observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, "
+           f"collect_model_execute_time=False), seed=0, served_model_name={mp}, num_scheduler_steps=1, "
+           "multi_step_stream_outputs=True, enable_prefix_caching=True, chunked_prefill_enabled=True, "
+           "use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, "
+           "pooler_config=None, compilation_config={\"level\":3,\"custom_ops\":[\"none\"],\"splitting_ops\":"
+           "[\"vllm.unified_attention\",\"vllm.unified_attention_with_output\"],\"use_inductor\":true,"
+           "\"compile_sizes\":[],\"use_cudagraph\":true,\"cudagraph_num_of_warmups\":1,\"cudagraph_capture_sizes\":"
+           "[512,504,496,488,480,472,464,456,448,440,432,424,416,408,400,392,384,376,368,360,352,344,336,328,320,"
+           "312,304,296,288,280,272,264,256,248,240,232,224,216,208,200,192,184,176,168,160,152,144,136,128,120,"
+           "112,104,96,88,80,72,64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":512}")
+    L = []
+
+    def log(t, msg, pre=""):
+        L.append(f"{pre}INFO {stamp(t)} {msg}")
+
+    log(s0, "__init__.py:183] Automatically detected platform cuda.")
+    log(s0 + 2, "api_server.py:838] vLLM API server version 0.7.1")
+    log(s0 + 2, "api_server.py:839] args: Namespace(host=None, port=10011, uvicorn_log_level='info', "
+        f"allow_credentials=False, model='{mp}', tokenizer=None, dtype='auto', kv_cache_dtype='fp8', "
+        "max_model_len=8192, tensor_parallel_size=2, gpu_memory_utilization=0.9, swap_space=16.0, "
+        "enable_prefix_caching=True, max_num_seqs=512, disable_log_stats=True, disable_log_requests=True, "
+        "trust_remote_code=True)")
+    L.append(f"WARNING {stamp(s0 + 3)} arg_utils.py:1298] Setting max_num_batched_tokens to 2048 for OPENAI_API_SERVER usage context.")
+    log(s0 + 12, "config.py:542] This model supports multiple tasks: {'generate', 'embed', 'classify', 'reward', 'score'}. Defaulting to 'generate'.")
+    log(s0 + 12, "config.py:1364] Defaulting to use mp for distributed inference")
+    log(s0 + 12, "config.py:1011] Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. Meanwhile, it may cause accuracy drop without a proper scaling factor")
+    log(s0 + 14, "core.py:45] " + cfg)
+    L.append(f"WARNING {stamp(s0 + 14)} multiproc_worker_utils.py:298] Reducing Torch parallelism from 104 threads to 1 to avoid unnecessary CPU contention. Set OMP_NUM_THREADS in the external environment to tune this value as needed.")
+    for r in (0, 1):
+        log(s0 + 22, f"cuda.py:157] Using Flash Attention backend on V1 engine.", pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    for r in (0, 1):
+        log(s0 + 24, f"gpu_model_runner.py:872] Starting to load model {mp}...", pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    for r in (0, 1):
+        log(s0 + 121, "gpu_model_runner.py:877] Loading model weights took 33.9087 GB", pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    for r in (0, 1):
+        log(s0 + 140, "backends.py:579] Using cache directory: /root/.cache/vllm/torch_compile_cache/3b1f2ac6d9/rank_%d for vLLM's torch.compile" % r, pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    for r in (0, 1):
+        log(s0 + 171, "monitor.py:33] torch.compile takes 44.71 s in total", pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    log(s0 + 175, "kv_cache_utils.py:400] # GPU blocks: 28918")
+    for r in (0, 1):
+        log(s0 + 214, "gpu_model_runner.py:1043] Graph capturing finished in 39 secs, took 1.36 GiB", pre=f"(VllmWorker rank={r} pid={31840 + r}) ")
+    log(s0 + 215, "core.py:91] init engine (profile, create kv cache, warmup model) took 92.64 seconds")
+    log(s0 + 216, "api_server.py:756] Using supplied chat template:")
+    log(s0 + 216, "launcher.py:21] Available routes are:")
+    for route, meth in [("/openapi.json", "GET, HEAD"), ("/docs", "GET, HEAD"), ("/health", "GET"),
+                        ("/tokenize", "POST"), ("/detokenize", "POST"), ("/v1/models", "GET"), ("/version", "GET"),
+                        ("/v1/chat/completions", "POST"), ("/v1/completions", "POST"), ("/v1/embeddings", "POST"),
+                        ("/metrics", "GET")]:
+        log(s0 + 216, f"launcher.py:29] Route: {route}, Methods: {meth}")
+    L.append("INFO:     Started server process [31790]")
+    L.append("INFO:     Waiting for application startup.")
+    L.append("INFO:     Application startup complete.")
+    L.append("INFO:     Uvicorn running on http://0.0.0.0:10011 (Press CTRL+C to quit)")
+
+    # traffic: chat completions, every answer runs to max_tokens=1024 at ~31 ms/token
+    c0 = epoch(2025, 2, 12, 3, 30, 0)
+    dt, n = 10.0, 31
+    done = []
+    t = c0 - 40.0
+    while t < c0 + dt * (n - 1):
+        t += rng.uniform(2.0, 6.0)
+        dur = 0.35 + 1024 * rng.uniform(0.029, 0.033)
+        done.append((t + dur, rng.randint(40000, 60999)))
+    done.sort()
+    head = list(L)
+    scrape_access = []
+    start_proc = s0 + 1.2
+    scrapes, gpu = [], []
+    cpu, g0, g1, g2 = 402.7, 1_284_311, 392_104, 61_977
+    for i in range(n):
+        ts = c0 + dt * i
+        cpu += rng.uniform(2.1, 2.9)
+        g0 += rng.randint(9000, 14000)
+        g1 += rng.randint(1500, 2600)
+        g2 += rng.randint(0, 300)
+        scrapes.append({"t": ts, "status": 200, "text": _default_collectors(ts, start_proc, cpu, (g0, g1, g2),
+                                                                              2_954_012_672 + 4096 * i)})
+        scrape_access.append(f'INFO:     127.0.0.1:{38000 + i} - "GET /metrics HTTP/1.1" 200 OK')
+        gpu.append({"t": ts, "devices": [
+            device(r, "NVIDIA H100 80GB HBM3", 81559 * MiB,
+                   [(31840 + r, "python3", 74114 * MiB + (412 * MiB if r == 0 else 0))]) for r in (0, 1)]})
+    # interleave access lines by time
+    events = [(te, f'INFO:     10.12.3.41:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK')
+              for te, port in done if te <= c0 + dt * (n - 1)]
+    events += [(c0 + dt * i + 0.01, scrape_access[i]) for i in range(n)]
+    events.sort()
+    logs = "\n".join(head + [e[1] for e in events]) + "\n"
+    mc = copy.deepcopy(QWEN25_72B)
+    mc["_name_or_path"] = mp
+    mc["quantization_config"] = {"activation_scheme": "dynamic", "quant_method": "fp8",
+                                 "ignored_layers": ["lm_head"]}
+    server = {"version": {"version": "0.7.1"}, "models": models_body(mp, mp, 8192, int(s0) + 216), "health": 200}
+    write_bundle(cid, endpoint="http://10.12.3.7:10011", started_at=c0, interval_s=dt,
+                 notes="Server started with VLLM_USE_V1=1 in its environment (the V1 engine); "
+                       "the operator's complaint: answers are 1000+ tokens of unreadable text.",
+                 scrapes=scrapes, server=server, engine_args={"argv": argv, "args": args}, model_config=mc,
+                 gpu=gpu, logs=logs)
+
 
 def main(argv: list[str]) -> None:
     names = argv or sorted(BUILDERS)
