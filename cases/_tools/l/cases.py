@@ -281,6 +281,89 @@ def l_v1_fp8_kv_ignored_qwen25_72b_h100():
                  scrapes=scrapes, server=server, engine_args={"argv": argv, "args": args}, model_config=mc,
                  gpu=gpu, logs=logs)
 
+# --------------------------------------------------------------------------------------------
+QWEN15_7B = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+    "intermediate_size": 11008, "max_position_embeddings": 32768, "max_window_layers": 28,
+    "model_type": "qwen2", "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "transformers_version": "4.37.0", "use_cache": True,
+    "use_sliding_window": False, "vocab_size": 151936,
+}
+
+
+@case
+def l_qwen15_7b_32k_over_7344_kv():
+    """QwenLM/Qwen3#295: Qwen1.5-7B-Chat default 32768 context, pool 7344 tokens: start-up refusal."""
+    cid = "l-qwen15-7b-32k-over-7344-kv"
+    mp = "/models--Qwen--Qwen1.5-7B-Chat"
+    s0 = epoch(2024, 4, 11, 14, 2, 11)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    L = [
+        f"INFO {stamp(s0)} api_server.py:149] vLLM API server version 0.4.0.post1",
+        f"INFO {stamp(s0)} api_server.py:150] args: Namespace(host=None, port=8000, uvicorn_log_level='info', "
+        "allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, "
+        "served_model_name='Qwen1.5-7B-Chat', lora_modules=None, chat_template=None, response_role='assistant', "
+        f"ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], model='{mp}', "
+        "tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, "
+        "tokenizer_mode='auto', trust_remote_code=False, download_dir=None, load_format='auto', dtype='auto', "
+        "kv_cache_dtype='auto', max_model_len=None, worker_use_ray=False, pipeline_parallel_size=1, tensor_parallel_size=1, "
+        "max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=16, enable_prefix_caching=False, "
+        "use_v2_block_manager=False, seed=0, swap_space=4, gpu_memory_utilization=0.9, forced_num_gpu_blocks=None, "
+        "max_num_batched_tokens=None, max_num_seqs=256, max_logprobs=5, disable_log_stats=False, quantization=None, "
+        "enforce_eager=False, max_context_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, "
+        "tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, enable_lora=False, max_loras=1, max_lora_rank=16, "
+        "lora_extra_vocab_size=256, lora_dtype='auto', max_cpu_loras=None, device='auto', image_input_type=None, "
+        "image_token_id=None, image_input_shape=None, image_feature_size=None, scheduler_delay_factor=0.0, "
+        "enable_chunked_prefill=False, engine_use_ray=False, disable_log_requests=False, max_log_len=None)",
+        f"INFO {stamp(s0)} llm_engine.py:75] Initializing an LLM engine (v0.4.0.post1) with config: model='{mp}', "
+        f"tokenizer='{mp}', tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, "
+        "dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=1, "
+        "disable_custom_all_reduce=True, quantization=None, enforce_eager=False, kv_cache_dtype=auto, "
+        "device_config=cuda, seed=0)",
+        f"INFO {stamp(s0 + 1)} selector.py:16] Using FlashAttention backend.",
+        f"INFO {stamp(s0 + 29)} model_runner.py:104] Loading model weights took 14.3919 GB",
+        f"INFO {stamp(s0 + 34)} gpu_executor.py:94] # GPU blocks: 459, # CPU blocks: 512",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+        '    return _run_code(code, main_globals, None,',
+        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+        "    exec(code, run_globals)",
+        f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 157, in <module>',
+        "    engine = AsyncLLMEngine.from_engine_args(",
+        f'  File "{site}/vllm/engine/async_llm_engine.py", line 348, in from_engine_args',
+        "    engine = cls(",
+        f'  File "{site}/vllm/engine/async_llm_engine.py", line 311, in __init__',
+        "    self.engine = self._init_engine(*args, **kwargs)",
+        f'  File "{site}/vllm/engine/async_llm_engine.py", line 422, in _init_engine',
+        "    return engine_class(*args, **kwargs)",
+        f'  File "{site}/vllm/engine/llm_engine.py", line 111, in __init__',
+        "    self._initialize_kv_caches()",
+        f'  File "{site}/vllm/engine/llm_engine.py", line 172, in _initialize_kv_caches',
+        "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+        f'  File "{site}/vllm/executor/gpu_executor.py", line 97, in initialize_cache',
+        "    self.driver_worker.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+        f'  File "{site}/vllm/worker/worker.py", line 143, in initialize_cache',
+        "    raise_if_cache_size_invalid(num_gpu_blocks, self.cache_config.block_size,",
+        f'  File "{site}/vllm/worker/worker.py", line 328, in raise_if_cache_size_invalid',
+        "    raise ValueError(",
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    ]
+    total = 23028 * MiB
+    tf = s0 + 34.6
+    gpu = [{"t": tf, "devices": [device(0, "NVIDIA A10", total, [(2871, "python", int(18.93 * GiB))])]},
+           {"t": tf + 5.0, "devices": [device(0, "NVIDIA A10", total, [], extra_used=4 * MiB)]}]
+    argv = ["python", "-m", "vllm.entrypoints.openai.api_server", "--served-model-name", "Qwen1.5-7B-Chat",
+            "--model", mp]
+    args = {"served-model-name": "Qwen1.5-7B-Chat", "model": mp}
+    mc = copy.deepcopy(QWEN15_7B)
+    write_bundle(cid, endpoint="http://127.0.0.1:8000", started_at=s0 + 30.0, interval_s=5.0,
+                 notes="Captured while `python -m vllm.entrypoints.openai.api_server` was starting; it exited "
+                       "with the ValueError in logs.txt and never listened.",
+                 scrapes=[refused(s0 + 30.0), refused(s0 + 35.0), refused(s0 + 40.0)],
+                 engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu, logs="\n".join(L) + "\n")
+
 
 def main(argv: list[str]) -> None:
     names = argv or sorted(BUILDERS)
