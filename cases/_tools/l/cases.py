@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import v0sim  # noqa: E402
 from common import (GiB, LLAMA31_8B, MiB, QWEN25_72B, QWEN25_7B, device, epoch, models_body,  # noqa: E402
                     refused, stamp, write_bundle)
 
@@ -363,6 +364,110 @@ def l_qwen15_7b_32k_over_7344_kv():
                        "with the ValueError in logs.txt and never listened.",
                  scrapes=[refused(s0 + 30.0), refused(s0 + 35.0), refused(s0 + 40.0)],
                  engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu, logs="\n".join(L) + "\n")
+
+# --------------------------------------------------------------------------------------------
+QWEN2_7B_GPTQ = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 3584, "initializer_range": 0.02,
+    "intermediate_size": 18944, "max_position_embeddings": 32768, "max_window_layers": 28,
+    "model_type": "qwen2", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": False,
+    "torch_dtype": "float16", "transformers_version": "4.41.2", "use_cache": True, "use_sliding_window": False,
+    "vocab_size": 152064,
+    "quantization_config": {"batch_size": 1, "bits": 4, "block_name_to_quantize": None, "cache_block_outputs": True,
+                            "damp_percent": 0.01, "dataset": None, "desc_act": False, "exllama_config": {"version": 1},
+                            "group_size": 128, "max_input_length": None, "model_seqlen": None,
+                            "module_name_preceding_first_block": None, "modules_in_block_to_quantize": None,
+                            "pad_token_id": None, "quant_method": "gptq", "sym": True, "tokenizer": None,
+                            "true_sequential": True, "use_cuda_fp16": False, "use_exllama": True},
+}
+
+
+@case
+def l_qwen2_7b_fp8_kv_repeats_4090():
+    """QwenLM/Qwen3#840: Qwen2-7B GPTQ with --kv-cache-dtype fp8 repeats nonsense; 'auto' fixes it (V0 0.5.4)."""
+    cid = "l-qwen2-7b-fp8-kv-repeats-4090"
+    rng = random.Random(840)
+    mp = "/data/GPT/models/Qwen2-7B-Instruct-GPTQ-Int4"
+    served = "Qwen2-7B-Instruct-GPTQ-Int4"
+    s0 = epoch(2024, 8, 6, 9, 41, 3)
+    c0 = epoch(2024, 8, 6, 10, 0, 0)
+    dt, n = 10.0, 61
+    pool_blocks, block = 33844, 16
+    cache_info = {"block_size": "16", "cache_dtype": "fp8", "cpu_offload_gb": "0", "enable_prefix_caching": "False",
+                  "gpu_memory_utilization": "0.9", "num_cpu_blocks": "9362", "num_gpu_blocks": str(pool_blocks),
+                  "num_gpu_blocks_override": "None", "sliding_window": "None", "swap_space": "4"}
+    st = v0sim.State(served, 8192, cache_info)
+    reqs, t = [], s0 + 120.0
+    while t < c0 + dt * (n - 1):
+        t += rng.uniform(1.5, 4.5)
+        reqs.append(v0sim.Req(t, rng.randint(1200, 3000), 1024, "length"))
+    scrapes, stat_lines = v0sim.simulate(
+        st, reqs, t0=s0 + 120.0, t1=c0 + dt * (n - 1), scrape_dt=dt, pool_tokens=pool_blocks * block, block=block,
+        prefill_tps=9200.0, step_fn=lambda b: 0.0086 + 0.00031 * b, log_stamp=stamp)
+    scrapes = [x for x in scrapes if x["t"] >= c0 - 1e-6]
+    argv = ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", mp, "--served-model-name", served,
+            "--kv-cache-dtype", "fp8", "--max-model-len", "8192", "--gpu-memory-utilization", "0.9",
+            "--disable-log-requests"]
+    args = {"model": mp, "served-model-name": served, "kv-cache-dtype": "fp8", "max-model-len": 8192,
+            "gpu-memory-utilization": 0.9, "disable-log-requests": True}
+    head = [
+        f"INFO {stamp(s0)} api_server.py:219] vLLM API server version 0.5.4",
+        f"INFO {stamp(s0)} api_server.py:220] args: Namespace(host=None, port=8000, uvicorn_log_level='info', "
+        f"allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, "
+        f"lora_modules=None, prompt_adapters=None, chat_template=None, response_role='assistant', ssl_keyfile=None, "
+        f"ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, "
+        f"disable_frontend_multiprocessing=False, model='{mp}', tokenizer=None, skip_tokenizer_init=False, revision=None, "
+        f"code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=False, download_dir=None, "
+        f"load_format='auto', dtype='auto', kv_cache_dtype='fp8', quantization_param_path=None, max_model_len=8192, "
+        f"guided_decoding_backend='outlines', distributed_executor_backend=None, worker_use_ray=False, "
+        f"pipeline_parallel_size=1, tensor_parallel_size=1, max_parallel_loading_workers=None, ray_workers_use_nsight=False, "
+        f"block_size=16, enable_prefix_caching=False, disable_sliding_window=False, use_v2_block_manager=False, "
+        f"num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.9, "
+        f"num_gpu_blocks_override=None, max_num_batched_tokens=None, max_num_seqs=256, max_logprobs=20, "
+        f"disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, enforce_eager=False, "
+        f"max_context_len_to_capture=None, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, "
+        f"served_model_name=['{served}'], disable_log_requests=True, max_log_len=None)",
+        f"INFO {stamp(s0 + 1)} gptq_marlin.py:87] The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.",
+        f"INFO {stamp(s0 + 1)} config.py:467] Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+        f"INFO {stamp(s0 + 1)} llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: model='{mp}', "
+        f"speculative_config=None, tokenizer='{mp}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
+        "rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, "
+        "max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=gptq_marlin, enforce_eager=False, "
+        "kv_cache_dtype=fp8, quantization_param_path=None, device_config=cuda, "
+        "decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig("
+        f"otlp_traces_endpoint=None), seed=0, served_model_name={served}, use_v2_block_manager=False, "
+        "enable_prefix_caching=False)",
+        f"INFO {stamp(s0 + 3)} selector.py:151] Cannot use FlashAttention-2 backend for FP8 KV cache.",
+        f"INFO {stamp(s0 + 3)} selector.py:54] Using XFormers backend.",
+        f"INFO {stamp(s0 + 4)} model_runner.py:720] Starting to load model {mp}...",
+        f"INFO {stamp(s0 + 12)} model_runner.py:732] Loading model weights took 5.1322 GB",
+        f"INFO {stamp(s0 + 15)} gpu_executor.py:102] # GPU blocks: {pool_blocks}, # CPU blocks: 9362",
+        f"INFO {stamp(s0 + 16)} model_runner.py:1024] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+        f"INFO {stamp(s0 + 16)} model_runner.py:1028] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+        f"INFO {stamp(s0 + 27)} model_runner.py:1225] Graph capturing finished in 11 secs.",
+        f"INFO {stamp(s0 + 28)} api_server.py:292] Available routes are:",
+        "INFO:     Started server process [1]",
+        "INFO:     Waiting for application startup.",
+        "INFO:     Application startup complete.",
+        "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+    ]
+    events = list(stat_lines)
+    for i, r in enumerate(reqs):
+        if r.end is not None:
+            events.append((r.end + 0.001, f'INFO:     172.18.0.1:{41000 + i % 20000} - "POST /v1/chat/completions HTTP/1.1" 200 OK'))
+    events.sort(key=lambda e: e[0])
+    logs = "\n".join(head + [e[1] for e in events]) + "\n"
+    gpu = [{"t": x["t"], "devices": [device(0, "NVIDIA GeForce RTX 4090", 24564 * MiB, [(1, "python", 22118 * MiB)])]}
+           for x in scrapes]
+    mc = copy.deepcopy(QWEN2_7B_GPTQ)
+    server = {"version": {"version": "0.5.4"}, "models": models_body(served, served, 8192, int(s0) + 28), "health": 200}
+    write_bundle(cid, endpoint="http://10.0.8.21:8000", started_at=c0, interval_s=dt,
+                 notes="Summarisation service; operator reports that every answer degenerates into repeated nonsense "
+                       "after a few words.",
+                 scrapes=scrapes, server=server, engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu,
+                 logs=logs)
 
 
 def main(argv: list[str]) -> None:
