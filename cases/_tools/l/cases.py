@@ -469,6 +469,119 @@ def l_qwen2_7b_fp8_kv_repeats_4090():
                  scrapes=scrapes, server=server, engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu,
                  logs=logs)
 
+# --------------------------------------------------------------------------------------------
+QWEN2_7B = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 3584, "initializer_range": 0.02,
+    "intermediate_size": 18944, "max_position_embeddings": 32768, "max_window_layers": 28,
+    "model_type": "qwen2", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "transformers_version": "4.41.2", "use_cache": True, "use_sliding_window": False,
+    "vocab_size": 152064,
+}
+
+
+@case
+def l_ngram_spec_slower_qwen2_7b():
+    """vllm#8439: ngram speculation (k=5) on Qwen2-7B-Instruct decodes 61.8 tok/s vs 69.8 without (V0 0.6.1)."""
+    cid = "l-ngram-spec-slower-qwen2-7b"
+    rng = random.Random(8439)
+    srng = random.Random(84390)
+    mp = "Qwen2-7B-Instruct"
+    s0 = epoch(2024, 9, 13, 7, 12, 40)
+    c0 = epoch(2024, 9, 13, 7, 30, 0)
+    dt, n = 10.0, 61
+    # KV pool: A100 80GB (79.15 GiB) x 0.9 - 14.25 GiB weights - ~2.3 GiB activation/other -> ~54.7 GiB
+    # at 56 KiB/token (28 layers x 4 KV heads x 128 x 2 x 2 bytes) = 1,024,000 tokens = 64,000 blocks
+    pool_blocks, block = 64000, 16
+    cache_info = {"block_size": "16", "cache_dtype": "auto", "cpu_offload_gb": "0", "enable_prefix_caching": "False",
+                  "gpu_memory_utilization": "0.9", "num_cpu_blocks": "4681", "num_gpu_blocks": str(pool_blocks),
+                  "num_gpu_blocks_override": "None", "sliding_window": "None", "swap_space": "4"}
+    st = v0sim.State(mp, 32768, cache_info, spec=True)
+    reqs, t = [], s0 + 60.0
+    while t < c0 + dt * (n - 1):
+        out = rng.randint(880, 1000)
+        reqs.append(v0sim.Req(t, rng.randint(150, 300), out, "stop"))
+        t += 0.025 + out * 0.0162 + 2.0 + rng.uniform(0.0, 0.4)
+
+    def spec_fn(_k):
+        if srng.random() < 0.5:
+            return 0, 0, 0.0
+        u = srng.random()
+        acc = 0 if u < 0.78 else 1 if u < 0.93 else 2 if u < 0.98 else 3
+        return 5, acc, 0.005
+
+    # one request at a time: sequential client (next request sent after the previous answer)
+    scrapes, stat_lines = v0sim.simulate(
+        st, reqs, t0=s0 + 60.0, t1=c0 + dt * (n - 1), scrape_dt=dt, pool_tokens=pool_blocks * block, block=block,
+        prefill_tps=20000.0, step_fn=lambda b: 0.0160 + 0.0002 * (b - 1), log_stamp=stamp, spec_fn=spec_fn)
+    scrapes = [x for x in scrapes if x["t"] >= c0 - 1e-6]
+    argv = ["python", "-m", "vllm.entrypoints.openai.api_server", "--host", "0.0.0.0", "--port", "9002", "--model", mp,
+            "-tp", "1", "--speculative_model", "[ngram]", "--use-v2-block-manager", "--num_speculative_tokens", "5",
+            "--ngram-prompt-lookup-max", "4", "--gpu_memory_utilization", "0.9"]
+    args = {"host": "0.0.0.0", "port": 9002, "model": mp, "tensor-parallel-size": 1, "speculative-model": "[ngram]",
+            "use-v2-block-manager": True, "num-speculative-tokens": 5, "ngram-prompt-lookup-max": 4,
+            "gpu-memory-utilization": 0.9}
+    head = [
+        f"INFO {stamp(s0)} api_server.py:459] vLLM API server version 0.6.1.post2",
+        f"INFO {stamp(s0)} api_server.py:460] args: Namespace(host='0.0.0.0', port=9002, uvicorn_log_level='info', "
+        f"allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, "
+        f"lora_modules=None, prompt_adapters=None, chat_template=None, response_role='assistant', model='{mp}', "
+        "tokenizer=None, dtype='auto', kv_cache_dtype='auto', max_model_len=None, tensor_parallel_size=1, "
+        "block_size=16, enable_prefix_caching=False, use_v2_block_manager=True, swap_space=4, "
+        "gpu_memory_utilization=0.9, max_num_seqs=256, disable_log_stats=False, enforce_eager=False, "
+        "speculative_model='[ngram]', num_speculative_tokens=5, speculative_draft_tensor_parallel_size=None, "
+        "speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=4, "
+        "ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', "
+        "disable_log_requests=False)",
+        f"WARNING {stamp(s0 + 4)} arg_utils.py:930] Chunked prefill is enabled by default for models with max_model_len > 32K. Currently, chunked prefill might not work with some features or models. If you encounter any issues, please disable chunked prefill by setting --enable-chunked-prefill=False.",
+        f"WARNING {stamp(s0 + 4)} arg_utils.py:961] Speculative decoding is not yet supported with chunked prefill; chunked prefill is disabled.",
+        f"INFO {stamp(s0 + 4)} llm_engine.py:232] Initializing an LLM engine (v0.6.1.post2) with config: model='{mp}', "
+        f"speculative_config=SpeculativeConfig(draft_model='[ngram]', num_spec_tokens=5), tokenizer='{mp}', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, rope_scaling=None, "
+        "rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, "
+        "download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, "
+        "disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, "
+        "quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), "
+        f"observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, "
+        f"collect_model_execute_time=False), seed=0, served_model_name={mp}, use_v2_block_manager=True, "
+        "num_scheduler_steps=1, enable_prefix_caching=False, use_async_output_proc=False)",
+        f"INFO {stamp(s0 + 5)} spec_decode_worker.py:156] Configuring SpecDecodeWorker with proposer=<class 'vllm.spec_decode.ngram_worker.NGramWorker'>",
+        f"INFO {stamp(s0 + 5)} spec_decode_worker.py:170] Configuring SpecDecodeWorker with sampler=<class 'vllm.model_executor.layers.rejection_sampler.RejectionSampler'>",
+        f"INFO {stamp(s0 + 6)} model_runner.py:997] Starting to load model {mp}...",
+        f"INFO {stamp(s0 + 14)} model_runner.py:1008] Loading model weights took 14.2487 GB",
+        f"INFO {stamp(s0 + 17)} gpu_executor.py:122] # GPU blocks: {pool_blocks}, # CPU blocks: 4681",
+        f"INFO {stamp(s0 + 17)} gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 31.25x",
+        f"INFO {stamp(s0 + 19)} model_runner.py:1311] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+        f"INFO {stamp(s0 + 19)} model_runner.py:1315] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+        f"INFO {stamp(s0 + 31)} model_runner.py:1430] Graph capturing finished in 12 secs.",
+        f"INFO {stamp(s0 + 32)} api_server.py:224] vLLM to use /tmp/tmpk3x9v2ab as PROMETHEUS_MULTIPROC_DIR",
+        "INFO:     Started server process [60113]",
+        "INFO:     Waiting for application startup.",
+        "INFO:     Application startup complete.",
+        "INFO:     Uvicorn running on http://0.0.0.0:9002 (Press CTRL+C to quit)",
+    ]
+    events = list(stat_lines)
+    for i, r in enumerate(reqs):
+        events.append((r.arrival + 0.0005, f"INFO {stamp(r.arrival)} logger.py:36] Received request chat-{i:05d}: "
+                       f"prompt: <{r.prompt} tokens>, params: SamplingParams(n=1, temperature=0.7, top_p=0.8, "
+                       f"max_tokens=1000, repetition_penalty=1.05), prompt_token_ids: <elided>, lora_request: None, "
+                       "prompt_adapter_request: None."))
+        events.append((r.arrival + 0.001, f"INFO {stamp(r.arrival)} engine.py:288] Added request chat-{i:05d}."))
+        if r.end is not None:
+            events.append((r.end + 0.001, f"INFO {stamp(r.end)} engine.py:301] Finished request chat-{i:05d}."))
+            events.append((r.end + 0.002, f'INFO:     127.0.0.1:{52000 + i} - "POST /v1/chat/completions HTTP/1.1" 200 OK'))
+    events.sort(key=lambda e: e[0])
+    logs = "\n".join(head + [e[1] for e in events]) + "\n"
+    gpu = [{"t": x["t"], "devices": [device(3, "NVIDIA A100-SXM4-80GB", 81920 * MiB, [(60113, "python", 73588 * MiB)])]}
+           for x in scrapes]
+    server = {"version": {"version": "0.6.1.post2"}, "models": models_body(mp, mp, 32768, int(s0) + 32), "health": 200}
+    write_bundle(cid, endpoint="http://127.0.0.1:9002", started_at=c0, interval_s=dt,
+                 notes="Speculative (n-gram) server under the reporter's single-stream speed test; the same model "
+                       "without speculation (port 9000) decodes 69.8 tok/s.",
+                 scrapes=scrapes, server=server, engine_args={"argv": argv, "args": args},
+                 model_config=copy.deepcopy(QWEN2_7B), gpu=gpu, logs=logs)
+
 
 def main(argv: list[str]) -> None:
     names = argv or sorted(BUILDERS)
