@@ -11,7 +11,9 @@ symptom matrix.
 
 Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
 was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3
-``dev-3`` and ``holdout-3``.
+``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``. ``development`` is every split
+but the current round's holdout (``CURRENT_HOLDOUT``), so a look at all the development material
+never runs the holdout by accident.
 
 Scoring rules (decided before any case was run):
 * right symptom: the report's lead symptom is the expected one. The lead is the first live
@@ -168,6 +170,11 @@ def _known_causes() -> set[str]:
     return out
 
 
+SPLITS = ("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "dev-4", "holdout-4")
+# The round whose holdout has not been run yet: run it once, at the end, and quote it as run.
+CURRENT_HOLDOUT = "holdout-4"
+
+
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f} %)" if d else "0/0"
 
@@ -176,11 +183,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--split",
-        choices=("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "all"),
+        choices=(*SPLITS, "development", "all"),
         default="dev",
     )
     args = ap.parse_args(argv)
-    paths = cases(None if args.split == "all" else args.split)
+    if args.split == "development":
+        paths = [p for split in SPLITS if split != CURRENT_HOLDOUT for p in cases(split)]
+    else:
+        paths = cases(None if args.split == "all" else args.split)
     outcomes = [judge(p) for p in paths]
     print(f"{'case':44} {'expected':40} {'verdict':12} {'lead':40} sym cause")
     for o in outcomes:

@@ -246,6 +246,7 @@ def _v1_extra_expr(name: str, ctx: Ctx) -> str | None:
         "external_prefix_hit_rate_window": (vm.EXT_H, vm.EXT_Q),
         "spec_decode_acceptance_rate": (vm.SPEC_ACCEPTED, vm.SPEC_DRAFT_TOKENS),
         "spec_decode_accepted_per_draft": (vm.SPEC_ACCEPTED, vm.SPEC_DRAFTS),
+        "spec_decode_tokens_per_draft": (vm.SPEC_DRAFT_TOKENS, vm.SPEC_DRAFTS),
     }
     if name in counters:
         metric, sel = counters[name]

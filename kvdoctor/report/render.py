@@ -472,8 +472,12 @@ class ReportView:
     engine_args: tuple[EngineArgRow, ...]
     window_s: float | None
     healthy_evidence: tuple[EvidenceRow, ...]
-    # Symptoms the evidence cannot decide (report/1.3), as the report states them.
+    # Symptoms the evidence cannot decide (report/1.3), as the report states them, but the
+    # one the first screen already states beside its unidentified primary finding.
     undecided: tuple[OpenQuestion, ...]
+    # The open question of the primary finding's own symptom when no cause of it was
+    # identified: the first screen states its differential, not the look-alikes' lines.
+    primary_question: OpenQuestion | None = None
 
     def as_template_vars(self) -> dict[str, object]:
         """The fields as the template's globals, shallow: ``dataclasses.asdict`` would turn the
@@ -857,6 +861,11 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     )
     if window_s is not None and not (math.isfinite(window_s) and window_s >= 0):
         window_s = None  # an impossible manifest window (the not-checked list says so)
+    primary_question = (
+        next((q for q in report.undecided if q.symptom == lead.f.symptom), None)
+        if lead is not None and lead.f.cause == "unidentified" and report.verdict != "inconclusive"
+        else None
+    )
     return ReportView(
         report=report,
         full=detail == "full",
@@ -913,5 +922,6 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         engine_args=_engine_arg_rows(ctx.engine_args),
         window_s=window_s,
         healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),
-        undecided=tuple(report.undecided),
+        undecided=tuple(q for q in report.undecided if q is not primary_question),
+        primary_question=primary_question,
     )

@@ -28,7 +28,7 @@ from kvdoctor.rules.explain import evidence_value, explain, signal_label
 from kvdoctor.rules.formatting import TemplateValue, render_or
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import Cause, Playbook, Remediation
+from kvdoctor.rules.schema import Cause, DetectBasis, Playbook, Remediation
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FleetSignals
 from kvdoctor.signals.model import SignalSet
@@ -69,8 +69,10 @@ class _Built:
     finding: Finding
     knobs: list[tuple[str, str] | None]  # (knob, direction) per remediation line
     rank: tuple[int, int, int, float, int, int, int]
-    # The symptoms this finding is upstream of, and why (its cause's ``explains`` held).
+    # The symptoms this finding is upstream of, and why (its cause's ``explains`` held), and
+    # the causes of them it explains (empty: all).
     explains: tuple[tuple[str, ...], str] | None = None
+    explains_causes: tuple[str, ...] = ()
     # An info cause whose symptom the window does not show: a note on expected behaviour
     # (report/1.2 ``notes``), never a finding.
     note: bool = False
@@ -232,7 +234,8 @@ def _build(
     ):
         explains = (tuple(cause.explains.symptoms), cause.explains.why)
     rank = _rank(status, severity, confidence, pi, ci, upstream=explains is not None)
-    return _Built(finding, [k for _, k in lines], rank, explains)
+    causes = tuple(cause.explains.causes) if explains is not None and cause.explains else ()
+    return _Built(finding, [k for _, k in lines], rank, explains, causes)
 
 
 def _drop_conflicting_advice(built: list[_Built]) -> None:
@@ -262,6 +265,9 @@ class SymptomState:
     basis: str | None  # "slo" | "baseline" | "default" | "evidence"
     says: str | None  # the rendered basis sentence
     severity: Severity = "warning"
+    # What ``symptom_<name>`` reads: ``present``, unless only a harm-only basis found it
+    # (``DetectBasis.sets_signal``).
+    signal: bool | None = None
 
 
 def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
@@ -278,18 +284,30 @@ def detect_symptom(pb: Playbook, view: SignalView) -> SymptomState:
     results = [(b, eval_clause(b.when, ctx)) for b in slos]
     for b, verdict in results:
         if verdict is True:
-            return SymptomState(True, "slo", render_or(b.says, [], _shown(view)), severity)
+            says = render_or(b.says, [], _shown(view))
+            return SymptomState(True, "slo", says, severity, signal=True)
     if results and all(v is False for _, v in results):
         says = "; ".join(render_or(b.says, [], _shown(view)) for b, _ in results)
-        return SymptomState(False, "slo", says, severity)
-    any_available = False
+        return SymptomState(False, "slo", says, severity, signal=False)
+    any_available = signal_available = False
+    harm_only: DetectBasis | None = None
     for b in det.bases:
         if b.basis == "slo" or eval_clause(b.available, ctx) is not True:
             continue
         any_available = True
+        signal_available = signal_available or b.sets_signal
         if eval_clause(b.when, ctx) is True:
-            return SymptomState(True, b.basis, render_or(b.says, [], _shown(view)), severity)
-    return SymptomState(False if any_available else None, None, None, severity)
+            if not b.sets_signal:
+                harm_only = harm_only or b
+                continue
+            says = render_or(b.says, [], _shown(view))
+            return SymptomState(True, b.basis, says, severity, signal=True)
+    if harm_only is not None:
+        says = render_or(harm_only.says, [], _shown(view))
+        signal = False if signal_available else None
+        return SymptomState(True, harm_only.basis, says, severity, signal=signal)
+    absent = False if any_available else None
+    return SymptomState(absent, None, None, severity, signal=absent)
 
 
 def _unidentified(
@@ -323,8 +341,13 @@ def _unidentified(
         basis=state.says,
         why_not=why_not,
     )
-    rank = _rank("suspected", state.severity, 0.5, pi, len(pb.causes))
-    return _Built(finding, [None] * len(finding.remediation), rank)
+    up = pb.detect.unidentified.explains
+    explains = None
+    if up is not None and eval_clause(up.when, Context(view)) is True:
+        explains = (tuple(up.symptoms), up.why)
+    rank = _rank("suspected", state.severity, 0.5, pi, len(pb.causes), upstream=bool(explains))
+    causes = tuple(up.causes) if up is not None else ()
+    return _Built(finding, [None] * len(finding.remediation), rank, explains, causes)
 
 
 @dataclass(frozen=True)
@@ -352,28 +375,50 @@ def triage(
     pbs = load_playbooks() if playbooks is None else playbooks
     built = _evaluate(signals, reproducers, pbs)
     findings = [b.finding for b in built if not b.note]
+    undecided = open_questions(signals, pbs, findings)
     return Triage(
-        findings=findings,
-        notes=[b.finding for b in built if b.note],
-        undecided=open_questions(signals, pbs, findings),
+        findings=_open_candidates_not_ruled_out(findings, undecided),
+        notes=_open_candidates_not_ruled_out([b.finding for b in built if b.note], undecided),
+        undecided=undecided,
     )
+
+
+def _open_candidates_not_ruled_out(
+    findings: list[Finding], undecided: Sequence[OpenQuestion]
+) -> list[Finding]:
+    """A finding or note whose symptom has an open question does not say "not X" of a
+    candidate the question keeps open: X is undecided, not ruled out (the differential says
+    what would confirm it)."""
+    out: list[Finding] = []
+    for f in findings:
+        q = next((q for q in undecided if q.symptom == f.symptom), None)
+        if q is not None and f.why_not:
+            open_ = {d.cause for d in q.differential}
+            kept = [ln for ln in f.why_not if not any(ln.startswith(f"not {c}:") for c in open_)]
+            f = f.model_copy(update={"why_not": kept})
+        out.append(f)
+    return out
 
 
 def open_questions(
     signals: SignalSet, playbooks: list[Playbook], findings: Sequence[Finding]
 ) -> list[OpenQuestion]:
     """The symptoms the evidence cannot decide, one per playbook (its first ``undecided`` that
-    holds), for symptoms not detected and not explained by a live finding of their own."""
+    holds), for symptoms not explained by a live finding of their own: not detected, or
+    detected with no cause identified (the differential then says what the unidentified
+    finding could be, and what decides it)."""
     view = SignalView(signals)
     for pb in playbooks:
-        view.symptoms[pb.symptom] = detect_symptom(pb, view).present
+        view.symptoms[pb.symptom] = detect_symptom(pb, view).signal
     out: list[OpenQuestion] = []
     for pb in playbooks:
         if pb.detect is None or not pb.detect.undecided:
             continue
-        if view.symptoms.get(pb.symptom) is True:
+        own = [f for f in findings if f.id == pb.id and f.status != "refuted"]
+        # An info cause beside the symptom (expected behaviour) does not explain it away.
+        if any(f.cause != "unidentified" and f.severity != "info" for f in own):
             continue
-        if any(f.id == pb.id and f.status != "refuted" for f in findings):
+        if view.symptoms.get(pb.symptom) is True and not own:
             continue
         ctx = Context(view)
         refuted = {(f.id, f.cause) for f in findings if f.status == "refuted"}
@@ -402,6 +447,7 @@ def open_questions(
                         )
                         for c in q.differential
                         if (pb.id, c.cause) not in refuted
+                        and (c.when is None or eval_clause(c.when, ctx) is not False)
                     ],
                     decide_with=render_or(q.decide_with, [], _shown(view)),
                 )
@@ -440,7 +486,7 @@ def _evaluate(
     states: dict[str, SymptomState] = {}
     for pb in pbs:
         states[pb.id] = detect_symptom(pb, view)
-        view.symptoms[pb.symptom] = states[pb.id].present
+        view.symptoms[pb.symptom] = states[pb.id].signal
     records = newest_records(reproducers or [])
     testers: dict[str, int] = {}
     for pb in pbs:
@@ -532,6 +578,7 @@ def _defer_to_upstream(built: list[_Built]) -> None:
                 down is up
                 or f.status == "refuted"
                 or f.symptom not in symptoms
+                or (up.explains_causes and f.cause not in up.explains_causes)
                 or f.severity != up.finding.severity
                 or f.status != up.finding.status
                 or f.confidence < up.finding.confidence
@@ -598,6 +645,7 @@ def _add_why_not(
                 if o.finding.status != "refuted"
                 and o.finding.severity != "info"
                 and o.finding.symptom in symptoms
+                and (not b.explains_causes or o.finding.cause in b.explains_causes)
             ]
             if follow:
                 verb = "follows" if len(follow) == 1 else "follow"

@@ -340,6 +340,9 @@ class Explains(_Strict):
     symptoms: list[Symptom] = Field(min_length=1)
     when: Clause
     why: str = Field(min_length=1)
+    # Only these causes of those symptoms follow from it (empty: every cause). A symptom with
+    # no cause identified explains the prefill it leaves, not a transfer or a queue.
+    causes: list[str] = Field(default_factory=list)
 
 
 class TitleVariant(_Strict):
@@ -415,6 +418,10 @@ class DetectBasis(_Strict):
     available: Clause
     when: Clause
     says: str = Field(min_length=1)
+    # False for a basis that measures harm only: the symptom is present for the report, but
+    # the ``symptom_<name>`` signal, which causes read as evidence of their mechanism (prefix
+    # misses against the server's own hit history), stays as the other bases leave it.
+    sets_signal: bool = True
 
 
 class Unidentified(_Strict):
@@ -422,6 +429,10 @@ class Unidentified(_Strict):
 
     title: str = Field(min_length=1)
     collect_next: list[str] = Field(min_length=1)
+    # A symptom present with no cause identified can still be upstream of another symptom's
+    # finding (prompts that hit nothing are prefilled whole, so first tokens are slow): the
+    # finding that follows ranks after it, as behind an identified cause.
+    explains: Explains | None = None
 
 
 class Candidate(_Strict):
@@ -429,6 +440,9 @@ class Candidate(_Strict):
 
     cause: str
     confirm: str = Field(min_length=1)
+    # Listed only where the window allows it (eviction needs a pool that filled or turned
+    # over); unknown keeps the candidate listed.
+    when: Clause | None = None
 
 
 class Undecided(_Strict):

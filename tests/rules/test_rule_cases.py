@@ -208,6 +208,8 @@ def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
         listed = {d.cause for d in got_q[0].differential}
         for cause in wanted.get("differential_contains", []):
             assert cause in listed, f"{cause} not in the differential {sorted(listed)}"
+        for cause in wanted.get("differential_excludes", []):
+            assert cause not in listed, f"{cause} in the differential {sorted(listed)}"
         for text in wanted.get("decide_with_contains", []):
             assert text in got_q[0].decide_with, got_q[0].decide_with
     elif "verdict" in case and case["verdict"] != "inconclusive":

@@ -270,3 +270,38 @@ def test_an_idle_window_says_so_and_exits_non_zero() -> None:
     assert "**Verdict: unknown.** The window saw no traffic" in text
     assert exit_code_for(r) == 1
     assert check_report(text, r, exit_code=exit_code_for(r)) == []
+
+
+def test_an_unidentified_primary_states_its_open_question_on_the_first_screen() -> None:
+    from kvdoctor.report.model import DifferentialEntry, OpenQuestion
+
+    question = OpenQuestion(
+        symptom="prefix-miss",
+        title="No prefix-cache hits over prompts of several blocks",
+        seen="0% of 51,206 looked-up prompt tokens hit",
+        differential=[
+            DifferentialEntry(cause="prefix-drift", confirm="an early difference"),
+            DifferentialEntry(cause="unshared-traffic", confirm="the prompts share nothing"),
+        ],
+        decide_with="kvdoctor diagnose again with --prompts sample.jsonl",
+    )
+    lead = finding(
+        id="prefix-miss",
+        symptom="prefix-miss",
+        cause="unidentified",
+        status="suspected",
+        severity="warning",
+        confidence=0.5,
+        title="Prefix-cache hits are missing (or the prompts share nothing): cause not identified",
+        why_not=["not caching-disabled: prefix caching is on"],
+        remediation=["Compare the token IDs of two requests meant to share a prefix"],
+    )
+    rep = report(verdict="degraded", findings=[lead], undecided=[question])
+    md = render_markdown(rep, context())
+    first_screen = md[: md.index("**Change first:**")]
+    assert "**Undecided (prefix-miss):**" in first_screen
+    assert "- `unshared-traffic`: the prompts share nothing" in first_screen
+    assert "Why this and not a look-alike" not in first_screen
+    # Stated once: not folded again below.
+    assert md.count("No prefix-cache hits over prompts of several blocks") == 1
+    assert check_report(md, rep) == []
