@@ -333,8 +333,28 @@ def _lower_seqs_to_fit(c: _Ctx, pool: int | None, what: str) -> list[Change]:
             f"{' or '.join(missing)}, so how many sequences the pool holds is not known; it "
             "would need a capture with /metrics over a busy window (and the model's config)"
         )
-    # Not binding: the window never ran more sequences than the pool holds.
     known = cfg.knows("max-num-seqs")
+    preempted = c.view.num("preemptions_seen") or 0
+    # Never down to one sequence at a time: a server serialised is no fix to print (the pool
+    # is what is too small then).
+    if preempted > 0 and 3 <= win.running_max <= fit:
+        # The window preempted with no more running than the mean length says fit: longer
+        # sequences than the mean, or blocks rounded up, filled the pool at that count. What
+        # was measured decides, one sequence below the peak (external case: 26 preemptions at
+        # 8 running in a pool of 8 mean-length sequences; 7 ran without them).
+        target = win.running_max - 1
+        if known and cfg.max_num_seqs <= target:
+            return []
+        edit = Edit("lower", "max-num-seqs", _before(cfg, "max-num-seqs", cfg.max_num_seqs), target)
+        effect = (
+            f"the window preempted {fmt_int(preempted)} "
+            f"{'time' if preempted == 1 else 'times'} with up to {fmt_int(win.running_max)} "
+            f"sequences running, although {fmt_int(fit)} of the mean {fmt_int(seq)} tokens fit "
+            f"the pool's {fmt_int(pool)}: at most {fmt_int(target)} at once leave room for the "
+            "longest of them"
+        )
+        return [Change("tune", (edit,), effect)]
+    # Not binding: the window never ran more sequences than the pool holds.
     if win.running_max <= fit or (known and cfg.max_num_seqs <= fit):
         return []
     edit = Edit("lower", "max-num-seqs", _before(cfg, "max-num-seqs", cfg.max_num_seqs), fit)

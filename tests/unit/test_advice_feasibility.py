@@ -218,3 +218,52 @@ def test_preemption_storm_undoes_the_override_and_every_change_is_valid() -> Non
     for p in plans:
         for ch in p.changes:
             assert problems(cfg, ch.args(cfg)) == []
+
+
+def test_preemption_at_a_running_count_the_mean_length_fits_caps_one_below_it() -> None:
+    # External case j-glm47: 26 preemptions with 8 running in a 270,336-token pool that holds 8
+    # sequences of the mean 33,331 tokens; no device memory known. The window measured that 8
+    # do not fit, so the change is 7, never "none that this bundle supports".
+    s = _signals(
+        running_max=8,
+        max_num_seqs=16,
+        preemptions_window=26,
+        kv_usage_max=0.975,
+        block_size=128,
+        num_gpu_blocks=2112,
+        mean_prompt_len=32307,
+        mean_generation_len=1024,
+    )
+    (f,) = _advise(s, [_finding("preemption", "kv-capacity")])
+    assert f.remediation[0].startswith("Lower --max-num-seqs from 16 to 7: ")
+    assert "preempted 26 times with up to 8 sequences running" in f.remediation[0]
+
+
+def test_no_preemption_at_a_running_count_that_fits_changes_nothing_about_sequences() -> None:
+    s = _signals(
+        running_max=8,
+        max_num_seqs=16,
+        preemptions_window=0,
+        kv_usage_max=0.975,
+        block_size=128,
+        num_gpu_blocks=2112,
+        mean_prompt_len=32307,
+        mean_generation_len=1024,
+    )
+    (f,) = _advise(s, [_finding("preemption", "kv-capacity")])
+    assert not any("--max-num-seqs" in line for line in f.remediation)
+
+
+def test_preemption_with_two_running_never_serialises_the_server() -> None:
+    s = _signals(
+        running_max=2,
+        max_num_seqs=8,
+        preemptions_window=121,
+        kv_usage_max=1.0,
+        block_size=128,
+        num_gpu_blocks=24,
+        mean_prompt_len=1000,
+        mean_generation_len=232,
+    )
+    (f,) = _advise(s, [_finding("preemption", "kv-capacity")])
+    assert not any("--max-num-seqs from 8 to 1" in line for line in f.remediation)
