@@ -171,8 +171,9 @@ def _known_causes() -> set[str]:
 
 
 SPLITS = ("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "dev-4", "holdout-4")
-# The round whose holdout has not been run yet: run it once, at the end, and quote it as run.
-CURRENT_HOLDOUT = "holdout-4"
+# The round whose holdout has not been run yet (run it once, at the end, and quote it as
+# run); None while every holdout is spent. Round 4's ran at 75bd162.
+CURRENT_HOLDOUT: str | None = None
 
 
 def _pct(n: int, d: int) -> str:

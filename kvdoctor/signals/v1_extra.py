@@ -347,6 +347,33 @@ def _kv_connector(bundle: Bundle) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+_SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")
+
+
+def _speculative_tokens(bundle: Bundle) -> int | None:
+    """k, the tokens drafted per step: --num-speculative-tokens (V0) or num_speculative_tokens
+    in --speculative-config (a JSON object)."""
+    args = bundle.engine_args
+    if args is None:
+        return None
+    raw = args.args.get("num-speculative-tokens", args.args.get("num_speculative_tokens"))
+    if raw is None:
+        config = args.args.get("speculative-config", args.args.get("speculative_config"))
+        if isinstance(config, str):
+            try:
+                config = json.loads(config)
+            except ValueError:
+                config = None
+        raw = config.get("num_speculative_tokens") if isinstance(config, dict) else None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        return None
+    try:
+        k = int(raw)
+    except ValueError:
+        return None
+    return k if k > 0 else None
+
+
 def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
     names = (
         "spec_decode_draft_tokens_window",
@@ -357,12 +384,19 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
     drafts = obs.counter_increase(SPEC_DRAFTS)
     tokens = obs.counter_increase(SPEC_DRAFT_TOKENS)
     accepted = obs.counter_increase(SPEC_ACCEPTED)
+    drafts_prov = f"metrics: {SPEC_DRAFTS}"
+    k = _speculative_tokens(bundle)
+    if drafts is None and tokens is not None and k:
+        # V0 (0.5-0.7) counts drafted and accepted tokens but not the drafts: each draft
+        # proposes k tokens, the k the server was started with.
+        drafts = tokens / k
+        drafts_prov = f"metrics: {SPEC_DRAFT_TOKENS} / k={k} (engine_args, V0 exports no drafts)"
     if drafts is None or tokens is None or accepted is None:
         why = _absent(
             obs,
             SPEC_DRAFT_TOKENS,
-            "yet --speculative-config is set"
-            if _flag(bundle, "speculative-config")
+            "yet speculation is configured"
+            if _flag(bundle, *_SPEC_FLAGS)
             else "no --speculative-config recorded",
         )
         for n in names:
@@ -375,8 +409,8 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
             out.set(n, None, reason="no draft token proposed in the window")
         return
     out.set(names[1], round(accepted / tokens, 4), prov)
-    out.set(names[2], round(accepted / drafts, 4), f"metrics: {SPEC_ACCEPTED} / {SPEC_DRAFTS}")
-    out.set(names[3], round(tokens / drafts, 4), f"metrics: {SPEC_DRAFT_TOKENS} / {SPEC_DRAFTS}")
+    out.set(names[2], round(accepted / drafts, 4), f"{drafts_prov}, {SPEC_ACCEPTED} per draft")
+    out.set(names[3], round(tokens / drafts, 4), f"{drafts_prov}, {SPEC_DRAFT_TOKENS} per draft")
 
 
 # ---------------------------------------------------------------------- offload and transfer
@@ -435,8 +469,8 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
     out.set("kv_transfer_configured", configured, "engine_args --kv-transfer-config, NIXL metrics")
     out.set(
         "spec_decode_configured",
-        _flag(bundle, "speculative-config") or obs.has(SPEC_DRAFTS),
-        "engine_args --speculative-config, spec_decode metrics",
+        _flag(bundle, *_SPEC_FLAGS) or obs.has(SPEC_DRAFTS) or obs.has(SPEC_DRAFT_TOKENS),
+        "engine_args --speculative-config (V0: --speculative-model), spec_decode metrics",
     )
     settings = _cache_lookup_settings(bundle)
     out.set(

@@ -147,8 +147,17 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
 
 # The splits that are development material: each round's dev split, and each round's holdout
 # once it was run and quoted as run (docs/accuracy/corpus-holdout-as-run.txt,
-# corpus-holdout-2-as-run.txt, corpus-holdout-3-as-run.txt).
-DEVELOPMENT_SPLITS = ("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "dev-4")
+# corpus-holdout-2-as-run.txt, corpus-holdout-3-as-run.txt, corpus-holdout-4-as-run.txt).
+DEVELOPMENT_SPLITS = (
+    "dev",
+    "holdout",
+    "dev-2",
+    "holdout-2",
+    "dev-3",
+    "holdout-3",
+    "dev-4",
+    "holdout-4",
+)
 
 
 def _dev_cases() -> list[str]:

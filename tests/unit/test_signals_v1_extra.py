@@ -208,3 +208,35 @@ def test_odd_labels_args_and_log_lines_never_raise() -> None:
     assert ss.get("log_cudagraph_truncated") is True
     assert ss.get("log_cudagraph_kv_util_taken") is None
     assert ss.get("waiting_deferred_max") == 2
+
+
+def test_v0_spec_decode_counters_read_with_k_from_the_command_line() -> None:
+    # vLLM 0.5-0.7 (V0) counts drafted and accepted tokens but not the drafts: k comes from
+    # --num-speculative-tokens (external case l-ngram: n-gram drafts of 5, 6 % accepted).
+    from kvdoctor.bundle.model import EngineArgs
+
+    first = (
+        "vllm:spec_decode_num_draft_tokens_total 0\n"
+        "vllm:spec_decode_num_accepted_tokens_total 0\n"
+        "vllm:spec_decode_num_emitted_tokens_total 0\n"
+    )
+    second = (
+        "vllm:spec_decode_num_draft_tokens_total 1000\n"
+        "vllm:spec_decode_num_accepted_tokens_total 60\n"
+        "vllm:spec_decode_num_emitted_tokens_total 260\n"
+    )
+    b = _two_scrapes(first, second).model_copy(
+        update={
+            "engine_args": EngineArgs(
+                args={"speculative-model": "[ngram]", "num-speculative-tokens": 5}
+            )
+        }
+    )
+    ss = compute_signals(b)
+    assert ss.get("spec_decode_configured") is True
+    assert ss.get("spec_decode_acceptance_rate") == 0.06
+    assert ss.get("spec_decode_tokens_per_draft") == 5.0
+    assert ss.get("spec_decode_accepted_per_draft") == 0.3
+    # Without k, no per-draft figure is invented.
+    bare = compute_signals(_two_scrapes(first, second))
+    assert bare.get("spec_decode_accepted_per_draft") is None
