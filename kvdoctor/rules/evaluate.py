@@ -28,7 +28,7 @@ from kvdoctor.rules.explain import evidence_value, explain, signal_label
 from kvdoctor.rules.formatting import TemplateValue, render_or
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import Cause, DetectBasis, Playbook, Remediation
+from kvdoctor.rules.schema import Cause, DetectBasis, Explains, Playbook, Remediation
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FleetSignals
 from kvdoctor.signals.model import SignalSet
@@ -69,10 +69,8 @@ class _Built:
     finding: Finding
     knobs: list[tuple[str, str] | None]  # (knob, direction) per remediation line
     rank: tuple[int, int, int, float, int, int, int]
-    # The symptoms this finding is upstream of, and why (its cause's ``explains`` held), and
-    # the causes of them it explains (empty: all).
-    explains: tuple[tuple[str, ...], str] | None = None
-    explains_causes: tuple[str, ...] = ()
+    # What this finding is upstream of (its ``explains``, when its condition held).
+    explains: Explains | None = None
     # An info cause whose symptom the window does not show: a note on expected behaviour
     # (report/1.2 ``notes``), never a finding.
     note: bool = False
@@ -226,16 +224,19 @@ def _build(
         remediation=[text for text, _ in lines],
         reproducer=outcome,
     )
-    explains = None
-    if (
-        status != "refuted"
-        and cause.explains is not None
-        and eval_clause(cause.explains.when, ctx) is True
-    ):
-        explains = (tuple(cause.explains.symptoms), cause.explains.why)
+    explains = _held(cause.explains, ctx) if status != "refuted" else None
     rank = _rank(status, severity, confidence, pi, ci, upstream=explains is not None)
-    causes = tuple(cause.explains.causes) if explains is not None and cause.explains else ()
-    return _Built(finding, [k for _, k in lines], rank, explains, causes)
+    return _Built(finding, [k for _, k in lines], rank, explains)
+
+
+def _held(explains: Explains | None, ctx: Context) -> Explains | None:
+    """``explains`` where its condition holds in this window, else None."""
+    return explains if explains is not None and eval_clause(explains.when, ctx) is True else None
+
+
+def _ruled_out_line(cause: str, why: str) -> str:
+    """A look-alike line: "not <cause>: <why>" (``_open_candidates_not_ruled_out`` reads it)."""
+    return f"not {cause}: {why}"
 
 
 def _drop_conflicting_advice(built: list[_Built]) -> None:
@@ -341,13 +342,10 @@ def _unidentified(
         basis=state.says,
         why_not=why_not,
     )
-    up = pb.detect.unidentified.explains
-    explains = None
-    if up is not None and eval_clause(up.when, Context(view)) is True:
-        explains = (tuple(up.symptoms), up.why)
-    rank = _rank("suspected", state.severity, 0.5, pi, len(pb.causes), upstream=bool(explains))
-    causes = tuple(up.causes) if up is not None else ()
-    return _Built(finding, [None] * len(finding.remediation), rank, explains, causes)
+    explains = _held(pb.detect.unidentified.explains, Context(view))
+    upstream = explains is not None
+    rank = _rank("suspected", state.severity, 0.5, pi, len(pb.causes), upstream=upstream)
+    return _Built(finding, [None] * len(finding.remediation), rank, explains)
 
 
 @dataclass(frozen=True)
@@ -394,7 +392,11 @@ def _open_candidates_not_ruled_out(
         q = next((q for q in undecided if q.symptom == f.symptom), None)
         if q is not None and f.why_not:
             open_ = {d.cause for d in q.differential}
-            kept = [ln for ln in f.why_not if not any(ln.startswith(f"not {c}:") for c in open_)]
+            kept = [
+                ln
+                for ln in f.why_not
+                if not any(ln.startswith(_ruled_out_line(c, "")) for c in open_)
+            ]
             f = f.model_copy(update={"why_not": kept})
         out.append(f)
     return out
@@ -550,7 +552,7 @@ def _evaluate(
         ]
         if not live:
             lines = [
-                f"not {c.id}: {ruled_out[(pb.id, c.id)]}"
+                _ruled_out_line(c.id, ruled_out[(pb.id, c.id)])
                 for c in pb.causes
                 if (pb.id, c.id) in ruled_out
             ]
@@ -571,14 +573,15 @@ def _defer_to_upstream(built: list[_Built]) -> None:
     for up in built:
         if up.explains is None or up.finding.status == "refuted" or up.note:
             continue
-        symptoms = set(up.explains[0])
+        symptoms = set(up.explains.symptoms)
+        causes = set(up.explains.causes)
         for down in built:
             f = down.finding
             if (
                 down is up
                 or f.status == "refuted"
                 or f.symptom not in symptoms
-                or (up.explains_causes and f.cause not in up.explains_causes)
+                or (causes and f.cause not in causes)
                 or f.severity != up.finding.severity
                 or f.status != up.finding.status
                 or f.confidence < up.finding.confidence
@@ -636,16 +639,16 @@ def _add_why_not(
                     f"confidence {o.confidence:.2f})"
                 )
             elif key in ruled_out:
-                lines.append(f"not {other.id}: {ruled_out[key]}")
+                lines.append(_ruled_out_line(other.id, ruled_out[key]))
         if b.explains is not None:
-            symptoms, why = b.explains
+            symptoms, why, causes = b.explains.symptoms, b.explains.why, b.explains.causes
             follow = [
                 f"{o.finding.symptom}/{o.finding.cause}"
                 for o in built[i + 1 :]
                 if o.finding.status != "refuted"
                 and o.finding.severity != "info"
                 and o.finding.symptom in symptoms
-                and (not b.explains_causes or o.finding.cause in b.explains_causes)
+                and (not causes or o.finding.cause in causes)
             ]
             if follow:
                 verb = "follows" if len(follow) == 1 else "follow"

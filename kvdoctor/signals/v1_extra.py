@@ -332,18 +332,29 @@ def _flag(bundle: Bundle, *flags: str) -> bool:
     return any(f in keys or f.replace("-", "_") in keys or f"--{f}" in argv for f in flags)
 
 
-def _kv_connector(bundle: Bundle) -> str | None:
-    """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
+def _arg(bundle: Bundle, flag: str) -> object:
+    """An engine flag's recorded value, spelt with dashes or underscores (None if absent)."""
     args = bundle.engine_args
     if args is None:
         return None
-    raw = args.args.get("kv-transfer-config", args.args.get("kv_transfer_config"))
+    return args.args.get(flag, args.args.get(flag.replace("-", "_")))
+
+
+def _json_arg(bundle: Bundle, flag: str) -> dict[str, object] | None:
+    """A JSON-object flag (--kv-transfer-config, --speculative-config) as a dict, if recorded."""
+    raw = _arg(bundle, flag)
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except ValueError:
             return None
-    name = raw.get("kv_connector") if isinstance(raw, dict) else None
+    return raw if isinstance(raw, dict) else None
+
+
+def _kv_connector(bundle: Bundle) -> str | None:
+    """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
+    config = _json_arg(bundle, "kv-transfer-config")
+    name = config.get("kv_connector") if config is not None else None
     return name if isinstance(name, str) and name else None
 
 
@@ -353,18 +364,10 @@ _SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-token
 def _speculative_tokens(bundle: Bundle) -> int | None:
     """k, the tokens drafted per step: --num-speculative-tokens (V0) or num_speculative_tokens
     in --speculative-config (a JSON object)."""
-    args = bundle.engine_args
-    if args is None:
-        return None
-    raw = args.args.get("num-speculative-tokens", args.args.get("num_speculative_tokens"))
+    raw = _arg(bundle, "num-speculative-tokens")
     if raw is None:
-        config = args.args.get("speculative-config", args.args.get("speculative_config"))
-        if isinstance(config, str):
-            try:
-                config = json.loads(config)
-            except ValueError:
-                config = None
-        raw = config.get("num_speculative_tokens") if isinstance(config, dict) else None
+        config = _json_arg(bundle, "speculative-config")
+        raw = config.get("num_speculative_tokens") if config is not None else None
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None
     try:
