@@ -11,7 +11,8 @@ symptom matrix.
 
 Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
 was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3
-``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``. ``development`` is every split
+``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``, round 5 ``dev-5`` and
+``holdout-5``. ``development`` is every split
 but the current round's holdout (``CURRENT_HOLDOUT``), so a look at all the development material
 never runs the holdout by accident.
 
@@ -170,10 +171,21 @@ def _known_causes() -> set[str]:
     return out
 
 
-SPLITS = ("dev", "holdout", "dev-2", "holdout-2", "dev-3", "holdout-3", "dev-4", "holdout-4")
+SPLITS = (
+    "dev",
+    "holdout",
+    "dev-2",
+    "holdout-2",
+    "dev-3",
+    "holdout-3",
+    "dev-4",
+    "holdout-4",
+    "dev-5",
+    "holdout-5",
+)
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
-# run); None while every holdout is spent. Round 4's ran at 75bd162.
-CURRENT_HOLDOUT: str | None = None
+# run); None while every holdout is spent. Round 4's ran at 75bd162; round 5's is open.
+CURRENT_HOLDOUT: str | None = "holdout-5"
 
 
 def _pct(n: int, d: int) -> str:
