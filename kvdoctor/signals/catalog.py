@@ -341,6 +341,18 @@ _DEFS += [
     ),
     ("spec_decode_configured", "bool", "Speculative decoding is configured or exporting."),
     (
+        "spec_off_change",
+        "text",
+        "How to switch speculation off in this server's own flags (V0: --speculative-model and "
+        "--num-speculative-tokens; later: --speculative-config).",
+    ),
+    (
+        "spec_k_setting",
+        "text",
+        "Where this server sets the tokens drafted per step (V0: --num-speculative-tokens; later: "
+        "num_speculative_tokens in --speculative-config).",
+    ),
+    (
         "cache_lookup_settings",
         "text",
         "The engine's flags that change how KV blocks are stored or looked up (decode context "

@@ -377,6 +377,22 @@ def _speculative_tokens(bundle: Bundle) -> int | None:
     return k if k > 0 else None
 
 
+def _spec_flag_words(bundle: Bundle) -> tuple[str, str]:
+    """How to switch speculation off and where k is set, in this server's own flags.
+
+    V0 servers (up to 0.7) take --speculative-model and --num-speculative-tokens; later ones one
+    JSON object, --speculative-config. Advice names the flags the server was started with, and
+    the current form when none was recorded."""
+    if _flag(bundle, "speculative-model", "num-speculative-tokens") and not _flag(
+        bundle, "speculative-config"
+    ):
+        return (
+            "remove --speculative-model and --num-speculative-tokens",
+            "--num-speculative-tokens",
+        )
+    return "remove --speculative-config", "num_speculative_tokens in --speculative-config"
+
+
 def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
     names = (
         "spec_decode_draft_tokens_window",
@@ -475,6 +491,9 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
         _flag(bundle, *_SPEC_FLAGS) or obs.has(SPEC_DRAFTS) or obs.has(SPEC_DRAFT_TOKENS),
         "engine_args --speculative-config (V0: --speculative-model), spec_decode metrics",
     )
+    off, fewer = _spec_flag_words(bundle)
+    out.set("spec_off_change", off, "engine_args: the flags speculation was started with")
+    out.set("spec_k_setting", fewer, "engine_args: the flags speculation was started with")
     settings = _cache_lookup_settings(bundle)
     out.set(
         "cache_lookup_settings",

@@ -240,3 +240,7 @@ def test_v0_spec_decode_counters_read_with_k_from_the_command_line() -> None:
     # Without k, no per-draft figure is invented.
     bare = compute_signals(_two_scrapes(first, second))
     assert bare.get("spec_decode_accepted_per_draft") is None
+    # Advice names the flags this server was started with, not the later JSON form.
+    assert ss.get("spec_k_setting") == "--num-speculative-tokens"
+    assert ss.get("spec_off_change") == "remove --speculative-model and --num-speculative-tokens"
+    assert bare.get("spec_k_setting") == "num_speculative_tokens in --speculative-config"
