@@ -142,6 +142,32 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "candidate (engine-not-caching among them) and leaves the hybrid one out"
         ),
     },
+    "n-qwen36-35b-align-conc1-zero-hits": {
+        "cause": (
+            "a hybrid model in align mode whose prompts prefill in one step, 0 % hits: the case "
+            "decides hybrid-alignment-miss from the thread (a prefix_repetition benchmark); the "
+            "bundle holds no prompt and no request log, so kvdoctor leaves it open between that "
+            "mechanism (named first with align mode's rule), drift and traffic that shares "
+            "nothing, and asks for --prompts"
+        ),
+    },
+    "o-llama70b-osl1-prefill-only-ttft-healthy": {
+        "symptom": (
+            "TTFT 5.9 s with 32 prompts of 3.1k tokens prefilled together at the GPUs' rate; "
+            "the case calls it the cost of a prefill-only benchmark, kvdoctor calls a first "
+            "token past 1 s slow unless one prompt's own compute explains it (here 0.2 s)"
+        ),
+        "cause": "follows from the symptom",
+    },
+    "o-qwen35-08b-mtp-slower-confounded": {
+        "symptom": (
+            "the only evidence of the slowdown is a line from another run in the manifest "
+            "notes; the capture itself shows one stream at about 140 tokens/s with 96.6 % of "
+            "drafts accepted, no SLO and no slower interval to compare with"
+        ),
+        "cause": "follows from the symptom",
+        "healthy": "no harm measurable from the capture alone (see the symptom reason)",
+    },
 }
 
 
@@ -157,6 +183,7 @@ DEVELOPMENT_SPLITS = (
     "holdout-3",
     "dev-4",
     "holdout-4",
+    "dev-5",
 )
 
 
