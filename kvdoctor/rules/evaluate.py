@@ -371,9 +371,11 @@ def triage(
 ) -> Triage:
     """:func:`evaluate`'s ranked list, split into findings and notes (order kept)."""
     pbs = load_playbooks() if playbooks is None else playbooks
-    built = _evaluate(signals, reproducers, pbs)
+    # One view for both: the symptoms its detectors judged are what the open questions read.
+    view = SignalView(signals)
+    built = _evaluate(signals, reproducers, pbs, view)
     findings = [b.finding for b in built if not b.note]
-    undecided = open_questions(signals, pbs, findings)
+    undecided = open_questions(signals, pbs, findings, view)
     return Triage(
         findings=_open_candidates_not_ruled_out(findings, undecided),
         notes=_open_candidates_not_ruled_out([b.finding for b in built if b.note], undecided),
@@ -403,15 +405,20 @@ def _open_candidates_not_ruled_out(
 
 
 def open_questions(
-    signals: SignalSet, playbooks: list[Playbook], findings: Sequence[Finding]
+    signals: SignalSet,
+    playbooks: list[Playbook],
+    findings: Sequence[Finding],
+    view: SignalView | None = None,
 ) -> list[OpenQuestion]:
     """The symptoms the evidence cannot decide, one per playbook (its first ``undecided`` that
     holds), for symptoms not explained by a live finding of their own: not detected, or
     detected with no cause identified (the differential then says what the unidentified
-    finding could be, and what decides it)."""
-    view = SignalView(signals)
-    for pb in playbooks:
-        view.symptoms[pb.symptom] = detect_symptom(pb, view).signal
+    finding could be, and what decides it). ``view``: the one :func:`_evaluate` judged the
+    symptoms on, so they are not judged twice; without it they are judged here."""
+    if view is None:
+        view = SignalView(signals)
+        for pb in playbooks:
+            view.symptoms[pb.symptom] = detect_symptom(pb, view).signal
     out: list[OpenQuestion] = []
     for pb in playbooks:
         if pb.detect is None or not pb.detect.undecided:
@@ -471,6 +478,7 @@ def _evaluate(
     signals: SignalSet,
     reproducers: Sequence[ReproducerRecord] | None,
     playbooks: list[Playbook] | None,
+    view: SignalView | None = None,
 ) -> list[_Built]:
     """Ranked findings: findings[0] is the primary diagnosis, refuted findings come last.
 
@@ -484,7 +492,7 @@ def _evaluate(
     says why it beat the other causes of its symptom (``why_not``).
     """
     pbs = load_playbooks() if playbooks is None else playbooks
-    view = SignalView(signals)
+    view = SignalView(signals) if view is None else view
     states: dict[str, SymptomState] = {}
     for pb in pbs:
         states[pb.id] = detect_symptom(pb, view)
