@@ -909,6 +909,26 @@ def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
     return out
 
 
+def _skip_capture(c: _Ctx) -> list[Change]:
+    """--enforce-eager where the out-of-memory error struck while CUDA graphs were captured: no
+    capture, no capture memory, whatever the utilization was."""
+    cfg = c.cfg
+    if (
+        c.view.value("log_oom_phase") != "cuda-graph-capture"
+        or cfg.platform != "gpu"
+        or cfg.args.get("enforce-eager") is True
+    ):
+        return []
+    edit = Edit("set", "enforce-eager", None, True)
+    effect = (
+        "no CUDA graphs are captured, so the capture that ran out of memory does not run; "
+        "decoding is slower per step (the other way out, a "
+        f"{cfg.spell('gpu-memory-utilization')} a little below this release's default, needs "
+        "the value this bundle does not show)"
+    )
+    return [Change("tune", (edit,), effect)]
+
+
 def _shrink_profile_peak(c: _Ctx) -> list[Change]:
     """A start-up refusal nothing else can size: the profiling run's activation peak is what
     the pool loses, and it grows with the batched-token budget; CUDA graphs take theirs too."""
@@ -1013,7 +1033,10 @@ def _plan_lower_gmu(
     cfg = c.cfg
     flag = cfg.spell("gpu-memory-utilization")
     if not _gmu_known(c):
-        return []
+        # Defaults moved between releases (0.9, later 0.92), so no "from" can be stated; an
+        # out-of-memory error while CUDA graphs were captured still has one change that
+        # needs no number (external case g-mrv2: capture OOM at start-up, flag not given).
+        return _skip_capture(c)
     if PREDICATES["kv_cache_too_small_at_start"].fn(c.view) is True:
         return c.refuse(
             f"Lowering {flag}: the start-up log says the KV pool is already too small, and a "

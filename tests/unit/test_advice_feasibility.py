@@ -132,6 +132,22 @@ def test_start_up_refusal_always_gets_a_concrete_change() -> None:
     assert f.remediation[0].startswith("Lower --max-num-batched-tokens from 8192 to 4096: ")
 
 
+def test_capture_oom_without_a_stated_utilization_still_gets_a_concrete_change() -> None:
+    # External case g-mrv2 (vLLM 0.25.1, 8 x L40S): the server ran out of memory while it
+    # captured CUDA graphs at start-up; --gpu-memory-utilization was not given and defaults
+    # differ between releases, so no "lower from X" can be stated; no capture can.
+    s = _signals(log_oom=True, log_oom_phase="cuda-graph-capture", max_model_len=32768)
+    (oom,) = _advise(s, [_finding("gpu-oom", "utilization-too-high")])
+    assert oom.remediation, oom
+    first = oom.remediation[0]
+    assert first.startswith("Add --enforce-eager: "), first
+    assert "capture that ran out of memory" in first
+    # An OOM elsewhere with no utilization known gets no invented utilization change.
+    s = _signals(log_oom=True, log_oom_phase="serving", max_model_len=32768)
+    (oom,) = _advise(s, [_finding("gpu-oom", "utilization-too-high")])
+    assert not any("--gpu-memory-utilization from" in line for line in oom.remediation)
+
+
 def test_cuda_graph_gap_is_a_capture_size_not_two_more_sequences() -> None:
     s = _signals(
         running_max=100,
