@@ -166,15 +166,45 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
     return sources
 
 
+# The version vLLM prints at start-up, for a server whose /version was never read (one that did
+# not start, or a log handed over alone): the API server's banner, else the engine's config line.
+_LOG_VERSION = (
+    re.compile(r"vLLM API server version ([0-9][\w.+-]*)"),
+    re.compile(r"Initializing an? (?:V1 )?LLM engine \(v([0-9][\w.+-]*)\)"),
+)
+
+
+def _log_version(logs: str | None) -> str | None:
+    if not logs:
+        return None
+    for pattern in _LOG_VERSION:
+        m = pattern.search(logs)
+        if m:
+            return m.group(1)
+    return None
+
+
 def server_info(out: Out, bundle: Bundle, config_src: dict[str, str]) -> None:
     server = bundle.server
+    from_log = _log_version(bundle.logs)
     if server is None:
         why = not_checked_reason(bundle, "server", "no server.json in the bundle")
-        out.set("served_model", None, reason=why)
-        out.set("vllm_version", None, reason=why)
+        named = _engine_arg(bundle.engine_args, ("served-model-name", "model"))
+        out.set(
+            "served_model",
+            to_str(named[0]) if named is not None else None,
+            "engine_args: the model the server was started with",
+            reason=why,
+        )
+        out.set("vllm_version", from_log, "logs: the version vLLM printed at start-up", reason=why)
         return
     version = server.version.get("version") if isinstance(server.version, dict) else None
-    out.set("vllm_version", to_str(version), "server: /version", reason="/version gave no version")
+    if to_str(version) is None and from_log is not None:
+        out.set("vllm_version", from_log, "logs: the version vLLM printed at start-up")
+    else:
+        out.set(
+            "vllm_version", to_str(version), "server: /version", reason="/version gave no version"
+        )
     data = server.models.get("data") if isinstance(server.models, dict) else None
     first = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else None
     model_id = to_str(first.get("id")) if first else None

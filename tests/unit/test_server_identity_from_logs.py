@@ -1,0 +1,36 @@
+"""A server that never answered /version (it failed to start, or only its log was handed over)
+is still named: the version vLLM printed at start-up and the model it was started with."""
+
+from __future__ import annotations
+
+from _bundle_factory import bundle
+
+from kvdoctor.bundle.model import EngineArgs
+from kvdoctor.signals.compute import compute_signals
+
+V1_BANNER = "(APIServer pid=1) INFO 07-20 13:05:11 [utils.py:299] vLLM API server version 0.25.1\n"
+V0_ENGINE = (
+    "INFO 09-13 10:00:00 llm_engine.py:232] Initializing an LLM engine (v0.6.1.post2) with "
+    "config: model='Qwen2-7B-Instruct'\n"
+)
+
+
+def test_version_and_model_come_from_the_log_and_argv_without_server_json() -> None:
+    b = bundle("healthy").model_copy(
+        update={
+            "server": None,
+            "logs": V1_BANNER,
+            "engine_args": EngineArgs(argv=["vllm", "serve", "org/m"], args={"model": "org/m"}),
+        }
+    )
+    ss = compute_signals(b)
+    assert ss.get("vllm_version") == "0.25.1"
+    assert ss.get("served_model") == "org/m"
+    v0 = compute_signals(b.model_copy(update={"logs": V0_ENGINE}))
+    assert v0.get("vllm_version") == "0.6.1.post2"
+
+
+def test_server_json_wins_over_the_log() -> None:
+    b = bundle("healthy").model_copy(update={"logs": V1_BANNER})
+    assert b.server is not None
+    assert compute_signals(b).get("vllm_version") != "0.25.1"
