@@ -184,8 +184,8 @@ SPLITS = (
     "holdout-5",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
-# run); None while every holdout is spent. Round 4's ran at 75bd162; round 5's is open.
-CURRENT_HOLDOUT: str | None = "holdout-5"
+# run); None while every holdout is spent. Round 5's ran at e7bb498.
+CURRENT_HOLDOUT: str | None = None
 
 
 def _pct(n: int, d: int) -> str:

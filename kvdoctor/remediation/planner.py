@@ -565,6 +565,10 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
                     f" ({fmt_int(target)} × {fmt_int(seq)} = {fmt_int(used)} tokens, "
                     f"{used / pool:.0%} of the {fmt_int(pool)}-token pool)"
                 )
+            graphs = _graphs_for(c, target)
+            if graphs is not None:
+                edits.append(graphs[0])
+                effect += graphs[1]
             out.append(Change("tune", tuple(edits), effect))
     if not capped:
         out += _replicas(c)
@@ -1114,6 +1118,9 @@ def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
     peak = win.running_max
     if peak is None or captured is None:
         return []
+    step = c.view.num("decode_step_tokens_max")
+    if step is not None and step > peak and step > captured:
+        return _capture_spec_width(c, int(peak), int(step), int(captured))
     if peak <= captured:
         # The capture list covers the batch, but FULL decode graphs stop below it: vLLM
         # captures FULL graphs only up to max_num_seqs rounded down to a capture size, so the
@@ -1157,6 +1164,52 @@ def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
     graphs = c.view.num("log_cudagraph_memory_gib")
     if graphs:
         effect += f" (the graphs took {graphs:.2f} GiB at {fmt_int(captured)})"
+    return [Change("tune", (edit,), effect)]
+
+
+def _graphs_for(c: _Ctx, seqs: int) -> tuple[Edit, str] | None:
+    """The capture-size edit a larger --max-num-seqs needs, where the start-up log gives the
+    largest captured graph: a decode step of ``seqs`` sequences (each with its drafts under
+    speculation) above it runs without a graph, slower than the batch it replaced (external
+    case o-spec6: 6 → 8 sequences verifying 7 tokens each would step 56 tokens past graphs
+    that stop at 40)."""
+    captured = c.view.num("log_cudagraph_max_capture_size")
+    if captured is None:
+        return None
+    k = c.view.num("spec_decode_tokens_per_draft") or 0.0
+    width = seqs * (1 + round(k))
+    if width <= captured:
+        return None
+    target = _capture_size(width)
+    edit = Edit("raise", "max-cudagraph-capture-size", int(captured), target)
+    per = f" × {1 + round(k)} tokens" if k else ""
+    return edit, (
+        f"; with it, graphs up to {fmt_int(target)} tokens, since {fmt_int(seqs)} sequences"
+        f"{per} per decode step would otherwise run past the largest captured graph "
+        f"({fmt_int(captured)}) without one"
+    )
+
+
+def _capture_spec_width(c: _Ctx, running: int, step: int, captured: int) -> list[Change]:
+    """Speculation verifies each sequence's token and its drafts in one step, and graphs are
+    captured by tokens: the capture size has to cover running × (1 + k), which vLLM's default
+    list adds on its own unless the maximum is set below it (external case o-spec6:
+    --max-cudagraph-capture-size 42 truncated to 40, six sequences verifying 7 tokens each)."""
+    cfg = c.cfg
+    target = _capture_size(step)
+    known = cfg.is_set("max-cudagraph-capture-size") or c.view.value("log_cudagraph_truncated")
+    edit = (
+        Edit("raise", "max-cudagraph-capture-size", captured, target)
+        if known
+        else Edit("set", "max-cudagraph-capture-size", None, target)
+    )
+    effect = (
+        f"the full decode step ({fmt_int(running)} sequences, each verifying its token and "
+        f"{fmt_int(step // running - 1)} drafts: {fmt_int(step)} tokens) replays a CUDA graph "
+        f"instead of running eagerly (today graphs stop at {fmt_int(captured)} tokens); a "
+        "cudagraph_capture_sizes list in --compilation-config that holds "
+        f"{fmt_int(step)} does the same"
+    )
     return [Change("tune", (edit,), effect)]
 
 

@@ -432,6 +432,21 @@ def _running_max_engine(s: SignalView) -> Scalar:
 
 
 @derived(
+    "decode_step_tokens_max",
+    "tokens",
+    "Tokens the busiest decode step runs through the model: the running peak, times one plus "
+    "the drafted tokens per step when speculation verifies them (CUDA graphs are captured by "
+    "tokens, so 6 sequences verifying 6 drafts each need a 42-token graph).",
+)
+def _decode_step_tokens_max(s: SignalView) -> Scalar:
+    running = s.num("running_max_engine")
+    if running is None:
+        return None
+    k = s.num("spec_decode_tokens_per_draft")
+    return running * (1 + round(k)) if k and k > 0 else running
+
+
+@derived(
     "max_num_seqs_effective",
     "requests",
     "--max-num-seqs as given, else vLLM's default for the device (1,024 on cards of 70 GiB or "
@@ -591,6 +606,7 @@ def _kv_too_small(s: SignalView) -> bool | None:
 DERIVED_LABELS: dict[str, str] = {
     "capacity_tokens": "the KV pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
+    "decode_step_tokens_max": "tokens in the busiest decode step (sequences × drafts + 1)",
     "weights_floor": "one read of the weights",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",

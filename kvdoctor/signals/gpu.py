@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kvdoctor.bundle.model import Bundle
+from kvdoctor.bundle.model import Bundle, GpuProcess
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.physics import bandwidth_of
 
@@ -60,24 +60,38 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # While the server answers its /metrics it holds memory on its devices: a device's only
     # process, unnamed ("python3"), is the server's own, not another process beside it.
     serving = any(sc.ok for sc in bundle.scrapes)
+
+    def sole_server(holders: list[GpuProcess]) -> bool:
+        # The same holds for a server that failed at start-up when the device's only process
+        # holds at least the weights its log says it loaded (an offline LLM() in a notebook:
+        # NVML names the kernel "python3").
+        return len(holders) == 1 and (
+            serving
+            or (
+                isinstance(weights, int)
+                and weights > 0
+                and (holders[0].used_memory or 0) >= 0.9 * weights
+            )
+        )
+
+    # A process shown to be the server's at one sample is the server's at every sample: while
+    # it loads the weights it holds less than them (external case m-v100: each V100's only
+    # process, PID 2870 outside the container's pid=90, counted as "another process" with the
+    # 5.9 GiB it held half-way through loading).
+    proven = {
+        holders[0].pid
+        for s in samples
+        for d in s.devices
+        if sole_server(holders := [p for p in d.processes if p.used_memory])
+    }
+    pids = pids | frozenset(proven)
     for s in samples:
         for d in s.devices:
             used, total = peak.get(d.index, (0, d.memory_total))
             peak[d.index] = (max(used, d.memory_used), d.memory_total)
             other = 0
             known = False
-            holders = [p for p in d.processes if p.used_memory]
-            # The same holds for a server that failed at start-up when the device's only
-            # process holds at least the weights its log says it loaded (an offline LLM() in
-            # a notebook: NVML names the kernel "python3").
-            sole = len(holders) == 1 and (
-                serving
-                or (
-                    isinstance(weights, int)
-                    and weights > 0
-                    and (holders[0].used_memory or 0) >= 0.9 * weights
-                )
-            )
+            sole = sole_server([p for p in d.processes if p.used_memory])
             for p in d.processes:
                 if p.used_memory is None:
                     continue

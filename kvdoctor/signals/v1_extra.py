@@ -655,6 +655,12 @@ def cudagraphs(out: Out, bundle: Bundle) -> None:
             listed = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
             if listed:
                 sizes.append(max(listed))
+    # vLLM truncates a requested size that no capture size reaches (42 asked, sizes end at 40)
+    # after the "non-default args" line has echoed the request: the truncated value is the one
+    # the engine runs with (external case o-spec6).
+    cut = [int(m.group(1)) for m in _CG["truncated"].finditer(text) if m.group(1)]
+    if cut:
+        sizes.append(cut[-1])
     out.set(
         "log_cudagraph_max_capture_size",
         sizes[-1] if sizes else None,

@@ -20,7 +20,7 @@ from kvdoctor.report.render import render_markdown
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 # Holdouts run once and quoted as run (docs/accuracy/corpus-holdout*-as-run.txt).
-SPENT_HOLDOUTS = ("holdout", "holdout-2", "holdout-3", "holdout-4")
+SPENT_HOLDOUTS = ("holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5")
 
 
 def _readable(bundle: Path) -> bool:

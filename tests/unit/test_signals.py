@@ -330,6 +330,49 @@ def test_gpu_signals_from_recorded_samples() -> None:
     assert "device 1" in s.values["gpu_memory_used_bytes"].provenance
 
 
+def test_a_loading_server_process_is_never_another_process() -> None:
+    # External case m-v100 (vLLM 0.6.5 in a container, the server never started): each V100's
+    # only process is the server's worker under a host PID the log does not name; half-way
+    # through loading it held less than its 7.51 GiB of weights, and that sample alone read
+    # as "another process holds 5.9 GiB".
+    gib = 1 << 30
+
+    def sample(t: float, held: int) -> GpuSample:
+        return GpuSample(
+            t=t,
+            devices=[
+                GpuDevice(
+                    index=0,
+                    name="Tesla V100-SXM2-16GB",
+                    memory_total=16 * gib,
+                    memory_used=held + gib // 4,
+                    processes=[GpuProcess(pid=2870, name="python3", used_memory=held)],
+                )
+            ],
+        )
+
+    log = (
+        "(VllmWorkerProcess pid=90) INFO 12-20 20:24:31 model_runner.py:1097] "
+        "Loading model weights took 7.5123 GB\n"
+    )
+    failed = [Scrape(t=50.0 + 5 * i, error="connection refused") for i in range(3)]
+    manifest = Manifest(
+        created_by="test", endpoint="e", started_at=50.0, ended_at=60.0, interval_s=5.0
+    )
+    b = Bundle(
+        manifest=manifest,
+        scrapes=failed,
+        logs=log,
+        gpu=[sample(50.0, 6 * gib), sample(55.0, 15 * gib), sample(60.0, 0)],
+    )
+    assert compute_signals(b).get("gpu_other_process_bytes") == 0
+    # Another process beside it is still another process.
+    crowded = sample(60.0, 15 * gib)
+    crowded.devices[0].processes.append(GpuProcess(pid=31, name="python3", used_memory=gib))
+    b2 = b.model_copy(update={"gpu": [sample(50.0, 6 * gib), sample(55.0, 15 * gib), crowded]})
+    assert compute_signals(b2).get("gpu_other_process_bytes") == gib
+
+
 def test_locker_math_with_the_lab_model_config() -> None:
     # The lab's tiny Llama: 2 layers, 2 KV heads, head_dim 64, bf16 -> 1,024 B/token.
     cfg = {
