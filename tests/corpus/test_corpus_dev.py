@@ -194,14 +194,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
         "cause": "follows from the symptom",
     },
-    "o-spec6-capture-42-truncated-eager": {
-        "symptom": (
-            "the capture gap is found (6 sequences x 7 tokens above graphs that stop at 40) "
-            "and advised, but at warning severity it ranks under the critical queue it causes "
-            "(TTFT p95 40-80 s); ranking is severity first (docs/report.md)"
-        ),
-        "cause": "follows from the symptom",
-    },
 }
 
 
