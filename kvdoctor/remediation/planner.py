@@ -472,12 +472,42 @@ def _replicas(c: _Ctx, pool: int | None = None) -> list[Change]:
     demand = (finished + backlog) / window
     need = math.ceil(demand / throughput - 1e-9)
     if need <= 1:
-        return []
+        return _replicas_for_burst(c, throughput, wait)
     effect = (
         f"measured while {limit}: one replica finished {throughput:.2f} requests/s while "
         f"{demand:.2f} arrived (the backlog grew by {fmt_int(backlog)})"
     )
     return [Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}")]
+
+
+def _replicas_for_burst(
+    c: _Ctx, throughput: float, wait: list[tuple[float, float]]
+) -> list[Change]:
+    """Arrivals kept pace with one replica in the window, yet requests waited: a burst that
+    arrived before it drains at the measured rate. Its size and the user's TTFT objective
+    give a count; without an objective, the report says what would size it (external case
+    o-qwen36: 82 waiting draining to 10 at 0.24 requests/s behind a full pool)."""
+    peak = max((w for _, w in wait), default=0.0)
+    if peak < 1 or throughput <= 0:
+        return []
+    drain = peak / throughput
+    slo = c.view.num("slo_ttft_p95")
+    if slo is not None and slo > 0:
+        need = math.ceil(drain / slo - 1e-9)
+        if need <= 1:
+            return []
+        effect = (
+            f"a burst of {fmt_int(peak)} waiting requests drains at one replica's measured "
+            f"{throughput:.2f} requests/s in about {drain:,.0f} s; {need} replicas serve it "
+            f"within the TTFT objective of {slo:g} s"
+        )
+        return [Change("capacity", (), effect, text=f"Raise replicas from 1 to {need}")]
+    return c.refuse(
+        f"Adding replicas: arrivals did not outpace one replica in the window, but a burst of "
+        f"{fmt_int(peak)} waiting requests drains at its measured {throughput:.2f} requests/s "
+        f"in about {drain:,.0f} s; how many replicas depends on how long a burst may wait: "
+        "it would need a TTFT objective (--slo ttft-p95=SECONDS) to size"
+    )
 
 
 def _plan_kv_capacity(c: _Ctx, why: str) -> list[Change]:

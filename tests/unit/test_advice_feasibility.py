@@ -28,6 +28,7 @@ from kvdoctor.signals.model import SignalSet
 
 GIB = 1 << 30
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+CASES = Path(__file__).resolve().parents[2] / "cases"
 SAMPLER_HINT = (
     "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine"
 )
@@ -146,6 +147,24 @@ def test_capture_oom_without_a_stated_utilization_still_gets_a_concrete_change()
     s = _signals(log_oom=True, log_oom_phase="serving", max_model_len=32768)
     (oom,) = _advise(s, [_finding("gpu-oom", "utilization-too-high")])
     assert not any("--gpu-memory-utilization from" in line for line in oom.remediation)
+
+
+def test_a_draining_burst_behind_a_full_pool_is_sized_by_the_ttft_objective_or_explained() -> None:
+    # External case o-qwen36 (round 5): 82 requests waiting behind a full pool drain to 10 at
+    # 0.24 requests/s; arrivals kept pace with the one replica in the window, so demand over
+    # throughput says one replica, yet the burst waits minutes. Never "no remediation is
+    # known": sized by the user's TTFT objective when given, else what would size it.
+    case = CASES / "o-qwen36-35b-mtp-kv-full-admission" / "bundle"
+    b = read_bundle(case)
+    _, findings, plans = plan_bundle(b)
+    (adm,) = [p for f, p in zip(findings, plans, strict=True) if f.cause == "kv-admission"]
+    assert not adm.changes
+    assert any("TTFT objective (--slo ttft-p95=SECONDS)" in n for n in adm.not_advised)
+    _, findings, plans = plan_bundle(b.model_copy(update={"slo": {"ttft-p95": 60.0}}))
+    (adm,) = [p for f, p in zip(findings, plans, strict=True) if f.cause == "kv-admission"]
+    (change,) = adm.changes
+    assert change.text == "Raise replicas from 1 to 6", change
+    assert "within the TTFT objective of 60 s" in change.effect
 
 
 def test_cuda_graph_gap_is_a_capture_size_not_two_more_sequences() -> None:
