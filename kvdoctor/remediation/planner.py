@@ -735,20 +735,39 @@ def _plan_prefill_interference(c: _Ctx, *, bound_long_prompts: bool = False) -> 
             f"leaving the rest to other requests (prompts here reach {fmt_int(round(longest))})"
         )
         out.append(Change("tune", (edit,), effect))
-    elif bound_long_prompts and threshold and cfg.long_prefill_token_threshold == 0:
+    elif (
+        threshold
+        and cfg.long_prefill_token_threshold == 0
+        and (
+            bound_long_prompts
+            or (
+                (c.view.num("itl_stalls_window") or 0) >= 3
+                # Recomputed prompts of preempted sequences stall steps too (the lab's
+                # preemption storm: 200-token prompts, second-long gaps): not a long prefill.
+                and c.view.num("preemptions_window") == 0
+            )
+        )
+    ):
         # Head-of-line blocking judged on the first tokens while no finished prompt was long:
         # a prompt joins the length histogram only when it finishes, so the one blocking the
         # queue may still be prefilling (external case c-long-prompt-hol: two 128k-token
-        # documents in flight, finished prompts at most 2,000 tokens).
+        # documents in flight, finished prompts at most 2,000 tokens). Streams that froze for
+        # a second or more with nothing preempted say the same of decoding: some step carried
+        # a prefill far longer than any finished prompt.
         edit = Edit("set", "long-prefill-token-threshold", None, threshold)
         seen = (
             f"the window's finished prompts reached {fmt_int(round(longest))} tokens, so it binds"
             if longest is not None
             else "the window does not show prompt lengths, so it binds"
         )
+        helps = (
+            "short requests start at the next step"
+            if bound_long_prompts
+            else "decoding streams are not frozen behind one long prefill"
+        )
         effect = (
             f"a prompt longer than {fmt_int(threshold)} tokens takes at most that many of each "
-            f"step's {fmt_int(budget)}, so short requests start at the next step; {seen} only "
+            f"step's {fmt_int(budget)}, so {helps}; {seen} only "
             "on the long requests still prefilling (a prompt is counted when it finishes)"
         )
         out.append(Change("tune", (edit,), effect))
