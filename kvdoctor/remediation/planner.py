@@ -26,7 +26,7 @@ from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to
 from kvdoctor.report.model import Finding
 from kvdoctor.rules.evaluate import remediation_line
 from kvdoctor.rules.load import load_playbooks
-from kvdoctor.rules.predicates import PREDICATES, SignalView
+from kvdoctor.rules.predicates import PREDICATES, SignalView, decode_step_tokens
 from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
 
@@ -972,14 +972,18 @@ def _skip_capture(c: _Ctx) -> list[Change]:
         or cfg.args.get("enforce-eager") is True
     ):
         return []
-    edit = Edit("set", "enforce-eager", None, True)
-    effect = (
-        "no CUDA graphs are captured, so the capture that ran out of memory does not run; "
-        "decoding is slower per step (the other way out, a "
-        f"{cfg.spell('gpu-memory-utilization')} a little below this release's default, needs "
-        "the value this bundle does not show)"
-    )
-    return [Change("tune", (edit,), effect)]
+    return [
+        _enforce_eager(
+            "no CUDA graphs are captured, so the capture that ran out of memory does not run; "
+            "decoding is slower per step (the other way out, a "
+            f"{cfg.spell('gpu-memory-utilization')} a little below this release's default, "
+            "needs the value this bundle does not show)"
+        )
+    ]
+
+
+def _enforce_eager(effect: str) -> Change:
+    return Change("tune", (Edit("set", "enforce-eager", None, True),), effect)
 
 
 def _shrink_profile_peak(c: _Ctx) -> list[Change]:
@@ -1004,15 +1008,10 @@ def _shrink_profile_peak(c: _Ctx) -> list[Change]:
             )
             return [Change("tune", (edit,), effect)]
     if cfg.platform == "gpu" and cfg.args.get("enforce-eager") is not True:
-        edit = Edit("set", "enforce-eager", None, True)
         return [
-            Change(
-                "tune",
-                (edit,),
-                (
-                    "no CUDA graphs are captured, so their memory goes to the KV pool; decoding is "
-                    f"slower per step{_hint(c)}"
-                ),
+            _enforce_eager(
+                "no CUDA graphs are captured, so their memory goes to the KV pool; decoding is "
+                f"slower per step{_hint(c)}"
             )
         ]
     return []
@@ -1225,13 +1224,12 @@ def _graphs_for(c: _Ctx, seqs: int) -> tuple[Edit, str] | None:
     captured = c.view.num("log_cudagraph_max_capture_size")
     if captured is None:
         return None
-    k = c.view.num("spec_decode_tokens_per_draft") or 0.0
-    width = seqs * (1 + round(k))
+    width = int(decode_step_tokens(seqs, c.view))
     if width <= captured:
         return None
     target = _capture_size(width)
     edit = Edit("raise", "max-cudagraph-capture-size", int(captured), target)
-    per = f" × {1 + round(k)} tokens" if k else ""
+    per = f" × {width // seqs} tokens" if width > seqs else ""
     return edit, (
         f"; with it, graphs up to {fmt_int(target)} tokens, since {fmt_int(seqs)} sequences"
         f"{per} per decode step would otherwise run past the largest captured graph "

@@ -440,10 +440,14 @@ def _running_max_engine(s: SignalView) -> Scalar:
 )
 def _decode_step_tokens_max(s: SignalView) -> Scalar:
     running = s.num("running_max_engine")
-    if running is None:
-        return None
+    return None if running is None else decode_step_tokens(running, s)
+
+
+def decode_step_tokens(seqs: float, s: SignalView) -> float:
+    """Tokens a decode step of ``seqs`` sequences runs: each sequence's own token, plus the
+    drafted tokens per step it verifies when speculation is on."""
     k = s.num("spec_decode_tokens_per_draft")
-    return running * (1 + round(k)) if k and k > 0 else running
+    return seqs * (1 + round(k)) if k and k > 0 else seqs
 
 
 @derived(
@@ -571,6 +575,26 @@ def _within_one_block(s: SignalView) -> bool | None:
         return None
     # vLLM hits at most floor((len - 1) / block) full blocks of a prompt.
     return prompt <= block
+
+
+@predicate(
+    "hybrid_align_one_step_prefill",
+    "A hybrid model in align mode whose mean prompt prefills in one step (at most "
+    "--max-num-batched-tokens): vLLM saves the Mamba state only where a step ends, so the one "
+    "saved state sits at each prompt's own end.",
+)
+def _hybrid_align_one_step(s: SignalView) -> bool | None:
+    # Three-valued "and": any part known false decides it, else any unknown part leaves it open.
+    mode = s.value("mamba_cache_mode")
+    prompt, budget = s.num("mean_prompt_len"), s.num("max_num_batched_tokens")
+    parts = (
+        s.flag("hybrid_model"),
+        None if not isinstance(mode, str) else mode == "align",
+        None if prompt is None or budget is None else prompt <= budget,
+    )
+    if False in parts:
+        return False
+    return None if None in parts else True
 
 
 @predicate(

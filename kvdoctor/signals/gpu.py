@@ -91,12 +91,12 @@ def gpu(out: Out, bundle: Bundle) -> None:
             peak[d.index] = (max(used, d.memory_used), d.memory_total)
             other = 0
             known = False
-            sole = sole_server([p for p in d.processes if p.used_memory])
             for p in d.processes:
                 if p.used_memory is None:
                     continue
                 known = True
-                if not sole and not _is_server_process(p.name, p.pid, pids):
+                # A device's sole holder is in ``pids`` already (``proven``).
+                if not _is_server_process(p.name, p.pid, pids):
                     other += p.used_memory
             if known:
                 other_peak = other if other_peak is None else max(other_peak, other)

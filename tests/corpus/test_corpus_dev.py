@@ -197,21 +197,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
 }
 
 
-# The splits that are development material: each round's dev split, and each round's holdout
-# once it was run and quoted as run (docs/accuracy/corpus-holdout-as-run.txt,
-# corpus-holdout-2-as-run.txt ... corpus-holdout-5-as-run.txt).
-DEVELOPMENT_SPLITS = (
-    "dev",
-    "holdout",
-    "dev-2",
-    "holdout-2",
-    "dev-3",
-    "holdout-3",
-    "dev-4",
-    "holdout-4",
-    "dev-5",
-    "holdout-5",
-)
+# The splits that are development material: every split but the round's unrun holdout
+# (cases/score.py's CURRENT_HOLDOUT); a holdout joins once it was run and quoted as run
+# (docs/accuracy/corpus-holdout*-as-run.txt).
+DEVELOPMENT_SPLITS = tuple(s for s in SCORE.SPLITS if s != SCORE.CURRENT_HOLDOUT)
 
 
 def _dev_cases() -> list[str]:

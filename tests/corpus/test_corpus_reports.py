@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_corpus_dev import DEVELOPMENT_SPLITS
 
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.pipeline import diagnose
@@ -19,14 +20,12 @@ from kvdoctor.report.checker import check_report, exit_code_for
 from kvdoctor.report.render import render_markdown
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
-# Holdouts run once and quoted as run (docs/accuracy/corpus-holdout*-as-run.txt).
-SPENT_HOLDOUTS = ("holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5")
 
 
 def _readable(bundle: Path) -> bool:
+    # Every split but the round's unrun holdout (cases/score.py's CURRENT_HOLDOUT).
     case = yaml.safe_load((bundle.parent / "case.yaml").read_text(encoding="utf-8"))
-    split = str(case.get("split", ""))
-    return split.startswith("dev") or split in SPENT_HOLDOUTS
+    return str(case.get("split", "")) in DEVELOPMENT_SPLITS
 
 
 BUNDLES = sorted(p for p in CASES.glob("*/bundle") if p.is_dir() and _readable(p))
