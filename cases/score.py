@@ -12,7 +12,7 @@ symptom matrix.
 Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
 was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3
 ``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``, round 5 ``dev-5`` and
-``holdout-5``. ``development`` is every split
+``holdout-5``, round 6 ``dev-6`` and ``holdout-6``. ``development`` is every split
 but the current round's holdout (``CURRENT_HOLDOUT``), so a look at all the development material
 never runs the holdout by accident.
 
@@ -182,10 +182,12 @@ SPLITS = (
     "holdout-4",
     "dev-5",
     "holdout-5",
+    "dev-6",
+    "holdout-6",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-6"
 
 
 def _pct(n: int, d: int) -> str:
