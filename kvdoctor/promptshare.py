@@ -484,6 +484,11 @@ class Sharing:
     shareable_fraction: float = 0.0
     # Prompts of the sample that show the mechanism (0 for unshared).
     showing: int = 0
+    # Share of the later prompts' tokens whose text repeats whole blocks of an earlier prompt
+    # under another adapter or salt and of none under its own, whatever the majority shows:
+    # the hits the identity split costs (external case: a base-model warm-up, then the same
+    # prompt under a LoRA adapter, one request in three).
+    identity_split_fraction: float = 0.0
 
 
 def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
@@ -558,6 +563,8 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
 
     total = sum(p.tokens for p in later)
     shareable = min(1.0, sum(reusable(p) for p in chosen) / total) if total else 0.0
+    split_tokens = sum((p.shared_prefix // unit) * unit for p in groups["identity-split"])
+    split = min(1.0, split_tokens / total) if total and identities >= 2 else 0.0
     kinds = [p.difference for p in chosen if p.difference is not None]
     kind = max(sorted(set(kinds)), key=kinds.count) if kinds else None
     first_diff = int(any_) % unit if pattern in ("drift", "sub-block") else None
@@ -574,4 +581,5 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
         blocks_shared=int(same_med // unit),
         shareable_fraction=round(shareable, 4),
         showing=len(chosen) if pattern != "unshared" else 0,
+        identity_split_fraction=round(split, 4),
     )

@@ -515,7 +515,20 @@ _DEFS += [
         "could serve: whole shared blocks (same adapter and salt), or for identity-split, drift "
         "and sub-block traffic what it would serve once that is fixed; 0 for unshared traffic.",
     ),
+    (
+        "prompt_identity_split_fraction",
+        "fraction",
+        "Share of the sample's prompt tokens whose text repeats whole blocks of an earlier "
+        "prompt under another adapter or cache salt and of none under its own: the hits the "
+        "identity split costs, whatever most prompts show.",
+    ),
     ("prompt_identities", "count", "Distinct (LoRA adapter, cache salt) pairs in the sample."),
+    ("prompt_adapters", "count", "Distinct LoRA adapters in the sample (the base model is one)."),
+    (
+        "prompt_cache_salts",
+        "count",
+        "Distinct cache_salt values in the sample (none counts one); unknown for a request log.",
+    ),
     (
         "request_log_adapters",
         "count",
@@ -587,10 +600,13 @@ LABELS: dict[str, str] = {
     "prefix_hit_rate_lifetime": "prefix-cache hit rate since the server started",
     "prompt_share_pattern": "what the prompts share",
     "prompt_identities": "distinct adapters and cache salts in the prompt sample",
+    "prompt_adapters": "distinct LoRA adapters in the prompt sample",
+    "prompt_cache_salts": "distinct cache salts in the prompt sample",
     "itl_regression": "ITL under load over this server's quiet ITL",
     "kv_demand_ratio": "live KV demand over the pool",
     "queue_time_p95": "queue time p95",
     "prompt_shareable_fraction": "share of the sample's prompt tokens a cache could serve",
+    "prompt_identity_split_fraction": "share of the prompt tokens kept apart by adapter or salt",
     "prompt_tokens_per_s": "prompt tokens per second",
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",

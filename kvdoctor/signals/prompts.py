@@ -33,6 +33,7 @@ _PROMPT_SIGNALS = (
     "prompt_first_difference_in_block",
     "prompt_difference_kind",
     "prompt_shareable_fraction",
+    "prompt_identity_split_fraction",
     "prompt_identities",
 )
 
@@ -75,7 +76,7 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
     block = out.ss.get("block_size")
     unit = granularity if isinstance(granularity, int) and granularity > 0 else block
     if sample is None:
-        for name in _PROMPT_SIGNALS:
+        for name in (*_PROMPT_SIGNALS, "prompt_adapters", "prompt_cache_salts"):
             out.set(name, None, reason=why)
         return
     where = "prompt sample (--prompts)" if sample.source == "prompts-file" else "request log"
@@ -87,15 +88,20 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         len({p.identity for p in sample.prompts}),
         f"{where}: distinct (LoRA adapter, cache salt) pairs",
     )
+    out.set("prompt_adapters", sample.adapters, f"{where}: distinct LoRA adapters (base is one)")
+    if sample.source == "prompts-file":
+        out.set("prompt_cache_salts", sample.salts, f"{where}: distinct cache_salt values")
+    else:
+        out.set("prompt_cache_salts", None, reason="vLLM's request log prints no cache salt")
     if not isinstance(unit, int) or unit <= 0:
         reason = "block size unknown: the sample cannot be placed against block boundaries"
-        for name in _PROMPT_SIGNALS[3:10]:
+        for name in _PROMPT_SIGNALS[3:11]:
             out.set(name, None, reason=reason)
         return
     share = sharing(sample, unit)
     if share is None:
         reason = "a prompt sample needs at least two prompts"
-        for name in _PROMPT_SIGNALS[3:10]:
+        for name in _PROMPT_SIGNALS[3:11]:
             out.set(name, None, reason=reason)
         return
     prov = (
@@ -115,6 +121,12 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
     else:
         out.set("prompt_first_difference_in_block", share.first_difference_in_block, prov)
     out.set("prompt_shareable_fraction", share.shareable_fraction, prov)
+    out.set(
+        "prompt_identity_split_fraction",
+        share.identity_split_fraction,
+        f"{where}: {share.prompts} prompts at {unit}-token blocks (tokens whose text repeats "
+        "under another adapter or salt only)",
+    )
     if share.difference is None:
         out.set("prompt_difference_kind", None, reason="no prompt text to say what differs")
     else:

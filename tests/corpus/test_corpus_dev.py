@@ -176,16 +176,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
         "cause": "follows from the symptom",
     },
-    "n-lora-bench-warmup-base-split": {
-        "symptom": (
-            "4 requests, one of them the base prompt under a LoRA adapter: the sample's "
-            "majority shares within one identity (2 of 3 later prompts), so the one adapter "
-            "split is a minority and the window's 50 % hit rate is over half of what the "
-            "sample shares"
-        ),
-        "cause": "follows from the symptom",
-        "healthy": "see the symptom reason",
-    },
     "o-glm47-flash-fp8-kv-multiturn-garbage": {
         "symptom": (
             "fp8 KV on an MLA model with 59 % of answers running to max_tokens: the dtype is "

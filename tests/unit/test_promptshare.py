@@ -79,6 +79,24 @@ def test_tenants_with_their_own_adapter_still_share_within_a_tenant() -> None:
     assert share is not None and share.pattern == "shared"
 
 
+def test_a_minority_repeating_text_under_another_adapter_is_counted_as_split() -> None:
+    # A base-model warm-up, then the same prompt under a LoRA adapter (external case
+    # n-lora): most prompts share within their identity, one request in three only across.
+    ids = list(range(2000, 4048))
+    prompts = [
+        RawPrompt(text=None, token_ids=ids),
+        RawPrompt(text=None, token_ids=ids),
+        RawPrompt(text=None, token_ids=ids),
+        RawPrompt(text=None, token_ids=ids, adapter="r16"),
+    ]
+    share = sharing(analyse(prompts, "prompts-file"), 16)
+    assert share is not None and share.pattern == "shared"
+    assert share.identity_split_fraction == pytest.approx(1 / 3, abs=1e-3)
+    # Under one identity nothing is split.
+    same = sharing(analyse(prompts[:3], "prompts-file"), 16)
+    assert same is not None and same.identity_split_fraction == 0.0
+
+
 def test_given_token_ids_are_used_as_they_are() -> None:
     base = list(range(1000, 1100))
     prompts = [RawPrompt(text=None, token_ids=[7000 + i, *base]) for i in range(6)]
