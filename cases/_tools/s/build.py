@@ -304,6 +304,88 @@ def minimax_b200():
           engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu, logs=logs)
 
 
+def multistep_oom():
+    case = "s-v0-multistep16-util0941-h100-runtime-oom"
+    rnd = random.Random(9290)
+    M = "meta-llama/Meta-Llama-3-8B-Instruct"; L = (("model_name", M),)
+    T0 = 1728649200.0; start = T0 + 240; iv = 5.0; n_ok = 47
+    F = {"run": Fam("vllm:num_requests_running", "gauge", "Number of requests currently running on GPU."),
+         "sw": Fam("vllm:num_requests_swapped", "gauge", "Number of requests swapped to CPU."),
+         "wait": Fam("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed."),
+         "kv": Fam("vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 percent usage."),
+         "ckv": Fam("vllm:cpu_cache_usage_perc", "gauge", "CPU KV-cache usage. 1 means 100 percent usage."),
+         "pre": Fam("vllm:num_preemptions", "counter", "Cumulative number of preemption from the engine."),
+         "pt": Fam("vllm:prompt_tokens", "counter", "Number of prefill tokens processed."),
+         "gt": Fam("vllm:generation_tokens", "counter", "Number of generation tokens processed."),
+         "ok": Fam("vllm:request_success", "counter", "Count of successfully processed requests."),
+         "ttft": Fam("vllm:time_to_first_token_seconds", "histogram", "Histogram of time to first token in seconds."),
+         "tpot": Fam("vllm:time_per_output_token_seconds", "histogram", "Histogram of time per output token in seconds."),
+         "e2e": Fam("vllm:e2e_request_latency_seconds", "histogram", "Histogram of end to end request latency in seconds.")}
+    for k in ("pre", "pt", "gt"): F[k].v[L] = 0
+    F["ok"].v[L + (("finished_reason", "stop"),)] = 0; F["ok"].v[L + (("finished_reason", "length"),)] = 0
+    F["ttft"].v[L] = Hist(TTFT_OLD); F["tpot"].v[L] = Hist(TPOT_OLD); F["e2e"].v[L] = Hist(E2E_OLD)
+    cinfo = 'vllm:cache_config_info{block_size="16",cache_dtype="auto",cpu_offload_gb="0",enable_prefix_caching="False",gpu_memory_utilization="0.941",is_attention_free="False",num_cpu_blocks="2048",num_gpu_blocks="29634",num_gpu_blocks_override="None",sliding_window="None",swap_space="4"} 1.0'
+    scrapes, gpu = [], []
+    used = 74.92
+    for i in range(n_ok + 6):
+        t = start + i * iv
+        if i >= n_ok:
+            scrapes.append({"t": t, "error": "GET http://127.0.0.1:8000/metrics: connection refused ([Errno 111] Connection refused)"})
+            gpu.append({"t": t, "devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_total": 81559 * MiB, "memory_used": 530 * MiB, "processes": []}]})
+            continue
+        nrun = 256 if i > 1 else 128 * (i + 1); nw = 744 - 0 if i < 30 else max(0, 744 - (i - 30) * 40)
+        gen = int(nrun * 5 / rnd.uniform(0.021, 0.025)); fin = rnd.randint(14, 24) if i > 4 else 0
+        F["run"].v[L] = nrun; F["sw"].v[L] = 0; F["wait"].v[L] = max(0, 1000 - 256 - i * 16); F["ckv"].v[L] = 0.0
+        F["kv"].v[L] = round(min(0.62, 0.05 + i * 0.014) + rnd.uniform(-0.01, 0.01), 4)
+        F["gt"].v[L] += gen; F["pt"].v[L] += (fin if i > 1 else nrun) * 230
+        F["ok"].v[L + (("finished_reason", "stop"),)] += fin
+        F["tpot"].v[L].obs(rnd.uniform(0.021, 0.025), gen)
+        for _ in range(fin if i > 1 else nrun):
+            F["ttft"].v[L].obs(rnd.uniform(0.2, 1.4))
+        for _ in range(fin): F["e2e"].v[L].obs(rnd.uniform(6, 18))
+        body = ["# HELP vllm:cache_config_info information of cache_config", "# TYPE vllm:cache_config_info gauge", cinfo]
+        body += sum((f.text(T0) for f in F.values()), [])
+        scrapes.append({"t": t, "status": 200, "text": "\n".join(body) + "\n"})
+        used = min(79.12, 74.92 + max(0, i - 8) * 0.11)
+        gpu.append({"t": t, "devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_total": 81559 * MiB, "memory_used": int(used * GiB) + 530 * MiB,
+                                         "processes": [{"pid": 31207, "name": "python3", "used_memory": int(used * GiB)}]}]})
+    tend = start + n_ok * iv - 2.5
+    logs = f"""INFO {ts(T0)} api_server.py:528] vLLM API server version 0.6.3
+INFO {ts(T0)} api_server.py:529] args: Namespace(model='{M}', max_model_len=8192, gpu_memory_utilization=0.941, num_scheduler_steps=16, max_num_seqs=256, enforce_eager=False)
+INFO {ts(T0+1)} api_server.py:166] Multiprocessing frontend to use ipc:///tmp/8a3f0c6e-3d1b-4e55-9c2e-41f0a7c2d9b1 for IPC Path.
+INFO {ts(T0+1)} api_server.py:179] Started engine process with PID 31207
+INFO {ts(T0+6)} llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='{M}', speculative_config=None, tokenizer='{M}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, seed=0, served_model_name={M}, use_v2_block_manager=True, num_scheduler_steps=16, chunked_prefill_enabled=False multi_step_stream_outputs=True, enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=True, mm_processor_kwargs=None)
+INFO {ts(T0+8)} model_runner.py:1056] Starting to load model {M}...
+INFO {ts(T0+12)} model_runner.py:1067] Loading model weights took 14.9888 GB
+INFO {ts(T0+14)} gpu_executor.py:122] # GPU blocks: 29634, # CPU blocks: 2048
+INFO {ts(T0+14)} gpu_executor.py:126] Maximum concurrency for 8192 tokens per request: 57.88x
+INFO {ts(T0+16)} model_runner.py:1395] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI.
+INFO {ts(T0+16)} model_runner.py:1399] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.
+INFO {ts(T0+27)} model_runner.py:1523] Graph capturing finished in 11 secs.
+INFO {ts(T0+28)} launcher.py:19] Available routes are:
+INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)
+INFO {ts(start+60)} metrics.py:349] Avg prompt throughput: 4201.3 tokens/s, Avg generation throughput: 10893.6 tokens/s, Running: 256 reqs, Swapped: 0 reqs, Pending: 552 reqs, GPU KV cache usage: 22.4%, CPU KV cache usage: 0.0%.
+INFO {ts(start+180)} metrics.py:349] Avg prompt throughput: 3950.8 tokens/s, Avg generation throughput: 10920.2 tokens/s, Running: 256 reqs, Swapped: 0 reqs, Pending: 328 reqs, GPU KV cache usage: 52.7%, CPU KV cache usage: 0.0%.
+ERROR {ts(tend)} engine.py:157] OutOfMemoryError('CUDA out of memory. Tried to allocate 138.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 2.19 MiB is free. Including non-PyTorch memory, this process has 79.12 GiB memory in use. Of the allocated memory 71.57 GiB is allocated by PyTorch, with 39.77 MiB allocated in private pools (e.g., CUDA Graphs), and 611.60 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)')
+ERROR {ts(tend)} engine.py:157] Traceback (most recent call last):
+ERROR {ts(tend)} engine.py:157]   File "/usr/local/lib/python3.12/dist-packages/vllm/engine/multiprocessing/engine.py", line 155, in start
+ERROR {ts(tend)} engine.py:157]     self.run_engine_loop()
+ERROR {ts(tend)} engine.py:157]   File "/usr/local/lib/python3.12/dist-packages/vllm/engine/multiprocessing/engine.py", line 218, in run_engine_loop
+ERROR {ts(tend)} engine.py:157]     request_outputs = self.engine_step()
+ERROR {ts(tend)} engine.py:157] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 138.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 2.19 MiB is free.
+CRITICAL {ts(tend+1)} launcher.py:88] MQLLMEngine is already dead, terminating server process
+INFO:     Shutting down
+"""
+    argv = ["vllm", "serve", M, "--max-model-len", "8192", "--num-scheduler-steps", "16", "--gpu-memory-utilization", "0.941"]
+    mc = {"architectures": ["LlamaForCausalLM"], "bos_token_id": 128000, "eos_token_id": 128009, "hidden_act": "silu", "hidden_size": 4096,
+          "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
+          "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "vocab_size": 128256}
+    write(case, {"endpoint": "http://127.0.0.1:8000", "started_at": start, "ended_at": scrapes[-1]["t"], "interval_s": iv,
+                 "notes": "Throughput benchmark (1000 prompts, all sent at once) against vllm serve with --num-scheduler-steps 16; the server died during the capture."},
+          scrapes, server={"version": {"version": "0.6.3"}, "models": {"object": "list", "data": [{"id": M, "object": "model", "owned_by": "vllm", "max_model_len": 8192}]}, "health": 200},
+          engine_args={"argv": argv, "args": {"model": M, "max-model-len": 8192, "num-scheduler-steps": 16, "gpu-memory-utilization": 0.941}}, model_config=mc, gpu=gpu, logs=logs)
+
+
 if __name__ == "__main__":
     import sys
     for f in sys.argv[1:] or ["qwq_l40", "minimax_b200", "multistep_oom"]:
