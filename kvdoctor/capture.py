@@ -35,6 +35,7 @@ from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
 from kvdoctor.probes.gpu import GpuSampler
 from kvdoctor.probes.logs import LogSource
 from kvdoctor.probes.model_config import probe_model_config
+from kvdoctor.vocab import Symptom
 
 INTERRUPTED = "capture interrupted (Ctrl-C)"
 
@@ -61,6 +62,8 @@ class CaptureOptions(BaseModel):
     redact: bool = False
     timeout: float = Field(default=5.0, gt=0, le=600)
     notes: str = ""
+    # The symptom the operator was called for (--complaint), kept in the manifest.
+    complaint: Symptom | None = None
     # The user's service-level objectives in seconds (kvdoctor.slo), kept in the bundle.
     slo: dict[str, float] = Field(default_factory=dict)
 
@@ -163,6 +166,7 @@ def capture(
         ended_at=started,
         interval_s=opts.interval_s,
         notes=opts.notes,
+        complaint=opts.complaint,
     )
     writer = BundleSink(sink, manifest) if sink is not None else None
     scrapes: list[Scrape] = []

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from kvdoctor.expfmt import Labels
 from kvdoctor.promptshare import PromptSample
-from kvdoctor.vocab import ReproducerVerdict
+from kvdoctor.vocab import ReproducerVerdict, Symptom
 
 # A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
 # model's config.json, an experiment's numbers. Typed as JSON rather than Any so that every
@@ -62,6 +62,8 @@ class Manifest(_Record):
     # kvdoctor's own extension (unknown keys are ignored by other readers): what the probes
     # could not collect at capture time, so a replay reports the same "not checked" list.
     not_checked: list[NotChecked] = Field(default_factory=list)
+    # The symptom the operator was called for (--complaint), so a replay weighs it the same.
+    complaint: Symptom | None = None
 
 
 class Scrape(_Record):

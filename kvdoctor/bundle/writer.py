@@ -54,7 +54,10 @@ def _dumps(obj: JsonValue) -> str:
 
 
 def manifest_json(manifest: Manifest) -> str:
-    return json.dumps(manifest.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+    # No complaint given: the key is left out, so other readers see the contract's keys only.
+    leave_out = {"complaint"} if manifest.complaint is None else None
+    body = manifest.model_dump(mode="json", by_alias=True, exclude=leave_out)
+    return json.dumps(body, indent=2) + "\n"
 
 
 def scrape_line(scrape: Scrape) -> str:

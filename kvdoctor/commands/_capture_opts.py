@@ -16,6 +16,7 @@ import click
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.slo import load_slo_file, parse_slo_options
 from kvdoctor.urlauth import url_credentials
+from kvdoctor.vocab import SYMPTOMS
 
 if TYPE_CHECKING:
     from kvdoctor.capture import CaptureOptions
@@ -170,6 +171,15 @@ def _add_capture_options(f: F, command: str) -> F:
             type=click.Path(path_type=Path),
             help="A YAML/JSON mapping of the same objectives (--slo entries win).",
         ),
+        click.option(
+            "--complaint",
+            type=click.Choice(SYMPTOMS),
+            help=(
+                "The symptom you were called for (what users report): its findings lead among "
+                "those of the same severity, and a capture that does not show it is "
+                "inconclusive with what would decide it, never healthy. Kept in the bundle."
+            ),
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -189,6 +199,7 @@ CAPTURE_KEYS = (
     "timeout",
     "slo",
     "slo_file",
+    "complaint",
 )
 
 
@@ -273,6 +284,7 @@ def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOpt
             redact=bool(params.get("redact")),
             timeout=parse_duration(params.get("timeout", 5.0)),
             notes=notes,
+            complaint=params.get("complaint"),
             slo=slo_of(params),
         )
     except ValidationError as exc:

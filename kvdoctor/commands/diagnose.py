@@ -39,6 +39,10 @@ def exit_code_for(report: Any, fail_on: str | None) -> int:
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     """A bundle recorded without a model config or logs can be given them at replay time."""
     update: dict[str, Any] = {}
+    if capture_params.get("complaint"):
+        # The symptom named at replay time replaces the one the capture stored.
+        manifest = bundle.manifest.model_copy(update={"complaint": capture_params["complaint"]})
+        update["manifest"] = manifest
     slo = slo_of(capture_params)
     if slo:
         # Objectives given at replay time replace the ones the capture stored.
@@ -337,6 +341,7 @@ def _refuse_what_does_not_apply(
                     "slo_file": "--slo-file",
                     "logs": "--logs",
                     "model_config": "--model-config",
+                    "complaint": "--complaint",
                 },
                 "to a fleet bundle (each replica's own settings are read from it)",
             )
@@ -354,6 +359,7 @@ def _refuse_what_does_not_apply(
                 "logs": "--logs",
                 "model_config": "--model-config",
                 "redact": "--redact",
+                "complaint": "--complaint",
             },
             "to --prometheus",
         )

@@ -566,10 +566,24 @@ def _evaluate(
             ]
             built.append(_unidentified(pb, pi, state, view, lines))
     _defer_to_upstream(built)
-    built.sort(key=lambda b: b.rank)
+    complaint = view.value("complaint")
+    built.sort(key=lambda b: _ranked_for(b, complaint))
     _drop_conflicting_advice(built)
     _add_why_not(built, pbs, ruled_out)
     return built
+
+
+def _ranked_for(b: _Built, complaint: object) -> tuple[object, ...]:
+    """The rank, with the symptom users report (``--complaint``) first among findings of the
+    same severity, status and confidence (the ranking contract decides before it): a finding
+    of that symptom, or one upstream of it, answers what the operator was called for."""
+    if not isinstance(complaint, str):
+        return b.rank
+    f = b.finding
+    answers = f.symptom == complaint or (
+        b.explains is not None and complaint in b.explains.symptoms
+    )
+    return (*b.rank[:4], 0 if answers else 1, *b.rank[4:])
 
 
 def _defer_to_upstream(built: list[_Built]) -> None:

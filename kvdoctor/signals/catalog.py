@@ -143,6 +143,13 @@ _DEFS: list[tuple[str, str, str]] = [
         for h, label in (("ttft", "time to first token"), ("itl", "inter-token latency"))
         for q in ("p50", "p95", "p99")
     ],
+    # --- what the operator was called for (--complaint), from the bundle or the command line
+    (
+        "complaint",
+        "name",
+        "The symptom users report (--complaint): preemption, high-ttft, slow-itl, "
+        "prefix-miss, gpu-oom or quant-quality.",
+    ),
     # --- engine configuration (cache_config_info labels, process argv, user flags)
     ("block_size", "tokens", "KV block size."),
     ("num_gpu_blocks", "blocks", "Number of KV blocks in the pool."),
@@ -600,6 +607,7 @@ LABELS: dict[str, str] = {
     "prefix_hit_rate_lifetime": "prefix-cache hit rate since the server started",
     "prompt_share_pattern": "what the prompts share",
     "prompt_identities": "distinct adapters and cache salts in the prompt sample",
+    "complaint": "the symptom users report",
     "prompt_adapters": "distinct LoRA adapters in the prompt sample",
     "prompt_cache_salts": "distinct cache salts in the prompt sample",
     "itl_regression": "ITL under load over this server's quiet ITL",

@@ -40,6 +40,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     config_src = config.engine_config(out, obs, bundle)
     _baselines(out, obs)
     _slo(out, bundle)
+    _complaint(out, bundle)
     config.server_info(out, bundle, config_src)
     logs.logs(out, bundle)
     gpu.gpu(out, bundle)  # after the logs: the weights they name tell the engine's own process
@@ -68,6 +69,14 @@ def _baselines(out: Out, obs: Observations) -> None:
         obs,
         cap if isinstance(cap, int) and cap > 0 else None,
     )
+
+
+def _complaint(out: Out, bundle: Bundle) -> None:
+    said = bundle.manifest.complaint
+    if said is None:
+        out.set("complaint", None, reason="no --complaint given")
+    else:
+        out.set("complaint", said, "--complaint (kept in the bundle's manifest)")
 
 
 def _slo(out: Out, bundle: Bundle) -> None:

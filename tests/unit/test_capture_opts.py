@@ -36,9 +36,11 @@ def test_to_capture_options() -> None:
             "engine_args": ("max-num-seqs=4",),
             "redact": True,
             "timeout": 3.0,
+            "complaint": "slow-itl",
         },
         notes="n",
     )
+    assert opts.complaint == "slow-itl"  # kept in the manifest the capture writes
     assert opts.endpoint == "https://vllm.example:8443"
     assert opts.headers == {"X-Api-Key": "k1"}
     assert opts.engine_args == {"max-num-seqs": 4}

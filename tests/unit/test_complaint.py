@@ -1,0 +1,91 @@
+"""`--complaint SYMPTOM`: the symptom the operator was called for, through the command line.
+
+Replays of real bundles (a lab fixture, an external case): a capture that does not show the
+reported symptom is inconclusive with what would show it, never healthy; a finding of that
+symptom leads where the ranking contract leaves a tie; the complaint is kept in a saved bundle.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kvdoctor.bundle.reader import read_bundle
+from kvdoctor.bundle.writer import manifest_json, write_bundle
+from kvdoctor.cli import main
+from kvdoctor.errors import KvdoctorError
+
+ROOT = Path(__file__).resolve().parents[2]
+HEALTHY = ROOT / "fixtures" / "healthy"
+GLM_FP8 = ROOT / "cases" / "o-glm47-flash-fp8-kv-multiturn-garbage"
+
+
+def _json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--format", "json"])
+    out, _ = capsys.readouterr()
+    return int(exit_info.value.code or 0), json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "symptom", ["high-ttft", "slow-itl", "preemption", "gpu-oom", "prefix-miss"]
+)
+def test_a_reported_symptom_the_capture_does_not_show_is_never_healthy(
+    symptom: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, plain = _json(["diagnose", "--bundle", str(HEALTHY)], capsys)
+    assert (rc, plain["verdict"]) == (0, "healthy")
+    rc, report = _json(["diagnose", "--bundle", str(HEALTHY), "--complaint", symptom], capsys)
+    assert (rc, report["verdict"]) == (1, "inconclusive")
+    questions = report["undecided"]
+    assert isinstance(questions, list) and questions[0]["symptom"] == symptom
+    assert questions[0]["title"].startswith("Users report")
+    assert questions[0]["decide_with"]
+    assert report["signals"]["complaint"] == symptom  # type: ignore[index]
+
+
+def test_wrong_answers_on_a_quantized_cache_lead_the_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # External case o-glm47: garbled multi-turn answers on an fp8 MLA cache, beside a measured
+    # prefix miss that leads without a complaint.
+    args = ["diagnose", "--bundle", str(GLM_FP8 / "bundle"), "--prompts"]
+    args.append(str(GLM_FP8 / "prompts.jsonl"))
+    _, plain = _json(args, capsys)
+    lead = plain["findings"][0]  # type: ignore[index]
+    assert (lead["symptom"], lead["cause"]) == ("prefix-miss", "engine-not-caching")
+    _, report = _json([*args, "--complaint", "quant-quality"], capsys)
+    lead = report["findings"][0]  # type: ignore[index]
+    assert (lead["symptom"], lead["cause"]) == ("quant-quality", "fp8-kv-cache")
+    assert lead["confidence"] > plain["findings"][1]["confidence"]  # type: ignore[index]
+
+
+def test_the_complaint_is_kept_in_a_saved_bundle_and_left_out_when_none(tmp_path: Path) -> None:
+    original = read_bundle(HEALTHY / "bundle.tar.gz")
+    assert '"complaint"' not in manifest_json(original.manifest)
+    said = original.model_copy(
+        update={"manifest": original.manifest.model_copy(update={"complaint": "slow-itl"})}
+    )
+    back = read_bundle(write_bundle(said, tmp_path / "b"))
+    assert back.manifest.complaint == "slow-itl"
+
+
+def test_a_bundle_with_an_unknown_complaint_is_refused_in_one_line(tmp_path: Path) -> None:
+    target = write_bundle(read_bundle(HEALTHY / "bundle.tar.gz"), tmp_path / "b")
+    manifest = target / "manifest.json"
+    body = json.loads(manifest.read_text())
+    body["complaint"] = "everything is slow"
+    manifest.write_text(json.dumps(body))
+    with pytest.raises(KvdoctorError) as err:
+        read_bundle(target)
+    assert "\n" not in str(err.value)
+
+
+def test_a_fleet_source_refuses_the_complaint(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["diagnose", "--prometheus", "http://127.0.0.1:9", "--complaint", "slow-itl"])
+    _, err = capsys.readouterr()
+    assert exit_info.value.code == 2
+    assert "--complaint does not apply to --prometheus" in err
