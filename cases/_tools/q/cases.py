@@ -92,8 +92,96 @@ def case_dp8():
     return engines
 
 
+# ---------------------------------------------------------------- 2 MiniMax-M2.5 NVFP4 DP2, 700-token steps run eager
+def case_minimax():
+    cid = "q-minimax-dp2-batched-700-eager"
+    t0 = 1776931200.0  # 2026-04-23 08:00 UTC
+    start, n, iv = t0 + 900, 49, 10.0
+    A0, B0 = start - 60, start + 170
+    stepA, stepB = 0.045, 0.12
+    bpt = 2 * 62 * 8 * 128  # fp8 KV: 126976 B/token
+    kv_gib = 86.94
+    pool = int(kv_gib * GiB / bpt) // 16 * 16
+    caps = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, 689, 16))
+    engines = []
+    for e in range(2):
+        c = Case(cid, "0.20.0", False, "nvidia/MiniMax-M2.5-NVFP4", "nvidia/MiniMax-M2.5-NVFP4", 2048, start, n, iv, {},
+                 pool, 16, 1024, tmpl=T020, engine=str(e))
+        reqs, rid = [], e * 100000
+        # phase A: --max-concurrency 512 (256 per engine), steady, mixed steps of ~512 tokens (captured)
+        durA = 1023 * stepA + 2 * stepA
+        rateA = 256 / durA
+        k = 0
+        while True:
+            ts_ = A0 - durA + k / rateA
+            if ts_ > B0 - durA - 5:
+                break
+            r = Req(rid, round(ts_, 3), 1024, 0, 1024, 1024, "length"); rid += 1
+            r.t_sched = ts_; r.t_first = ts_ + 2 * stepA; r.step_s = stepA; r.t_end = r.t_first + 1023 * stepA
+            reqs.append(r); k += 1
+        # phase B: --max-concurrency 2048 (1024 per engine): every step exactly 700 tokens, ~350 decode + ~350 prefill
+        rateB = 350 / 1024 / stepB  # requests admitted per second
+        ends = []
+        for j in range(4000):
+            tsch = B0 + j / rateB
+            tarr = B0 if j < 1024 else min(tsch, ends[j - 1024])
+            if tarr > start + n * iv:
+                break
+            r = Req(rid, round(tarr, 3), 1024, 0, 1024, 1024, "length"); rid += 1
+            r.t_sched = tsch; r.t_first = tsch + 3 * stepB; r.step_s = stepB; r.t_end = r.t_first + 1023 * stepB
+            ends.append(r.t_end); reqs.append(r)
+        c.reqs = reqs
+
+        def it(c_, t, e=e):
+            obs = []
+            a1 = min(t, B0)
+            if a1 > A0:
+                obs += [512] * int((a1 - A0) / stepA)
+            if t > B0:
+                obs += [700] * int((t - B0) / stepB)
+            return obs
+        c.iter_fn = it
+        c.labels_cc = tmpl_cc(T020, cache_dtype="fp8", enable_prefix_caching="False", num_gpu_blocks=pool // 16)
+        engines.append(c)
+    api = 1
+    nondef = ("{'model_tag': 'nvidia/MiniMax-M2.5-NVFP4', 'model': 'nvidia/MiniMax-M2.5-NVFP4', 'trust_remote_code': True, "
+              "'max_model_len': 2048, 'data_parallel_size': 2, 'enable_expert_parallel': True, 'kv_cache_dtype': 'fp8', "
+              "'enable_prefix_caching': False, 'max_num_batched_tokens': 700, 'stream_interval': 20, "
+              "'compilation_config': {'max_cudagraph_capture_size': 2048}}")
+    capl = sorted(caps, reverse=True)
+    L = [(t0, f"(APIServer pid={api}) INFO {ts(t0)} [utils.py:233] non-default args: {nondef}")]
+    for e in range(2):
+        core = 210 + e * 3
+        L += [(t0 + 20 + e * 0.01, f"(EngineCore_DP{e} pid={core}) INFO {ts(t0+20)} [core.py:104] Initializing a V1 LLM engine (v0.20.0) with config: model='nvidia/MiniMax-M2.5-NVFP4', speculative_config=None, tokenizer='nvidia/MiniMax-M2.5-NVFP4', trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=2048, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=2, quantization=modelopt_fp4, enforce_eager=False, kv_cache_dtype=fp8, enable_prefix_caching=False, enable_chunked_prefill=True, compilation_config={{'level': None, 'mode': 3, 'cudagraph_mode': [2, 1], 'cudagraph_capture_sizes': {capl}, 'max_cudagraph_capture_size': {max(caps)}}}"),
+              (t0 + 240 + e * 0.01, f"(EngineCore_DP{e} pid={core}) INFO {ts(t0+240)} [gpu_worker.py:402] Available KV cache memory: {kv_gib:.2f} GiB"),
+              (t0 + 240.1 + e * 0.01, f"(EngineCore_DP{e} pid={core}) INFO {ts(t0+240)} [kv_cache_utils.py:1388] GPU KV cache size: {pool:,} tokens"),
+              (t0 + 240.2 + e * 0.01, f"(EngineCore_DP{e} pid={core}) INFO {ts(t0+240)} [kv_cache_utils.py:1392] Maximum concurrency for 2,048 tokens per request: {pool / 2048:.2f}x"),
+              (t0 + 300 + e * 0.01, f"(EngineCore_DP{e} pid={core}) INFO {ts(t0+300)} [gpu_model_runner.py:4807] Graph capturing finished in 38 secs, took 1.46 GiB")]
+    L.append((t0 + 320, f"(APIServer pid={api}) INFO {ts(t0+320)} [api_server.py:2061] Starting vLLM API server 0 on http://0.0.0.0:8000"))
+    for e, c in enumerate(engines):
+        L += stats_lines(c, start - 50, start + (n - 1) * iv, api, "loggers.py:271", eng=f"{e:03d}", mm_line=False)
+    mc = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072, "num_hidden_layers": 62,
+          "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 1536,
+          "num_local_experts": 256, "num_experts_per_tok": 8, "vocab_size": 200064, "max_position_embeddings": 196608,
+          "rope_theta": 5000000, "torch_dtype": "bfloat16",
+          "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}
+    used = int(0.9 * B200) + 900 * 2 ** 20
+    dev = [{"index": i, "name": "NVIDIA B200", "memory_total": B200, "memory_used": used,
+            "processes": [{"pid": 210 + i * 3, "name": "VLLM::EngineCore", "used_memory": used - 620 * 2 ** 20}]} for i in range(2)]
+    argv = ["vllm", "serve", "nvidia/MiniMax-M2.5-NVFP4", "--data-parallel-size", "2", "--enable-expert-parallel", "--max-model-len", "2048",
+            "--kv-cache-dtype", "fp8", "--max-cudagraph-capture-size", "2048", "--max-num-batched-tokens", "700",
+            "--stream-interval", "20", "--no-enable-prefix-caching", "--trust-remote-code"]
+    write_multi(engines, C / cid / "bundle", server=server_json("0.20.0", "nvidia/MiniMax-M2.5-NVFP4", "nvidia/MiniMax-M2.5-NVFP4", 2048, int(t0 + 320)),
+                engine_args={"argv": argv, "args": {"data-parallel-size": 2, "enable-expert-parallel": True, "max-model-len": 2048,
+                                                    "kv-cache-dtype": "fp8", "max-cudagraph-capture-size": 2048, "max-num-batched-tokens": 700,
+                                                    "stream-interval": 20, "enable-prefix-caching": False, "trust-remote-code": True}},
+                model_config=mc, gpu=[{"t": round(start + k * iv, 3), "devices": dev} for k in range(n)], logs=L,
+                notes="MiniMax-M2.5-NVFP4, DP2 + expert parallel on 2x B200, --max-num-batched-tokens 700. vllm bench serve, random 1024 in / 1024 out: a run at --max-concurrency 512 ends about 3 min into the capture, then a run at --max-concurrency 2048 (4096 prompts) starts. Complaint: performance drops drastically when the batch reaches its peak. /metrics every 10 s for 8 min and the server log.",
+                endpoint="http://10.60.2.14:8000", start=start, n=n, interval=iv)
+
+
 if __name__ == "__main__":
     want = set(sys.argv[1:])
-    for fn in [case_dp8]:
+    for fn in [case_dp8, case_minimax]:
         if not want or fn.__name__ in want:
             fn()
