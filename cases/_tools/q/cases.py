@@ -180,8 +180,118 @@ def case_minimax():
                 endpoint="http://10.60.2.14:8000", start=start, n=n, interval=iv)
 
 
+def startup(t, api, core, version, nondef, kv_gib, kv_tok, mml, refs, extra=(), prefix=True):
+    A = f"(APIServer pid={api}) " if prefix else ""
+    E = f"(EngineCore_DP0 pid={core}) " if prefix else ""
+    L = [(t, f"{A}INFO {ts(t)} [{refs['args']}] non-default args: {nondef}")]
+    for i, x in enumerate(extra):
+        L.append((t + 10 + i, f"{E}INFO {ts(t+10+i)} {x}"))
+    L += [(t + 60, f"{E}INFO {ts(t+60)} [{refs['worker']}] Available KV cache memory: {kv_gib:.2f} GiB"),
+          (t + 60.1, f"{E}INFO {ts(t+60)} [{refs['kv1']}] GPU KV cache size: {kv_tok:,} tokens"),
+          (t + 60.2, f"{E}INFO {ts(t+60)} [{refs['kv2']}] Maximum concurrency for {mml:,} tokens per request: {kv_tok / mml:.2f}x"),
+          (t + 90, f"{A}INFO {ts(t+90)} [{refs['api']}] Starting vLLM API server 0 on http://0.0.0.0:8000")]
+    return L
+
+
+# ---------------------------------------------------------------- 3 Qwen3-4B-AWQ, TTFT after 10 s idle gaps
+def case_idle():
+    cid = "q-qwen3-4b-awq-idle-gap-ttft"
+    rng = random.Random(31602)
+    t0 = 1767254400.0  # 2026-01-01 08:00 UTC
+    start, n, iv = t0 + 600, 73, 5.0
+    bpt = 2 * 36 * 8 * 128 * 2
+    kv_gib = 15.88
+    pool = int(kv_gib * GiB / bpt) // 16 * 16
+    c = Case(cid, "0.13.0", False, "Qwen3-4B-AWQ", "/workspace/models/Qwen3-4B-AWQ", 40960, start, n, iv, {}, pool, 16, 256, tmpl=T014)
+    itl = 0.0178
+    reqs, t, rid = [], start - 40, 0
+    burst_at = start + 275
+    while t < burst_at:
+        p = rng.choice([3768, 3768, 1386, 1371, 1375, 2210, 2894, 1640])
+        g = rng.randint(116, 243)
+        r = Req(rid, round(t, 3), p, 0, g, 1024, "stop"); rid += 1
+        r.t_sched = t + 0.004; r.t_first = r.t_sched + rng.uniform(1.5, 2.2) + (p / 3768) * rng.uniform(1.2, 2.0)
+        r.step_s = itl; r.t_end = r.t_first + (g - 1) * itl
+        reqs.append(r)
+        t = r.t_end + 10.0 + rng.uniform(0.05, 0.3)
+    # back-to-back control run at the end: first request after the pause is slow, the rest fast
+    ctl = [(3768, 135, 4.0879), (3768, 243, 0.9032), (1386, 116, 0.0727), (1386, 124, 0.3351), (1371, 138, 0.1575), (1375, 119, 0.0694),
+           (1386, 131, 0.0712), (1371, 122, 0.0703), (1375, 127, 0.0689), (1386, 118, 0.0721)]
+    t = max(t, burst_at)
+    for p, g, ttft in ctl:
+        r = Req(rid, round(t, 3), p, 0, g, 1024, "stop"); rid += 1
+        r.t_sched = t + 0.004; r.t_first = t + ttft; r.step_s = itl; r.t_end = r.t_first + (g - 1) * itl
+        reqs.append(r)
+        t = r.t_end + 0.02
+    c.reqs = reqs
+    c.labels_cc = tmpl_cc(T014, num_gpu_blocks=pool // 16)
+    refs = {"args": "utils.py:253", "worker": "gpu_worker.py:359", "kv1": "kv_cache_utils.py:1087", "kv2": "kv_cache_utils.py:1091", "api": "api_server.py:1351"}
+    nondef = "{'host': '0.0.0.0', 'port': 8000, 'model': '/workspace/models/Qwen3-4B-AWQ', 'served_model_name': ['Qwen3-4B-AWQ']}"
+    L = startup(t0, 7125, 7311, "0.13.0", nondef, kv_gib, pool, 40960, refs,
+                extra=["[core.py:93] Initializing a V1 LLM engine (v0.13.0) with config: model='/workspace/models/Qwen3-4B-AWQ', quantization=awq_marlin, enforce_eager=False, kv_cache_dtype=auto, max_seq_len=40960, enable_prefix_caching=True, enable_chunked_prefill=True"])
+    L += stats_lines(c, start - 40, start + (n - 1) * iv, 7125, "loggers.py:257") + access_lines(c, 7125, "/v1/chat/completions")
+    mc = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 2560, "intermediate_size": 9728,
+          "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+          "max_position_embeddings": 40960, "rope_theta": 1000000, "vocab_size": 151936, "torch_dtype": "float16",
+          "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}}
+    used = int(0.9 * A10) + 310 * 2 ** 20
+    dev = [{"index": 0, "name": "NVIDIA A10", "memory_total": A10, "memory_used": used,
+            "processes": [{"pid": 7311, "name": "VLLM::EngineCore", "used_memory": used - 260 * 2 ** 20}]}]
+    argv = ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "/workspace/models/Qwen3-4B-AWQ",
+            "--served-model-name", "Qwen3-4B-AWQ", "--host", "0.0.0.0", "--port", "8000"]
+    write(c, C / cid / "bundle", server=server_json("0.13.0", "Qwen3-4B-AWQ", "/workspace/models/Qwen3-4B-AWQ", 40960, int(t0 + 90)),
+          engine_args={"argv": argv, "args": {"model": "/workspace/models/Qwen3-4B-AWQ", "served-model-name": "Qwen3-4B-AWQ", "host": "0.0.0.0", "port": 8000}},
+          model_config=mc, gpu=gpu_samples(c, dev), logs=L, endpoint="http://10.0.3.21:8000",
+          notes="Qwen3-4B-AWQ on one GPU, default flags. A client sends one chat request at a time with a 10 s pause after each answer (first 4.5 min of the capture); every request after a pause waits seconds for its first token. At the end the same client sends 10 requests back to back for comparison (client-side TTFT: 4.09 s, 0.90 s, then 0.07-0.34 s). /metrics every 5 s for 6 min, server log.")
+
+
+# ---------------------------------------------------------------- 4 NIXL 1p1d: the decode instance prefills again
+def case_nixl():
+    cid = "q-nixl-1p1d-decode-reprefills"
+    rng = random.Random(21037)
+    t0 = 1752739200.0  # 2025-07-17 08:00 UTC
+    start, n, iv = t0 + 900, 73, 5.0
+    bpt = 2 * 32 * 8 * 128 * 2
+    kv_gib = 52.61
+    pool = int(kv_gib * GiB / bpt) // 16 * 16
+    c = Case(cid, "0.10.0", False, "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", 16384, start, n, iv, {}, pool, 16, 1024, tmpl=T010)
+    reqs, t, rid = [], start - 30, 0
+    while t < start + n * iv:
+        p = rng.randint(3900, 4100); g = 200
+        pf = 0.012 + p * 7.9e-5  # ~0.33 s for 4000 tokens on the decode side, same as the prefill instance
+        r = Req(rid, round(t, 3), p, 0, g, 200, "length"); rid += 1
+        r.t_sched = t + 0.002; r.t_first = r.t_sched + pf; r.step_s = 0.0071; r.t_end = r.t_first + (g - 1) * r.step_s
+        reqs.append(r)
+        t = r.t_end + 0.03 + (0.012 + rng.randint(3900, 4100) * 7.9e-5) + 0.02  # next request: client -> proxy -> prefill instance -> here
+    c.reqs = reqs
+    c.labels_cc = tmpl_cc(T010, num_gpu_blocks=pool // 16, enable_prefix_caching="True", gpu_memory_utilization="0.9")
+    refs = {"args": "cli_args.py:261", "worker": "gpu_worker.py:255", "kv1": "kv_cache_utils.py:833", "kv2": "kv_cache_utils.py:837", "api": "api_server.py:1818"}
+    ktc = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+    nondef = "{'port': 8200, 'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 16384, 'kv_transfer_config': KVTransferConfig(kv_connector='NixlConnector', engine_id='5c7a1e0e-7f0b-4c1e-9a56-2f3b8f0d1c44', kv_buffer_device='cuda', kv_buffer_size=1000000000.0, kv_role='kv_both', kv_rank=None, kv_parallel_size=1, kv_ip='127.0.0.1', kv_port=14579, kv_connector_extra_config={}, kv_connector_module_path=None)}"
+    L = startup(t0, 0, 0, "0.10.0", nondef, kv_gib, pool, 16384, refs, prefix=False,
+                extra=["[core.py:71] Initializing a V1 LLM engine (v0.10.0) with config: model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=16384, tensor_parallel_size=1, enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=True, chunked_prefill_enabled=True",
+                       "[factory.py:74] Creating v1 connector with name: NixlConnector and engine_id: 5c7a1e0e-7f0b-4c1e-9a56-2f3b8f0d1c44",
+                       "[nixl_connector.py:440] Initializing NIXL wrapper",
+                       "[nixl_connector.py:441] Initializing NIXL worker 5c7a1e0e-7f0b-4c1e-9a56-2f3b8f0d1c44"])
+    L = [(a, b.replace("Starting vLLM API server 0 on http://0.0.0.0:8000", "Starting vLLM API server 0 on http://0.0.0.0:8200")) for a, b in L]
+    L += stats_lines(c, start - 30, start + (n - 1) * iv, 0, "loggers.py:118", prefix=False)
+    L += [(r.t_arr + 0.002, f'INFO:     127.0.0.1:{52000 + r.rid % 900} - "POST /v1/completions HTTP/1.1" 200 OK') for r in reqs]
+    mc = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+          "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+          "max_position_embeddings": 131072, "rope_theta": 500000.0, "vocab_size": 128256, "torch_dtype": "bfloat16",
+          "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+    used = int(0.9 * H800) + 520 * 2 ** 20
+    dev = [{"index": 0, "name": "NVIDIA H800", "memory_total": H800, "memory_used": used,
+            "processes": [{"pid": 4121, "name": "python3", "used_memory": used - 480 * 2 ** 20}]}]
+    argv = ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8200", "--max-model-len", "16384", "--kv-transfer-config", ktc]
+    write(c, C / cid / "bundle", server=server_json("0.10.0", c.model_name, c.model_root, 16384, int(t0 + 90)),
+          engine_args={"argv": argv, "args": {"port": 8200, "max-model-len": 16384, "kv-transfer-config": ktc}},
+          model_config=mc, gpu=gpu_samples(c, dev), logs=L, endpoint="http://0.0.0.0:8200",
+          notes="Decode instance (port 8200) of a 1P1D NixlConnector setup (prefill instance on port 8100, same model, one H800 each, requests routed by a proxy). Benchmark at concurrency 1, random ~4000-token prompts, 200 output tokens. Client TTFT is ~0.68 s against ~0.33 s for a single plain instance (tp1); the prefill instance's own /metrics show a mean TTFT of ~0.33 s. /metrics of the decode instance every 5 s for 6 min and its log.")
+
+
 if __name__ == "__main__":
     want = set(sys.argv[1:])
-    for fn in [case_dp8, case_minimax]:
+    for fn in [case_dp8, case_minimax, case_idle, case_nixl]:
         if not want or fn.__name__ in want:
             fn()
