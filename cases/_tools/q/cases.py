@@ -290,8 +290,84 @@ def case_nixl():
           notes="Decode instance (port 8200) of a 1P1D NixlConnector setup (prefill instance on port 8100, same model, one H800 each, requests routed by a proxy). Benchmark at concurrency 1, random ~4000-token prompts, 200 output tokens. Client TTFT is ~0.68 s against ~0.33 s for a single plain instance (tp1); the prefill instance's own /metrics show a mean TTFT of ~0.33 s. /metrics of the decode instance every 5 s for 6 min and its log.")
 
 
+class PReq(Req):
+    """A request whose decode step time changes over time: segs = [(t_from, t_to, step_s), ...] after t_first."""
+    def _steps(self, t):
+        k = 0
+        for a, b, st in self.segs:
+            if t <= a:
+                break
+            k += int((min(t, b) - a) / st)
+        return k
+
+    def steps(self):
+        return self._steps(self.t_end)
+
+    def gen_by(self, t):
+        if t < self.t_first:
+            return 0
+        return min(self.gen, 1 + self._steps(min(t, self.t_end)))
+
+    def steps_by(self, t):
+        return 0 if t < self.t_first else self._steps(min(t, self.t_end))
+
+    def itl_by(self, t):
+        out = []
+        for a, b, st in self.segs:
+            if t <= a:
+                break
+            out += [st] * int((min(t, b) - a) / st)
+        return out
+
+
+# ---------------------------------------------------------------- 5 1Cat-vLLM, 2x V100S TP2, batch-2 decode collapse past ~221k
+def case_v100():
+    cid = "q-v100-tp2-221k-batch2-decode-collapse"
+    t0 = 1788422400.0  # 2026-09-03 08:00 UTC
+    start, n, iv = t0 + 1800, 73, 10.0
+    pool = 540672
+    c = Case(cid, "1.5.0", False, "Qwen3.8-27B-QUASAR-NVFP4", "/models/Qwen3.8-27B-QUASAR-NVFP4", 262144, start, n, iv, {}, pool, 16, 4, tmpl=T020)
+    far = start + 86400
+    T2 = start + 180
+    T3 = T2 + 232000 / 1000.0
+    r1 = PReq(0, start - 1400, 227800, 226304, 32768, 32768, "length")
+    r1.t_sched = r1.t_arr; r1.t_first = r1.t_sched + 2.2; r1.step_s = 0.083; r1.t_end = far
+    r1.segs = [(r1.t_first, T2, 0.083), (T2, T3, 0.125), (T3, far, 6.7)]
+    r2 = PReq(1, T2, 231900, 0, 32768, 32768, "length")
+    r2.t_sched = T2; r2.t_first = T3; r2.step_s = 6.7; r2.t_end = far
+    r2.segs = [(T3, far, 6.7)]
+    c.reqs = [r1, r2]
+    c.labels_cc = tmpl_cc(T020, num_gpu_blocks=pool // 16, mamba_cache_mode="align", cache_dtype="auto")
+    refs = {"args": "utils.py:233", "worker": "gpu_worker.py:402", "kv1": "kv_cache_utils.py:1388", "kv2": "kv_cache_utils.py:1392", "api": "api_server.py:2061"}
+    nondef = "{'model_tag': '/models/Qwen3.8-27B-QUASAR-NVFP4', 'model': '/models/Qwen3.8-27B-QUASAR-NVFP4', 'dtype': 'float16', 'max_model_len': 262144, 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.95, 'enable_prefix_caching': True, 'max_num_seqs': 4, 'attention_backend': 'FLASH_ATTN_V100'}"
+    L = startup(t0, 1, 96, "1.5.0", nondef, 8.25, pool, 262144, refs,
+                extra=["[core.py:104] Initializing a V1 LLM engine (v1.5.0) with config: model='/models/Qwen3.8-27B-QUASAR-NVFP4', dtype=torch.float16, max_seq_len=262144, tensor_parallel_size=2, quantization=compressed-tensors, enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=True",
+                       "[compressed_tensors.py:611] SM70 compressed-tensors NVFP4 TurboMind W4A16 dense path enabled",
+                       "[cuda.py:418] Using FLASH_ATTN_V100 attention backend.",
+                       "[gdn_attn.py:212] SM70 FlashQLA GDN decode route enabled",
+                       "[config.py:561] Prefix caching is enabled with Mamba cache 'align' mode."])
+    L += stats_lines(c, start - 30, start + (n - 1) * iv, 1, "loggers.py:271")
+    L += [(r.t_arr + 0.002, f'(APIServer pid=1) INFO:     10.8.0.{21 + r.rid}:{50110 + r.rid} - "POST /v1/chat/completions HTTP/1.1" 200 OK') for r in c.reqs]
+    mc = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "text_config": {
+        "model_type": "qwen3_5_text", "hidden_size": 5120, "num_hidden_layers": 64, "num_attention_heads": 24, "num_key_value_heads": 4,
+        "head_dim": 256, "full_attention_interval": 4, "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 16,
+        "linear_num_key_heads": 16, "linear_num_value_heads": 48, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4, "vocab_size": 248320, "max_position_embeddings": 262144, "torch_dtype": "bfloat16"},
+        "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized"}}
+    used = int(0.95 * V100S) - 180 * 2 ** 20
+    dev = [{"index": i, "name": "Tesla V100S-PCIE-32GB", "memory_total": V100S, "memory_used": used,
+            "processes": [{"pid": 240 + i, "name": "VLLM::Worker_TP%d" % i, "used_memory": used - 300 * 2 ** 20}]} for i in range(2)]
+    argv = ["vllm", "serve", "/models/Qwen3.8-27B-QUASAR-NVFP4", "--dtype", "float16", "--tensor-parallel-size", "2", "--max-model-len", "262144",
+            "--gpu-memory-utilization", "0.95", "--enable-prefix-caching", "--max-num-seqs", "4", "--attention-backend", "FLASH_ATTN_V100"]
+    write(c, C / cid / "bundle", server=server_json("1.5.0", c.model_name, c.model_root, 262144, int(t0 + 90)),
+          engine_args={"argv": argv, "args": {"dtype": "float16", "tensor-parallel-size": 2, "max-model-len": 262144, "gpu-memory-utilization": 0.95,
+                                              "enable-prefix-caching": True, "max-num-seqs": 4, "attention-backend": "FLASH_ATTN_V100"}},
+          model_config=mc, gpu=gpu_samples(c, dev), logs=L, endpoint="http://10.8.0.5:8000",
+          notes="1Cat-vLLM 1.5.0 (vLLM fork for SM70) on 2x Tesla V100S-PCIE-32GB, TP2, NCCL_P2P_DISABLE=1, VLLM_SM70_FLASH_ATTN_V100=1. Two long agent sessions: one at ~228k tokens of context decoding alone, then a second one at ~232k starts. Once both decode, the stream crawls (client sees a token every ~7 s); nvidia-smi shows both GPUs at 100% utilization and ~250 W throughout. /metrics every 10 s for 12 min, server log.")
+
+
 if __name__ == "__main__":
     want = set(sys.argv[1:])
-    for fn in [case_dp8, case_minimax, case_idle, case_nixl]:
+    for fn in [case_dp8, case_minimax, case_idle, case_nixl, case_v100]:
         if not want or fn.__name__ in want:
             fn()
