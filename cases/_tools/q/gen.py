@@ -336,7 +336,7 @@ def write(c: Case, out: Path, *, server: dict, engine_args: dict, model_config: 
 def server_json(version: str, served: str, root: str, mml: int, created: int) -> dict:
     return {"version": {"version": version}, "models": {"object": "list", "data": [{
         "id": served, "object": "model", "created": created, "owned_by": "vllm", "root": root, "parent": None,
-        "max_model_len": mml, "permission": [{"id": "modelperm-" + format(abs(hash(served + version)) % (16 ** 32), "032x"),
+        "max_model_len": mml, "permission": [{"id": "modelperm-" + __import__("hashlib").md5((served + version).encode()).hexdigest(),
         "object": "model_permission", "created": created, "allow_create_engine": False, "allow_sampling": True,
         "allow_logprobs": True, "allow_search_indices": False, "allow_view": True, "allow_fine_tuning": False,
         "organization": "*", "group": None, "is_blocking": False}]}]}, "health": 200}
