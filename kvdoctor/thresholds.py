@@ -18,5 +18,13 @@ POOL_FULL: Final = 0.9
 # for the pool, and the healthy table's words follow it.
 CARD_FULL: Final = 0.98
 
+# The busiest data-parallel engine's running share over an even share at which the engines'
+# load counts as uneven: the others had room, so one engine's limit is not the server's (the
+# planner refuses replicas, kv-admission advises spreading the load first).
+ENGINES_UNEVEN: Final = 1.5
+
 # The names a playbook may write as ``$name`` in a condition's ``value``.
-PLAYBOOK_CONSTANTS: Final[dict[str, float]] = {"pool_full": POOL_FULL}
+PLAYBOOK_CONSTANTS: Final[dict[str, float]] = {
+    "pool_full": POOL_FULL,
+    "engines_uneven": ENGINES_UNEVEN,
+}

@@ -643,6 +643,12 @@ def model_dtype_bytes(dtype: str) -> int:
     return _MODEL_DTYPE_BYTES[_model_dtype_name(dtype)]
 
 
+def kv_dtype_bytes(name: str) -> Fraction | None:
+    """Bytes per KV element of a --kv-cache-dtype (nvfp4 → 1/2); None for ``auto`` (the
+    model's dtype) or a name this table does not know."""
+    return _KV_DTYPE_BYTES.get(name.strip().lower())
+
+
 def _weight_bytes(value: Any) -> Fraction:
     name = str(value).lower()
     if name in _MODEL_DTYPE_BYTES:

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
+from kvdoctor.kvmath.model import KV_DTYPES, kv_dtype_bytes
 from kvdoctor.remediation.config import (
     BOOL_FLAGS,
     EngineConfig,
@@ -35,10 +37,8 @@ from kvdoctor.remediation.config import (
 
 Action = Literal["remove", "set", "raise", "lower"]
 
-KV_CACHE_DTYPES: frozenset[str] = frozenset(
-    {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
-)
-_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
+# The dtypes --kv-cache-dtype accepts: the KV math's one table (4-bit and scaled formats too).
+KV_CACHE_DTYPES: frozenset[str] = frozenset(KV_DTYPES)
 # Flags that describe where the server listens or what it serves, not how it runs: dropped from
 # the argument lists kvdoctor validates (they need a host or a model path of this machine).
 SERVER_ONLY: frozenset[str] = frozenset(
@@ -144,8 +144,10 @@ def _num(v: FlagValue | None) -> float | None:
         return None
 
 
-def _dtype_bytes(dtype: str) -> int:
-    return 1 if dtype in _FP8 else 2
+def _dtype_bytes(dtype: str) -> Fraction:
+    # One table for every dtype (a 4-bit cache is half a byte): ``auto`` and names it does
+    # not know count as a 16-bit model dtype.
+    return kv_dtype_bytes(dtype) or Fraction(2)
 
 
 def settings(cfg: EngineConfig, args: dict[str, FlagValue]) -> Settings:
@@ -198,7 +200,7 @@ def _pool_tokens(
     if not cfg.bytes_per_token or not block_size:
         return None
     current_dtype_bytes = _dtype_bytes(cfg.kv_cache_dtype)
-    bpt = cfg.bytes_per_token * _dtype_bytes(dtype) // current_dtype_bytes
+    bpt = int(cfg.bytes_per_token * _dtype_bytes(dtype) / current_dtype_bytes)
     memory = cfg.kv_cache_memory_bytes
     if memory is None and cfg.num_gpu_blocks_override is None and cfg.pool_tokens:
         memory = cfg.pool_tokens * cfg.bytes_per_token

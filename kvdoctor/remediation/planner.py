@@ -26,9 +26,16 @@ from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to
 from kvdoctor.report.model import Finding
 from kvdoctor.rules.evaluate import remediation_line
 from kvdoctor.rules.load import load_playbooks
-from kvdoctor.rules.predicates import PREDICATES, SignalView, decode_step_tokens
+from kvdoctor.rules.predicates import (
+    PREDICATES,
+    SignalView,
+    capture_size,
+    capture_size_below,
+    decode_step_tokens,
+)
 from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
+from kvdoctor.thresholds import ENGINES_UNEVEN
 
 
 @dataclass(frozen=True)
@@ -427,11 +434,9 @@ def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
 def _saturated(c: _Ctx) -> str | None:
     """How the window shows the server at its limit, or None when it never got there."""
     win, cfg = c.win, c.cfg
-    if (
-        cfg.knows("max-num-seqs")
-        and win.running_max is not None
-        and win.running_max >= cfg.max_num_seqs
-    ):
+    # --max-num-seqs limits each data-parallel engine: the busiest engine's peak, not the sum.
+    running = c.view.num("running_max_engine")
+    if cfg.knows("max-num-seqs") and running is not None and running >= cfg.max_num_seqs:
         return f"running reached --max-num-seqs {cfg.max_num_seqs}"
     kv = c.view.num("kv_usage_max")
     if kv is not None and kv >= 0.9 and (win.waiting_max or 0) > 0:
@@ -444,6 +449,18 @@ def _replicas(c: _Ctx, pool: int | None = None) -> list[Change]:
     del pool
     win, v = c.win, c.view
     finished, window = v.num("requests_finished_window"), v.num("window_s")
+    engines, busiest = v.num("engines"), v.num("engine_busiest_running_share")
+    if engines is not None and engines >= 2 and busiest is not None:
+        uneven = busiest * engines
+        if uneven >= ENGINES_UNEVEN:
+            # One engine's limit is not the server's: the others had room (external case
+            # q-dp8: two of eight engines full and queueing while six ran half empty).
+            return c.refuse(
+                f"Adding replicas: {fmt_int(engines)} data-parallel engines share this "
+                f"endpoint unevenly (the busiest ran {busiest:.0%} of the running requests, "
+                f"{uneven:.1f}× an even share), so the others had room; it would need a window "
+                "where every engine reaches its limit, after the load is spread over them"
+            )
     limit = _saturated(c)
     if limit is None:
         return c.refuse(
@@ -1140,35 +1157,19 @@ def _plan_lower_gmu(
     return [Change("tune", (edit,), effect)]
 
 
-def _capture_size(n: int) -> int:
-    """The smallest CUDA-graph capture size vLLM would capture that covers ``n`` sequences:
-    its sizes run 1, 2, 4, then multiples of 8 up to 256, then multiples of 16."""
-    if n <= 4:
-        return 1 << max(0, math.ceil(math.log2(max(1, n))))
-    if n <= 256:
-        return math.ceil(n / 8) * 8
-    return math.ceil(n / 16) * 16
-
-
-def _capture_size_below(n: int) -> int:
-    """The largest capture size vLLM's default list holds that is at most ``n``."""
-    if n < 8:
-        return 1 << max(0, int(math.log2(max(1, n))))
-    if n <= 256:
-        return n // 8 * 8
-    return n // 16 * 16
-
-
 def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
-    cfg, win = c.cfg, c.win
+    cfg = c.cfg
     captured = c.view.num("log_cudagraph_max_capture_size")
     full = c.view.num("log_cudagraph_full_largest")
-    peak = win.running_max
+    # Each data-parallel engine captures and replays its own graphs: its own peak counts.
+    peak = c.view.num("running_max_engine")
     if peak is None or captured is None:
         return []
     step = c.view.num("decode_step_tokens_max")
     if step is not None and step > peak and step > captured:
         return _capture_spec_width(c, int(peak), int(step), int(captured))
+    if c.view.value("budget_step_uncaptured") is True and peak <= captured:
+        return _capture_budget(c, int(captured))
     if peak <= captured:
         # The capture list covers the batch, but FULL decode graphs stop below it: vLLM
         # captures FULL graphs only up to max_num_seqs rounded down to a capture size, so the
@@ -1176,7 +1177,7 @@ def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
         # batch on a FULL graph (a capture list that holds max_num_seqs does the same).
         if full is None or peak <= full or not cfg.max_num_seqs:
             return []
-        target = _capture_size_below(int(cfg.max_num_seqs))
+        target = capture_size_below(int(cfg.max_num_seqs))
         if target >= cfg.max_num_seqs or target < full:
             return []
         effect = (
@@ -1195,7 +1196,7 @@ def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
             )
         edit = Edit("lower", "max-num-seqs", int(cfg.max_num_seqs), target)
         return [Change("tune", (edit,), effect)]
-    target = min(_capture_size(peak), _capture_size(cfg.max_num_seqs))
+    target = min(capture_size(int(peak)), capture_size(cfg.max_num_seqs))
     if target <= captured:
         return []
     before = int(captured) if cfg.is_set("max-cudagraph-capture-size") else None
@@ -1215,6 +1216,28 @@ def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:
     return [Change("tune", (edit,), effect)]
 
 
+def _capture_budget(c: _Ctx, captured: int) -> list[Change]:
+    """A token budget just above the largest captured graph: vLLM cuts its capture list at
+    --max-num-batched-tokens and captures only sizes on its ladder, so a budget off the
+    ladder is never captured and every step filled to it runs eagerly (external case
+    q-minimax: budget 700, graphs up to 688, every full step eager). The next ladder size as
+    the budget is captured; the largest captured size as the budget needs no new graph."""
+    budget = c.cfg.max_num_batched_tokens
+    if budget is None or budget <= captured:
+        return []
+    target = capture_size(budget)
+    effect = (
+        f"a step filled to the token budget ({fmt_int(target)} tokens) replays a CUDA graph: "
+        f"vLLM captures sizes up to the budget, {fmt_int(budget)} is not one of them, and "
+        f"today every full step runs eagerly past the largest graph ({fmt_int(captured)}); "
+        f"{fmt_int(captured)} does the same with {fmt_int(budget - captured)} fewer tokens a "
+        f"step, and a cudagraph_capture_sizes list in --compilation-config that holds "
+        f"{fmt_int(budget)} keeps the budget"
+    )
+    edit = Edit("raise", "max-num-batched-tokens", budget, target)
+    return [Change("tune", (edit,), effect)]
+
+
 def _graphs_for(c: _Ctx, seqs: int) -> tuple[Edit, str] | None:
     """The capture-size edit a larger --max-num-seqs needs, where the start-up log gives the
     largest captured graph: a decode step of ``seqs`` sequences (each with its drafts under
@@ -1227,7 +1250,7 @@ def _graphs_for(c: _Ctx, seqs: int) -> tuple[Edit, str] | None:
     width = int(decode_step_tokens(seqs, c.view))
     if width <= captured:
         return None
-    target = _capture_size(width)
+    target = capture_size(width)
     edit = Edit("raise", "max-cudagraph-capture-size", int(captured), target)
     per = f" × {width // seqs} tokens" if width > seqs else ""
     return edit, (
@@ -1243,7 +1266,7 @@ def _capture_spec_width(c: _Ctx, running: int, step: int, captured: int) -> list
     list adds on its own unless the maximum is set below it (external case o-spec6:
     --max-cudagraph-capture-size 42 truncated to 40, six sequences verifying 7 tokens each)."""
     cfg = c.cfg
-    target = _capture_size(step)
+    target = capture_size(step)
     known = cfg.is_set("max-cudagraph-capture-size") or c.view.value("log_cudagraph_truncated")
     edit = (
         Edit("raise", "max-cudagraph-capture-size", captured, target)

@@ -443,6 +443,42 @@ def _decode_step_tokens_max(s: SignalView) -> Scalar:
     return None if running is None else decode_step_tokens(running, s)
 
 
+def capture_size(n: int) -> int:
+    """The smallest CUDA-graph capture size vLLM would capture that covers ``n`` tokens: its
+    sizes run 1, 2, 4, then multiples of 8 up to 256, then multiples of 16."""
+    if n <= 4:
+        return 1 << max(0, math.ceil(math.log2(max(1, n))))
+    if n <= 256:
+        return math.ceil(n / 8) * 8
+    return math.ceil(n / 16) * 16
+
+
+def capture_size_below(n: int) -> int:
+    """The largest capture size vLLM's default list holds that is at most ``n``."""
+    if n < 8:
+        return 1 << max(0, int(math.log2(max(1, n))))
+    if n <= 256:
+        return n // 8 * 8
+    return n // 16 * 16
+
+
+@derived(
+    "budget_step_uncaptured",
+    "bool",
+    "The token budget (--max-num-batched-tokens) is not a captured CUDA-graph size, only just "
+    "above the largest one: vLLM cut its capture list at the budget, so a step filled to the "
+    "budget (requests waiting, chunked prefill) runs eagerly.",
+)
+def _budget_step_uncaptured(s: SignalView) -> Scalar:
+    budget, captured = s.num("max_num_batched_tokens"), s.num("log_cudagraph_max_capture_size")
+    if budget is None or captured is None or budget <= 0 or captured <= 0:
+        return None
+    # Only a list cut at the budget ends on the capture size just below it; a list that stops
+    # at --max-cudagraph-capture-size far below a large budget leaves prefill-sized steps
+    # eager, where the launch overhead a graph saves is small against their compute.
+    return budget > captured and capture_size_below(int(budget)) == int(captured)
+
+
 def decode_step_tokens(seqs: float, s: SignalView) -> float:
     """Tokens a decode step of ``seqs`` sequences runs: each sequence's own token, plus the
     drafted tokens per step it verifies when speculation is on."""
@@ -631,6 +667,7 @@ DERIVED_LABELS: dict[str, str] = {
     "capacity_tokens": "the KV pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
     "decode_step_tokens_max": "tokens in the busiest decode step (sequences × drafts + 1)",
+    "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
     "weights_floor": "one read of the weights",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",
@@ -659,6 +696,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "prompts_show_drift_harm": (
         "the prompt sample shows drift behind the missing hits",
         "the prompt sample shows no drift behind missing hits",
+    ),
+    "budget_step_uncaptured": (
+        "a step filled to the token budget has no captured CUDA graph",
+        "a step filled to the token budget replays a captured CUDA graph",
     ),
 }
 # What a predicate says in words when it does not hold (its doc says what it means).

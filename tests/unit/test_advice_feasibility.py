@@ -302,3 +302,25 @@ def test_preemption_with_two_running_never_serialises_the_server() -> None:
     )
     (f,) = _advise(s, [_finding("preemption", "kv-capacity")])
     assert not any("--max-num-seqs from 8 to 1" in line for line in f.remediation)
+
+
+def test_a_4_bit_cache_stepped_back_to_fp8_halves_the_pool_it_states() -> None:
+    # External case r-nvfp4 (round 6, dev): an nvfp4 cache of 6.1M tokens stepped back to fp8
+    # printed "6,142,976 → 12,285,952 tokens": 8 bits a value is twice a 4-bit cache's bytes.
+    b = read_bundle(CASES / "r-nvfp4-kv-trtllm-qwen35-397b-b200" / "bundle")
+    _, advised, _ = plan_bundle(b)
+    f = next(x for x in advised if x.cause == "fp8-kv-cache")
+    first, second = f.remediation[0], f.remediation[1]
+    assert first.startswith("Set --kv-cache-dtype fp8: ")
+    assert "pool 6,142,976 → 3,071,488 tokens" in first
+    assert "pool 6,142,976 → 1,535,744 tokens" in second  # 16 bits: a quarter
+
+
+def test_a_token_budget_just_above_the_largest_graph_is_put_on_the_capture_ladder() -> None:
+    # External case q-minimax (round 6, dev): budget 700, graphs up to 688 on each of two
+    # data-parallel engines (~350 sequences each, which the graphs cover).
+    b = read_bundle(CASES / "q-minimax-dp2-batched-700-eager" / "bundle")
+    _, advised, _ = plan_bundle(b)
+    f = next(x for x in advised if x.cause == "cudagraph-batch-above-capture")
+    assert f.remediation[0].startswith("Raise --max-num-batched-tokens from 700 to 704: ")
+    assert not any("--max-cudagraph-capture-size" in line for line in f.remediation)
