@@ -529,6 +529,13 @@ _DEFS += [
         "prompt under another adapter or cache salt and of none under its own: the hits the "
         "identity split costs, whatever most prompts show.",
     ),
+    (
+        "prompt_sample_length_ratio",
+        "ratio",
+        "The prompt sample's mean length over the window's mean prompt: far from 1, the "
+        "sample's token shares do not stand for the server's (prompt_shareable_fraction is then "
+        "unknown).",
+    ),
     ("prompt_identities", "count", "Distinct (LoRA adapter, cache salt) pairs in the sample."),
     ("prompt_adapters", "count", "Distinct LoRA adapters in the sample (the base model is one)."),
     (
@@ -608,6 +615,7 @@ LABELS: dict[str, str] = {
     "prompt_share_pattern": "what the prompts share",
     "prompt_identities": "distinct adapters and cache salts in the prompt sample",
     "complaint": "the symptom users report",
+    "prompt_sample_length_ratio": "the prompt sample's mean length over the server's",
     "prompt_adapters": "distinct LoRA adapters in the prompt sample",
     "prompt_cache_salts": "distinct cache salts in the prompt sample",
     "itl_regression": "ITL under load over this server's quiet ITL",

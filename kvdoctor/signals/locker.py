@@ -18,14 +18,25 @@ def locker_math(out: Out, bundle: Bundle) -> None:
     # engines (one scheduler and block manager each, num_gpu_blocks // pipeline size), so with
     # pipeline parallelism a request sees a fraction of the pool the start-up line reports.
     pp = ss.get("log_pipeline_parallel_size")
-    split = isinstance(pp, int) and pp > 1 and ss.get("log_v0_engine") is True
+    v0 = ss.get("log_v0_engine") is True
+    split = isinstance(pp, int) and pp > 1 and v0
     per_request = cap // pp if split and isinstance(cap, int) and isinstance(pp, int) else cap
+    how = f"kv_capacity_tokens / {pp} pipeline virtual engines (V0 engine)" if split else ""
+    block = ss.get("block_size")
+    # The V1 block pool keeps one block as its null block: a request can use every block but
+    # that one (external case p-minimax: 13 blocks of 8,192 tokens, max_model_len 106,496, and
+    # a 101k-token prompt that never got its 13th block).
+    if (
+        not v0
+        and isinstance(per_request, int)
+        and isinstance(block, int)
+        and block > 0
+        and per_request >= 2 * block
+    ):
+        per_request -= block
+        how = "kv_capacity_tokens less one block (vLLM's block pool keeps a null block)"
     if isinstance(per_request, int) and per_request > 0:
-        how = (
-            f"kv_capacity_tokens / {pp} pipeline virtual engines (V0 engine)"
-            if split
-            else "kv_capacity_tokens"
-        )
+        how = how or "kv_capacity_tokens"
         out.set("request_capacity_tokens", per_request, how)
     else:
         out.set("request_capacity_tokens", None, reason="KV capacity unknown")

@@ -106,16 +106,33 @@ def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) ->
     follows a step in which every running request finished (fresh draw 9200-12: running 0 in
     13 of 21 scrapes at --max-num-seqs 2, 14 requests waiting, tokens flowing throughout).
     """
-    prompt, gen = obs.counter_series(PROMPT_TOKENS), obs.counter_series(GENERATION_TOKENS)
-    if len(prompt) < 2 or len(gen) < 2 or not waiting:
-        out.set("stalled_share", None, reason="needs the token counters and the waiting gauge")
+    share = stalled_share(obs, waiting)
+    if isinstance(share, str):
+        out.set("stalled_share", None, reason=share)
         return
+    out.set(
+        "stalled_share",
+        share,
+        f"metrics: intervals with {obs.wire(WAITING)} >= 1 and no increase of "
+        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)} "
+        "(runs that end with a prefill counted are one long prefill step, not a stall)",
+    )
+
+
+def stalled_share(
+    obs: Observations, waiting: list[tuple[float, float]], group: Group | None = None
+) -> float | str:
+    """The stalled share of the window's intervals (see :func:`_stalled`), for the endpoint
+    or one engine; a string says why it cannot be judged."""
+    prompt = obs.counter_series(PROMPT_TOKENS, group)
+    gen = obs.counter_series(GENERATION_TOKENS, group)
+    if len(prompt) < 2 or len(gen) < 2 or not waiting:
+        return "needs the token counters and the waiting gauge"
     waits, prompts, gens = dict(waiting), dict(prompt), dict(gen)
     times = [t for t, _ in prompt if t in gens and t in waits]
     intervals = list(itertools.pairwise(times))
     if not intervals:
-        out.set("stalled_share", None, reason="no scrape interval with all three series")
-        return
+        return "no scrape interval with all three series"
     flags = [
         waits[b] >= 1 and prompts[b] <= prompts[a] and gens[b] <= gens[a] for a, b in intervals
     ]
@@ -137,13 +154,7 @@ def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) ->
         if not prefill_ended:
             stalled += j - i
         i = j
-    out.set(
-        "stalled_share",
-        stalled / len(intervals),
-        f"metrics: intervals with {obs.wire(WAITING)} >= 1 and no increase of "
-        f"{obs.wire(PROMPT_TOKENS)} or {obs.wire(GENERATION_TOKENS)}, of {len(intervals)} "
-        "(runs that end with a prefill counted are one long prefill step, not a stall)",
-    )
+    return stalled / len(intervals)
 
 
 def kv_and_requests(out: Out, obs: Observations) -> None:
@@ -436,6 +447,8 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
     q, h = obs.counter_increase(PREFIX_QUERIES, g), obs.counter_increase(PREFIX_HITS, g)
     vals["prefix_hit_rate_window"] = h / q if q and h is not None and q > 0 else None
     vals["requests_finished_window"] = as_count(obs.counter_increase(REQUEST_SUCCESS, g))
+    share = stalled_share(obs, obs.gauge_series(WAITING, "sum", g), g)
+    vals["stalled_share"] = share if isinstance(share, float) else None
     itl = obs.histogram_window(LATENCY_HISTOGRAMS["itl"], g)
     vals["itl_mean"] = itl[1] / itl[2] if itl is not None and itl[2] > 0 else None
     return vals
@@ -477,6 +490,24 @@ def engine_balance(out: Out) -> None:
         f"metrics: the busiest of {len(engines)} engines' mean running over the sum",
         reason="no engine ran a request",
     )
+    # Each engine schedules its own queue: one engine stalled behind a request it can never
+    # admit stalls every request routed to it while the others keep the endpoint's counters
+    # moving (external case p-minimax: engine 2 of 4 frozen for eight minutes, the sums never
+    # still). The stall is the worst engine's.
+    stalls = {
+        name: float(v)
+        for name, vals in engines.items()
+        if isinstance((v := vals.get("stalled_share")), float)
+    }
+    whole = out.ss.get("stalled_share")
+    if stalls and max(stalls.values()) > (whole if isinstance(whole, float) else 0.0):
+        worst = max(sorted(stalls), key=lambda n: stalls[n])
+        out.set(
+            "stalled_share",
+            stalls[worst],
+            f"metrics: engine {worst}, the most stalled of {len(engines)}: intervals with "
+            "requests waiting and no token processed on that engine",
+        )
     itls = [
         float(v)
         for vals in engines.values()

@@ -34,6 +34,7 @@ _PROMPT_SIGNALS = (
     "prompt_difference_kind",
     "prompt_shareable_fraction",
     "prompt_identity_split_fraction",
+    "prompt_sample_length_ratio",
     "prompt_identities",
 )
 
@@ -95,13 +96,13 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         out.set("prompt_cache_salts", None, reason="vLLM's request log prints no cache salt")
     if not isinstance(unit, int) or unit <= 0:
         reason = "block size unknown: the sample cannot be placed against block boundaries"
-        for name in _PROMPT_SIGNALS[3:11]:
+        for name in _PROMPT_SIGNALS[3:12]:
             out.set(name, None, reason=reason)
         return
     share = sharing(sample, unit)
     if share is None:
         reason = "a prompt sample needs at least two prompts"
-        for name in _PROMPT_SIGNALS[3:11]:
+        for name in _PROMPT_SIGNALS[3:12]:
             out.set(name, None, reason=reason)
         return
     prov = (
@@ -120,7 +121,27 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         )
     else:
         out.set("prompt_first_difference_in_block", share.first_difference_in_block, prov)
-    out.set("prompt_shareable_fraction", share.shareable_fraction, prov)
+    ratio = _length_ratio(share.mean_tokens, out.ss.get("mean_prompt_len"))
+    if ratio is None:
+        out.set("prompt_sample_length_ratio", None, reason="the server's mean prompt is unknown")
+    else:
+        out.set(
+            "prompt_sample_length_ratio",
+            round(ratio, 4),
+            f"{where}: mean {share.mean_tokens:,.0f} tokens over the window's mean prompt",
+        )
+    if ratio is not None and not 1 / SAMPLE_LENGTH_FACTOR <= ratio <= SAMPLE_LENGTH_FACTOR:
+        out.set(
+            "prompt_shareable_fraction",
+            None,
+            reason=(
+                f"the sample's prompts average {share.mean_tokens:,.0f} tokens against the "
+                f"{out.ss.get('mean_prompt_len'):,.0f} the server prefilled (images, attachments "
+                "or a truncated request log): its shares are not shares of the server's tokens"
+            ),
+        )
+    else:
+        out.set("prompt_shareable_fraction", share.shareable_fraction, prov)
     out.set(
         "prompt_identity_split_fraction",
         share.identity_split_fraction,
@@ -131,6 +152,22 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         out.set("prompt_difference_kind", None, reason="no prompt text to say what differs")
     else:
         out.set("prompt_difference_kind", share.difference, prov)
+
+
+# How far the sample's mean prompt may sit from the window's, either way, for its token shares
+# to stand for the server's: a sample of 55-token texts against 2,219-token prompts (images
+# the sample holds as a placeholder, documents it abbreviates, a request log cut at
+# --max-log-len) shares a system prompt the server's tokens barely contain (external cases
+# r-fp8, r-xpu: quality incidents read as prefix misses).
+SAMPLE_LENGTH_FACTOR = 4.0
+
+
+def _length_ratio(sample_mean: float, server_mean: object) -> float | None:
+    if not isinstance(server_mean, int | float) or isinstance(server_mean, bool):
+        return None
+    if server_mean <= 0 or sample_mean <= 0:
+        return None
+    return sample_mean / float(server_mean)
 
 
 def retention_horizon(out: Out) -> None:

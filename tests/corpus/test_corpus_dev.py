@@ -176,14 +176,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
         "cause": "follows from the symptom",
     },
-    "o-glm47-flash-fp8-kv-multiturn-garbage": {
-        "symptom": (
-            "fp8 KV on an MLA model with 59 % of answers running to max_tokens: the dtype is "
-            "a suspicion (no reference comparison in the bundle) and ranks under a measured "
-            "prefix miss (17 % hits where the sample shares 42 %)"
-        ),
-        "cause": "follows from the symptom",
-    },
     # Round 6's dev split.
     "r-rollout-round-robin-router-63pct": {
         "symptom": (

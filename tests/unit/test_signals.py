@@ -392,7 +392,9 @@ def test_locker_math_with_the_lab_model_config() -> None:
     assert s.get("kv_bytes_per_token") == 1024
     # 1 GiB pool / (1,024 B × 1,048,576 tokens) = 1: the reported pool and the math agree.
     assert s.get("kv_config_mismatch") == 1.0
-    assert s.get("max_model_len_over_capacity") == 4096 / 1_048_576
+    # One request can use every block but the V1 block pool's null block (128 tokens here).
+    assert s.get("request_capacity_tokens") == 1_048_576 - 128
+    assert s.get("max_model_len_over_capacity") == 4096 / (1_048_576 - 128)
     # A --num-gpu-blocks-override pool is sized by the flag, not by memory: not comparable
     # (the same verdict as the report's KV math, never a false "mismatch").
     overridden = healthy(
@@ -491,3 +493,23 @@ def test_the_v1_free_memory_refusal_at_start_up_is_read() -> None:
     assert s.get("log_startup_free_short") is True
     assert s.get("log_startup_free_gib") == 0.41 and s.get("log_startup_wanted_gib") == 67.3
     assert "reduce GPU memory used by other processes" in str(s.get("log_vllm_hint"))
+
+
+def test_a_request_over_every_block_but_the_null_block_can_never_be_admitted() -> None:
+    # External case p-minimax (round 6 holdout, spent): 13 blocks of 8,192 tokens hold
+    # 106,496 = max_model_len, but vLLM's block pool keeps one block as its null block, so a
+    # 101k-token prompt waited for a 13th block for ever and froze its engine.
+    from pathlib import Path
+
+    from kvdoctor.bundle.reader import read_bundle
+
+    case = Path(__file__).resolve().parents[2] / "cases"
+    b = read_bundle(case / "p-minimax-m25-rbln-dp4-prompt-over-12-blocks" / "bundle")
+    s = compute_signals(b)
+    assert s.get("request_capacity_tokens") == 12 * 8192
+    assert s.get("max_model_len_over_capacity") == 106_496 / (12 * 8192)
+    # Engine 2 stalled behind it while three engines kept the endpoint's counters moving: the
+    # stall is the worst engine's, not the endpoint's sums.
+    stalled = s.get("stalled_share")
+    assert isinstance(stalled, float) and stalled >= 0.5
+    assert "engine" in s.values["stalled_share"].provenance
