@@ -443,6 +443,68 @@ def _decode_step_tokens_max(s: SignalView) -> Scalar:
     return None if running is None else decode_step_tokens(running, s)
 
 
+@derived(
+    "prefill_erratic",
+    "bool",
+    "One request at a time, nothing waiting, and the slowest first tokens take four times or "
+    "more longer against the fastest than their prompts' lengths explain ((TTFT p95 / p10) "
+    "over (prompt p90 / p10)): each prefill ran alone, so the fast ones show what the work "
+    "costs and the slow ones lose time to something else (clocks or power state after idle, "
+    "a cold path).",
+)
+def _prefill_erratic(s: SignalView) -> Scalar:
+    running, waiting = s.num("running_max"), s.num("waiting_max")
+    t10, t95 = s.num("ttft_p10"), s.num("ttft_p95")
+    p10, p90 = s.num("prompt_len_p10"), s.num("prompt_len_p90")
+    if None in (running, waiting, t10, t95, p10, p90):
+        return None
+    assert running is not None and waiting is not None
+    assert t10 is not None and t95 is not None and p10 is not None and p90 is not None
+    if running > 1 or waiting > 0 or t10 <= 0 or p10 <= 0:
+        return False
+    return (t95 / t10) / (p90 / p10) >= 4
+
+
+# Connectors that move a prefill instance's KV to a decode instance (disaggregated prefill);
+# offloading connectors (LMCache, the CPU offload tier) miss and compute locally by design.
+PD_CONNECTORS = ("nixl", "p2pnccl", "mooncake")
+
+
+@derived(
+    "connector_recomputes_prompts",
+    "bool",
+    "A disaggregated-prefill KV connector (NIXL, P2P NCCL, Mooncake) is configured, this "
+    "instance decodes (answers longer than one token), and it prefills the whole prompt itself: "
+    "the KV the prefill instance computed is not used, so every first token pays two prefills.",
+)
+def _connector_recomputes_prompts(s: SignalView) -> Scalar:
+    if s.value("kv_transfer_configured") is not True:
+        return False
+    connector = s.value("kv_connector")
+    if not isinstance(connector, str):
+        return None
+    if not any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS):
+        return False
+    gen, prompt = s.num("mean_generation_len"), s.num("mean_prompt_len")
+    if gen is None or prompt is None or prompt <= 0:
+        return None
+    if gen < 2:
+        return False  # the prefill side: it answers one token and hands the KV over
+    external = s.num("prompt_tokens_external_window")
+    if external is not None and external > 0:
+        return False  # KV arrives through the connector
+    # What one request's prefill computed here: vLLM 0.12+ counts it; before that, the engine
+    # steps hold whole prompts (a decode step of a transferred request is one token).
+    computed = s.num("prefill_kv_computed_tokens_mean")
+    if computed is not None:
+        return computed >= 0.8 * prompt
+    step = s.num("iteration_tokens_p99")
+    hits = s.num("prefix_hit_rate_window")
+    if step is None:
+        return None
+    return step >= 0.8 * prompt and (hits is None or hits < 0.5)
+
+
 def capture_size(n: int) -> int:
     """The smallest CUDA-graph capture size vLLM would capture that covers ``n`` tokens: its
     sizes run 1, 2, 4, then multiples of 8 up to 256, then multiples of 16."""
@@ -668,6 +730,8 @@ DERIVED_LABELS: dict[str, str] = {
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
     "decode_step_tokens_max": "tokens in the busiest decode step (sequences × drafts + 1)",
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
+    "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
+    "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
     "weights_floor": "one read of the weights",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",
@@ -700,6 +764,14 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "budget_step_uncaptured": (
         "a step filled to the token budget has no captured CUDA graph",
         "a step filled to the token budget replays a captured CUDA graph",
+    ),
+    "prefill_erratic": (
+        "prefills of similar prompts, each run alone, take very different times",
+        "prefill times follow the prompts' lengths",
+    ),
+    "connector_recomputes_prompts": (
+        "this decode instance prefills whole prompts although a KV connector brings them",
+        "this instance does not prefill prompts a KV connector should bring",
     ),
 }
 # What a predicate says in words when it does not hold (its doc says what it means).
