@@ -1289,6 +1289,15 @@ def _plan_cudagraph_pool(c: _Ctx) -> list[Change]:
     suggested = c.view.num("log_cudagraph_suggested_utilization")
     if suggested is None or suggested <= cfg.gpu_memory_utilization:
         return []
+    if suggested >= 1:
+        # More than the whole device: the estimate charges the graphs more than the card has
+        # beside the weights (external case s-minimax: 1.2461 suggested, 62 GiB estimated for
+        # graphs that share one memory pool, nvidia-smi showing ~60 GiB of each B200 unused).
+        return c.refuse(
+            f"Raising {flag} to {suggested} (vLLM's start-up line): that is more than the whole "
+            "device, so the CUDA-graph estimate, not the graphs' real use, decides the pool; it "
+            "would need the estimate checked against the memory the graphs actually take"
+        )
     ceiling = device_memory(c).max_utilization()
     if ceiling is not None and suggested > ceiling:
         return c.refuse(

@@ -427,6 +427,13 @@ _DEFS += [
     ("log_cudagraph_truncated", "bool", "Start-up log: capture sizes truncated or overridden."),
     ("log_cudagraph_memory_gib", "GiB", "CUDA graph memory estimated or taken at capture."),
     (
+        "log_cudagraph_estimate_gib",
+        "GiB",
+        "Start-up log: CUDA graph memory the profiler estimated and charged before sizing the "
+        "KV pool (vLLM 0.21+).",
+    ),
+    ("log_cudagraph_taken_gib", "GiB", "Start-up log: memory the CUDA graph capture took."),
+    (
         "log_cudagraph_kv_util_taken",
         "fraction",
         "GPU memory fraction CUDA graph profiling "
@@ -615,6 +622,8 @@ LABELS: dict[str, str] = {
     "prompt_share_pattern": "what the prompts share",
     "prompt_identities": "distinct adapters and cache salts in the prompt sample",
     "complaint": "the symptom users report",
+    "log_cudagraph_estimate_gib": "CUDA graph memory the profiler charged before sizing the pool",
+    "log_cudagraph_taken_gib": "CUDA graph memory the capture took",
     "prompt_sample_length_ratio": "the prompt sample's mean length over the server's",
     "prompt_adapters": "distinct LoRA adapters in the prompt sample",
     "prompt_cache_salts": "distinct cache salts in the prompt sample",

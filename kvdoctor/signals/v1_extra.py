@@ -638,6 +638,8 @@ _CG_NAMES = (
     "cudagraph_decode_ceiling",
     "log_cudagraph_truncated",
     "log_cudagraph_memory_gib",
+    "log_cudagraph_estimate_gib",
+    "log_cudagraph_taken_gib",
     "log_cudagraph_kv_util_taken",
     "log_cudagraph_suggested_utilization",
 )
@@ -684,6 +686,20 @@ def cudagraphs(out: Out, bundle: Bundle) -> None:
         reason="no CUDA graph capture size in the logs (eager mode, or a CPU build)",
     )
     out.set("log_cudagraph_truncated", bool(_CG["truncated"].search(text)), "logs.txt")
+    estimated = [float(m.group(1)) for m in _CG["memory"].finditer(text) if m.group(1)]
+    taken = [float(m.group(2)) for m in _CG["memory"].finditer(text) if m.group(2)]
+    out.set(
+        "log_cudagraph_estimate_gib",
+        estimated[-1] if estimated else None,
+        "logs.txt: 'Estimated CUDA graph memory: X GiB total' (charged before the pool is sized)",
+        reason="no CUDA graph memory estimate in the logs (vLLM before 0.21, or the estimate off)",
+    )
+    out.set(
+        "log_cudagraph_taken_gib",
+        taken[-1] if taken else None,
+        "logs.txt: 'Graph capturing finished in N secs, took X GiB' (what capture used)",
+        reason="no 'Graph capturing finished ... took' line in the logs",
+    )
     mem = [m.group(1) or m.group(2) for m in _CG["memory"].finditer(text)]
     out.set(
         "log_cudagraph_memory_gib",
