@@ -608,6 +608,10 @@ def change_first_text(cause: Cause, lead: Condition | None, ctx: Ctx) -> str | N
     order) with a wording that needs no number only a bundle has (its text or a fallback),
     else the first one with its placeholders filled or dropped as in the description."""
     for rem in cause.remediation:
+        # Advice given only where a condition holds (a pattern in the bundle) is no change to
+        # make first on an alert, which cannot check it.
+        if rem.when is not None:
+            continue
         texts = [c for c in (rem.text, *rem.fallbacks) if c]
         plain = next((c for c in texts if not _PLACEHOLDER.search(c)), None)
         if plain is not None:
