@@ -182,6 +182,20 @@ def not_checked_for(
             if sv is not None and sv.value is None:
                 out.append(NotChecked(what=what, why=sv.reason or "not available"))
                 break
+    # A prompt sample was given but its shares could not be set against the hit rate (its
+    # prompts are not the lengths the server prefilled, or the block size is unknown).
+    shared = signals.values.get("prompt_shareable_fraction")
+    if (
+        signals.get("prompt_sample_prompts") is not None
+        and shared is not None
+        and (shared.value is None)
+    ):
+        out.append(
+            NotChecked(
+                what="the prompt sample's shares against the prefix hit rate",
+                why=shared.reason or "not available",
+            )
+        )
     if reproducer_of is not None:
         for finding in findings:
             if finding.status == "refuted" or finding.reproducer is not None:
