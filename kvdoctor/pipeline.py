@@ -185,11 +185,8 @@ def not_checked_for(
     # A prompt sample was given but its shares could not be set against the hit rate (its
     # prompts are not the lengths the server prefilled, or the block size is unknown).
     shared = signals.values.get("prompt_shareable_fraction")
-    if (
-        signals.get("prompt_sample_prompts") is not None
-        and shared is not None
-        and (shared.value is None)
-    ):
+    sampled = signals.get("prompt_sample_prompts") is not None
+    if sampled and shared is not None and shared.value is None:
         out.append(
             NotChecked(
                 what="the prompt sample's shares against the prefix hit rate",

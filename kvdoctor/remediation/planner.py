@@ -449,18 +449,17 @@ def _replicas(c: _Ctx, pool: int | None = None) -> list[Change]:
     del pool
     win, v = c.win, c.view
     finished, window = v.num("requests_finished_window"), v.num("window_s")
-    engines, busiest = v.num("engines"), v.num("engine_busiest_running_share")
-    if engines is not None and engines >= 2 and busiest is not None:
-        uneven = busiest * engines
-        if uneven >= ENGINES_UNEVEN:
-            # One engine's limit is not the server's: the others had room (external case
-            # q-dp8: two of eight engines full and queueing while six ran half empty).
-            return c.refuse(
-                f"Adding replicas: {fmt_int(engines)} data-parallel engines share this "
-                f"endpoint unevenly (the busiest ran {busiest:.0%} of the running requests, "
-                f"{uneven:.1f}× an even share), so the others had room; it would need a window "
-                "where every engine reaches its limit, after the load is spread over them"
-            )
+    uneven = v.num("engine_load_over_fair")
+    if uneven is not None and uneven >= ENGINES_UNEVEN:
+        # One engine's limit is not the server's: the others had room (external case q-dp8:
+        # two of eight engines full and queueing while six ran half empty).
+        engines, busiest = v.num("engines") or 0, v.num("engine_busiest_running_share") or 0
+        return c.refuse(
+            f"Adding replicas: {fmt_int(engines)} data-parallel engines share this endpoint "
+            f"unevenly (the busiest ran {busiest:.0%} of the running requests, {uneven:.1f}× an "
+            "even share), so the others had room; it would need a window where every engine "
+            "reaches its limit, after the load is spread over them"
+        )
     limit = _saturated(c)
     if limit is None:
         return c.refuse(

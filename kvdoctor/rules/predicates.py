@@ -454,15 +454,15 @@ def _decode_step_tokens_max(s: SignalView) -> Scalar:
 )
 def _prefill_erratic(s: SignalView) -> Scalar:
     running, waiting = s.num("running_max"), s.num("waiting_max")
+    if running is None or waiting is None:
+        return None
+    if running > 1 or waiting > 0:
+        return False
     t10, t95 = s.num("ttft_p10"), s.num("ttft_p95")
     p10, p90 = s.num("prompt_len_p10"), s.num("prompt_len_p90")
-    if None in (running, waiting, t10, t95, p10, p90):
+    if t10 is None or t95 is None or p10 is None or p90 is None:
         return None
-    assert running is not None and waiting is not None
-    assert t10 is not None and t95 is not None and p10 is not None and p90 is not None
-    if running > 1 or waiting > 0 or t10 <= 0 or p10 <= 0:
-        return False
-    return (t95 / t10) / (p90 / p10) >= 4
+    return t10 > 0 and p10 > 0 and (t95 / t10) / (p90 / p10) >= 4
 
 
 # Connectors that move a prefill instance's KV to a decode instance (disaggregated prefill);
