@@ -12,9 +12,9 @@ symptom matrix.
 Each round of blind cases has its own splits: round 1 wrote ``dev`` and ``holdout`` (its holdout
 was run once and is development material since), round 2 ``dev-2`` and ``holdout-2``, round 3
 ``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``, round 5 ``dev-5`` and
-``holdout-5``, round 6 ``dev-6`` and ``holdout-6``. ``development`` is every split
-but the current round's holdout (``CURRENT_HOLDOUT``), so a look at all the development material
-never runs the holdout by accident.
+``holdout-5``, round 6 ``dev-6`` and ``holdout-6``, round 7 ``dev-7`` and ``holdout-7``.
+``development`` is every split but the current round's holdout (``CURRENT_HOLDOUT``), so a
+look at all the development material never runs the holdout by accident.
 
 Scoring rules (decided before any case was run):
 * right symptom: the report's lead symptom is the expected one. The lead is the first live
@@ -184,10 +184,12 @@ SPLITS = (
     "holdout-5",
     "dev-6",
     "holdout-6",
+    "dev-7",
+    "holdout-7",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498, round 6's at d543762.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-7"
 
 
 def _pct(n: int, d: int) -> str:
