@@ -271,7 +271,7 @@ def t_qwen38_next_gb10_block1600_healthy():
     t0 = epoch(2026, 8, 30, 14, 20, 0)
     t1 = t0 + 580
     B = 1600
-    prefixes = [rng.randint(2400, 7000) for _ in range(12)]
+    prefixes = [rng.randint(5000, 9000) for _ in range(12)]
     groups = [g for g in range(12) for _ in range(16)]
     seen = set()
 
@@ -279,12 +279,12 @@ def t_qwen38_next_gb10_block1600_healthy():
         if i >= len(groups):
             return 60, 0, 1, {"max_tokens": 1}
         g = groups[i]
-        tail = rng.randint(300, 1300)
+        tail = rng.randint(1000, 2400)
         hit = 0 if g not in seen else (prefixes[g] // B) * B
         seen.add(g)
         return prefixes[g] + tail, hit, 256, {"max_tokens": 256}
 
-    reqs = closed_loop(rng, clients=16, t0=t0 + 2, t1=t0 + 572, pick=pick, prefill_rate=650.0,
+    reqs = closed_loop(rng, clients=16, t0=t0 + 2, t1=t0 + 572, pick=pick, prefill_rate=900.0,
                        itl=lambda: rng.uniform(0.165, 0.18), gap=(0.0, 0.05))
     reqs = [r for r in reqs if r.prompt > 100][:192]
     q = sum(r.prompt for r in reqs); h = sum(r.hit for r in reqs)
