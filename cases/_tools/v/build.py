@@ -219,7 +219,7 @@ def llama8b_3090():
     L.append("RuntimeError: Engine process failed to start. See stack trace for the root cause.")
     logs = "\n".join(L) + "\n"
     total = 24576 * MiB
-    mem = [0.42, 8.9, 15.62, 18.31]  # GiB, python process at t0+5 ... (profiling peak at ~t0+25)
+    mem = [0.42, 8.9, 15.7]  # GiB, engine process at t0+5, +15, +25 (just after profiling); gone after the refusal
     gpu, scrapes = [], []
     for i in range(30):
         t = t0 + 5 + 10 * i
@@ -306,7 +306,7 @@ def r1_70b_4090():
         ln(197, None, "ERROR", "core.py:343", x)
     ln(197, None, "CRITICAL", "core_client.py:269", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")
     # start 2: max_model_len lowered to 65536 -> KV allocated, sampler warm-up with 1024 dummy requests OOMs
-    t2 = epoch(2025, 3, 27, 17, 30, 51.0)
+    t2 = epoch(2025, 3, 27, 17, 30, 24.0)
     ln = attempt(t2, 65536, True)
     ln(197, None, "INFO", "kv_cache_utils.py:537", f"GPU KV cache size: {blocks * 16:,} tokens")
     ln(197, None, "INFO", "kv_cache_utils.py:540", f"Maximum concurrency for 65,536 tokens per request: {blocks * 16 / 65536:.2f}x")
@@ -493,9 +493,9 @@ def glm_spark():
     active = []  # [remaining_gen, ctx]
     for i in range(72):  # 12 minutes at 10 s
         t = t0 + 10 * i
-        # arrivals: ~1 request / 20 s (an agent/chat user), finishes counted when remaining hits 0
-        for _ in range(1 if rnd.random() < 0.5 else 0):
-            p = int(rnd.lognormvariate(8.4, 0.6)); g = int(rnd.lognormvariate(6.1, 0.5))
+        # arrivals: ~0.8 request / 10 s (agentic chat with long contexts), finishes counted when remaining hits 0
+        for _ in range(1 if rnd.random() < 0.8 else 0):
+            p = min(120000, int(rnd.lognormvariate(10.0, 0.6))); g = int(rnd.lognormvariate(6.6, 0.4))
             hit = int(p * rnd.uniform(0.45, 0.75)) // 16 * 16
             C["vllm:prefix_cache_queries"] += p; C["vllm:prefix_cache_hits"] += hit; C["vllm:prompt_tokens"] += p - hit
             ttft = 0.12 + (p - hit) / 6500.0; itl = rnd.uniform(0.021, 0.029)
@@ -505,10 +505,11 @@ def glm_spark():
             active.append([g, p, itl, ttft, g])
         done = []
         for a in active:
-            step = min(a[0], int(10 / a[2]))
+            slow = max(1.0, 0.85 + 0.15 * len(active))
+            step = min(a[0], int(10 / (a[2] * slow)))
             a[0] -= step; a[1] += step
             C["vllm:generation_tokens"] += step
-            H["vllm:inter_token_latency_seconds"].obs(a[2], step); H["vllm:iteration_tokens_total"].obs(len(active), step)
+            H["vllm:inter_token_latency_seconds"].obs(a[2] * slow, step); H["vllm:iteration_tokens_total"].obs(len(active), step)
             if a[0] <= 0:
                 done.append(a)
         for a in done:
