@@ -230,8 +230,69 @@ def case_sleepleak():
     _err_after(cid, t_wake + 4, "GET http://127.0.0.1:8002/metrics: connection refused ([Errno 111] Connection refused)")
 
 
+# ---------------------------------------------------------------- holdout-7: reranker sleep residual grows, OOM on wake (RTX 3090)
+def case_rerank():
+    cid = "y-reranker-sleep-residual-wake-oom-3090"
+    rng = random.Random(36651)
+    T024 = "w-int8-kv-triton-decode-falloff-2x3090"   # vLLM 0.24.0 (nearest 0.2x bundle)
+    t0 = 1780916400.0  # 2026-06-08 11:00 UTC (container booted the day before; capture inside the outage)
+    start, n, iv = t0 + 600, 61, 10.0
+    block = 16; blocks = 4681; pool = blocks * block; mml = 8192
+    c = Case(cid, "0.22.1", False, "mxbai-rerank-base-v2", "mixedbread-ai/mxbai-rerank-base-v2", mml, start, n, iv, {}, pool, block, 256, tmpl=T024)
+    c.reqs = []
+    c.labels_cc = tmpl_cc(T024, gpu_memory_utilization=0.1, num_gpu_blocks=blocks, kv_cache_memory_bytes=1073741824)
+    api, core = 1, 88
+    A = f"(APIServer pid={api}) "; E = f"(EngineCore_DP0 pid={core}) "
+    L = [(t0 - 86400 + 5, f"{A}INFO {ts(t0-86400+5)} [api_server.py:1947] vLLM API server version 0.22.1"),
+         (t0 - 86400 + 6, f"{A}INFO {ts(t0-86400+6)} [utils.py:299] non-default args: {{'model_tag': 'mixedbread-ai/mxbai-rerank-base-v2', 'model': 'mixedbread-ai/mxbai-rerank-base-v2', 'runner': 'pooling', 'served_model_name': ['mxbai-rerank-base-v2'], 'gpu_memory_utilization': 0.1, 'kv_cache_memory_bytes': 1073741824, 'enable_sleep_mode': True}}"),
+         (t0 - 86400 + 30, f"{E}INFO {ts(t0-86400+30)} [gpu_model_runner.py:4188] Model loading took 0.96 GiB memory and 6.41 seconds"),
+         (t0 - 86400 + 40, f"{E}INFO {ts(t0-86400+40)} [kv_cache_utils.py:1316] GPU KV cache size: {pool:,} tokens"),
+         (t0 - 86400 + 41, f"{E}INFO {ts(t0-86400+41)} [kv_cache_utils.py:1321] Maximum concurrency for {mml:,} tokens per request: {pool / mml:.2f}x"),
+         (t0 - 86400 + 60, f"{A}INFO {ts(t0-86400+60)} [api_server.py:1988] Starting vLLM API server 0 on http://0.0.0.0:8000")]
+    # the last successful sleep before the outage, with the residual it left
+    ts_ = t0 - 700
+    L.append((ts_, f"{E}INFO {ts(ts_)} [gpu_worker.py:151] Sleep mode freed 2.05 GiB memory, 5.06 GiB memory is still in use."))
+    L.append((ts_ + 0.2, f"{E}INFO {ts(ts_)} [abstract.py:288] It took 0.913372 seconds to fall asleep."))
+    L.append((ts_ + 0.3, f'{A}INFO:     172.18.0.5:40112 - "POST /sleep?level=1 HTTP/1.1" 200 OK'))
+    tb = ["ERROR {t} [core.py:1120] Invocation of wake_up method failed",
+          "ERROR {t} [core.py:1120] Traceback (most recent call last):",
+          'ERROR {t} [core.py:1120]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 165, in wake_up',
+          "ERROR {t} [core.py:1120]     allocator.wake_up(tags)",
+          'ERROR {t} [core.py:1120]   File "/usr/local/lib/python3.12/dist-packages/vllm/device_allocator/cumem.py", line 262, in wake_up',
+          "ERROR {t} [core.py:1120]     create_and_map(handle)",
+          "ERROR {t} [core.py:1120] RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163"]
+    tw = t0 - 300 + 13
+    k = 0
+    while tw < start + n * iv:
+        for j, ln in enumerate(tb):
+            L.append((tw + j * 0.0001, E + ln.format(t=ts(tw))))
+        L.append((tw + 0.01, f'{A}INFO:     172.18.0.5:{40200 + k} - "POST /wake_up HTTP/1.1" 500 Internal Server Error'))
+        if True:
+            tr = tw + rng.uniform(3, 9)
+            L.append((tr, f"{A}ERROR {ts(tr)} [serving.py:412] Error in rerank request: the engine is sleeping"))
+            L.append((tr + 0.001, f'{A}INFO:     172.18.0.9:{51000 + k} - "POST /v1/rerank HTTP/1.1" 500 Internal Server Error'))
+        k += 1
+        tw += rng.uniform(70, 95)
+    G = 2 ** 30; M = 2 ** 20
+    R3090 = 24576 * M
+    procs = [{"pid": 4102, "name": "VLLM::EngineCore", "used_memory": int(17.5 * G)},   # awake neighbour of the swap group
+             {"pid": 88, "name": "VLLM::EngineCore", "used_memory": 5184 * M}]          # vllm-reranker, asleep
+    used = sum(p["used_memory"] for p in procs) + 520 * M
+    dev = [{"index": 2, "name": "NVIDIA GeForce RTX 3090", "memory_total": R3090, "memory_used": used, "processes": procs}]
+    argv = ["vllm", "serve", "mixedbread-ai/mxbai-rerank-base-v2", "--runner", "pooling", "--served-model-name", "mxbai-rerank-base-v2",
+            "--gpu-memory-utilization", "0.10", "--kv-cache-memory-bytes", "1073741824", "--enable-sleep-mode"]
+    args = {"model": "mixedbread-ai/mxbai-rerank-base-v2", "runner": "pooling", "served-model-name": "mxbai-rerank-base-v2",
+            "gpu-memory-utilization": 0.10, "kv-cache-memory-bytes": 1073741824, "enable-sleep-mode": True}
+    write(c, C / cid / "bundle", server=server_json("0.22.1", "mxbai-rerank-base-v2", "mixedbread-ai/mxbai-rerank-base-v2", mml, int(t0 - 86400 + 60)),
+          engine_args={"argv": argv, "args": args}, model_config=None, gpu=gpu_samples(c, dev), logs=L, endpoint="http://vllm-reranker:8000",
+          notes="vllm-reranker container (mxbai-rerank-base-v2, pooling runner, sleep mode) on one RTX 3090 of a 4x3090 box; a jukebox "
+                "orchestrator rotates swap groups, sleeping the reranker and waking it on demand. Up for ~24 h. Complaint: rerank calls fail, "
+                "wake_up returns 500 over and over. /metrics every 10 s for 10 min, NVML for its GPU, container log.")
+
+
 BUILDERS = {"y-cpu-offload-35gb-stale-dsv41-h20": case_offload,
-            "y-qwen35-two-12mp-images-align-livelock": case_livelock, "y-sleep-mm-encoder-dp-leak-wake-oom": case_sleepleak}
+            "y-qwen35-two-12mp-images-align-livelock": case_livelock, "y-sleep-mm-encoder-dp-leak-wake-oom": case_sleepleak,
+            "y-reranker-sleep-residual-wake-oom-3090": case_rerank}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(BUILDERS)
