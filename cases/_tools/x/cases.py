@@ -104,7 +104,7 @@ def x_dp8():
     rng = random.Random(40279)
     model = "ByteDance/Ouro-2.6B-Thinking"
     t_boot = epoch(2026, 4, 16, 9, 0, 0)
-    t0, t1 = epoch(2026, 4, 18, 21, 0, 0), epoch(2026, 4, 18, 21, 10, 0)
+    t0, t1 = epoch(2026, 4, 18, 21, 0, 0), epoch(2026, 4, 18, 21, 8, 0)
     counts = [29, 2, 2, 2, 0, 15, 0, 0]
     engines = []
     blocks = 52000
@@ -112,10 +112,9 @@ def x_dp8():
         reqs = []
         itl = 0.045 if n > 20 else (0.034 if n > 10 else 0.021)
         for i in range(n):
-            g = rng.randint(12000, 28000) if n > 10 else rng.randint(26000, 28000)
+            g = rng.randint(12000, 28000) if n > 10 else rng.randint(28500, 30000)
             # started somewhere in the past, still running through the window
-            start = t1 + 60 - g * itl * rng.uniform(0.15, 0.95) - 0.3
-            start = min(start, t0 - 30)
+            start = min(t1 + rng.uniform(5, 0.5 * g * itl) - g * itl, t0 - 30 - rng.uniform(0, 20))
             reqs.append(Req(rid=hexid(rng), t_arrive=start, prompt=rng.randint(1500, 2600), gen=g, queue_s=0.0,
                             prefill_s=rng.uniform(0.15, 0.3), itl_s=itl * rng.uniform(0.97, 1.03), max_tokens=30000))
         # a few short jobs finishing/arriving on the light engines keep their histograms alive
