@@ -217,6 +217,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_kv_transfer_error_line",
         "log_v0_engine",
         "log_pipeline_parallel_size",
+        *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
     if text is None:
@@ -303,6 +304,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no ERROR line of a KV connector in the logs",
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
+    _external_lookups(out, text)
     seq = [int(m.group(1)) for m in p["max_seq_len"].finditer(text)]
     if seq and out.ss.get("max_model_len") is None:
         # No server answered /v1/models and no flag says it (a start-up failure, an offline
@@ -361,4 +363,69 @@ def logs(out: Out, bundle: Bundle) -> None:
         hints[-1] if hints else None,
         "logs.txt: vLLM's own advice in its last start-up error",
         reason="no advice from vLLM in the logs",
+    )
+
+
+# LMCache's vLLM adapter logs one line per lookup at INFO ("Reqid: X, Total tokens 7058,
+# LMCache hit tokens: 0, need to load: 0", vllm_v1_adapter.py) and one per store ("Stored 7058
+# out of total 7058 tokens", cache_engine.py). Releases before vLLM's external prefix-cache
+# counters (0.12) say whether the tier served only there (external case t-lmcache: TP2 without
+# PYTHONHASHSEED, every lookup 0 over documents resent ten times each).
+_LMCACHE_LOOKUP = re.compile(r"Total tokens (\d+), LMCache hit tokens: (\d+)")
+_LMCACHE_STORE = re.compile(r"LMCache INFO: Stored (\d+) out of total \d+ tokens")
+# A lookup of two LMCache chunks (256 tokens each, its default) or more: a resent prompt of
+# that length is unlikely to be another prompt of the same length by chance.
+_REPEAT_MIN_TOKENS = 512
+_EXTERNAL_LOOKUP_SIGNALS = (
+    "log_external_lookups",
+    "log_external_lookup_tokens",
+    "log_external_hit_rate",
+    "log_external_repeat_share",
+    "log_external_stored_tokens",
+)
+
+
+def _external_lookups(out: Out, text: str) -> None:
+    lookups = [(int(m.group(1)), int(m.group(2))) for m in _LMCACHE_LOOKUP.finditer(text)]
+    if not lookups:
+        if "LMCache" not in text:
+            # No LMCache in this server's log at all: it looked nothing up.
+            out.set("log_external_lookups", 0, "logs.txt: no LMCache line")
+            out.set("log_external_lookup_tokens", 0, "logs.txt: no LMCache line")
+            for n in _EXTERNAL_LOOKUP_SIGNALS[2:]:
+                out.set(n, None, reason="no LMCache line in the logs")
+            return
+        for n in _EXTERNAL_LOOKUP_SIGNALS:
+            out.set(n, None, reason="no LMCache lookup lines in the logs (INFO level or above)")
+        return
+    prov = "logs.txt: LMCache 'Total tokens N, LMCache hit tokens: H' lookup lines"
+    total = sum(t for t, _ in lookups)
+    hits = sum(min(h, t) for t, h in lookups)
+    out.set("log_external_lookups", len(lookups), prov)
+    out.set("log_external_lookup_tokens", total, prov)
+    out.set(
+        "log_external_hit_rate",
+        round(hits / total, 4) if total > 0 else None,
+        prov,
+        reason="every LMCache lookup in the logs was of 0 tokens",
+    )
+    seen: set[int] = set()
+    long_lookups = repeats = 0
+    for tokens, _ in lookups:
+        if tokens < _REPEAT_MIN_TOKENS:
+            continue
+        long_lookups += 1
+        repeats += tokens in seen
+        seen.add(tokens)
+    out.set(
+        "log_external_repeat_share",
+        round(repeats / long_lookups, 4) if long_lookups >= 4 else None,
+        f"{prov}: lookups of {_REPEAT_MIN_TOKENS}+ tokens whose exact length an earlier one had",
+        reason=f"fewer than 4 LMCache lookups of {_REPEAT_MIN_TOKENS} tokens or more in the logs",
+    )
+    stored = [int(m.group(1)) for m in _LMCACHE_STORE.finditer(text)]
+    out.set(
+        "log_external_stored_tokens",
+        sum(stored),
+        "logs.txt: LMCache 'Stored N out of total M tokens' lines",
     )

@@ -1,0 +1,59 @@
+"""LMCache's own lookup and store lines stand in for vLLM's external prefix counters in releases
+that have none (before 0.12): how much was looked up, how much hit, and whether the long
+lookups are prompts sent again (external case t-lmcache)."""
+
+from __future__ import annotations
+
+from _bundle_factory import bundle
+
+from kvdoctor.signals.compute import compute_signals
+
+
+def _lookup(req: str, total: int, hit: int, load: int = 0) -> str:
+    return (
+        f"(EngineCore_DP0 pid=3111) [2025-10-14 06:03:05,809] LMCache INFO: Reqid: {req}, "
+        f"Total tokens {total}, LMCache hit tokens: {hit}, need to load: {load} "
+        "(vllm_v1_adapter.py:1191:lmcache.integration.vllm.vllm_v1_adapter)\n"
+    )
+
+
+def _stored(n: int) -> str:
+    return (
+        f"[2025-10-14 06:03:05,880] LMCache INFO: Stored {n} out of total {n} tokens. size: "
+        "0.0034 gb, cost 4.4600 ms (cache_engine.py:288:lmcache.v1.cache_engine)\n"
+    )
+
+
+def test_lookups_hits_and_resent_prompts_come_from_the_lmcache_log() -> None:
+    # Two documents sent three times each, one short probe; a negative "need to load" (seen in
+    # LMCache 0.3) and hits reported above the total are read without breaking the sums.
+    lines = [_lookup("p", 26, 0)]
+    for i in range(3):
+        lines += [_lookup(f"a{i}", 7058, 0, -16), _stored(7058)]
+        lines += [_lookup(f"b{i}", 4351, 0), _stored(4351)]
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": "".join(lines)}))
+    assert ss.get("log_external_lookups") == 7
+    assert ss.get("log_external_lookup_tokens") == 26 + 3 * (7058 + 4351)
+    assert ss.get("log_external_hit_rate") == 0.0
+    # Six long lookups, four of them a length seen before.
+    assert ss.get("log_external_repeat_share") == round(4 / 6, 4)
+    assert ss.get("log_external_stored_tokens") == 3 * (7058 + 4351)
+
+
+def test_hits_count_at_most_the_lookup_and_few_long_lookups_say_nothing_of_repeats() -> None:
+    lines = [_lookup("a", 14771, 14768), _lookup("b", 14771, 20000), _lookup("c", 300, 0)]
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": "".join(lines)}))
+    assert ss.get("log_external_hit_rate") == round((14768 + 14771) / (2 * 14771 + 300), 4)
+    assert ss.get("log_external_repeat_share") is None
+    assert "fewer than 4" in (ss.values["log_external_repeat_share"].reason or "")
+
+
+def test_a_log_without_lmcache_looked_nothing_up_and_one_without_lookup_lines_is_unknown() -> None:
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": "INFO nothing here\n"}))
+    assert ss.get("log_external_lookup_tokens") == 0
+    assert ss.get("log_external_hit_rate") is None
+    config = "[2025-10-14 05:59:03,500] LMCache INFO: Creating LMCacheEngine with config: {}\n"
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": config}))
+    for name in ("log_external_lookups", "log_external_hit_rate", "log_external_repeat_share"):
+        assert ss.get(name) is None
+        assert "no LMCache lookup lines" in (ss.values[name].reason or "")
