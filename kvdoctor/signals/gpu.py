@@ -37,6 +37,18 @@ def _is_server_process(name: str, pid: int, pids: frozenset[int]) -> bool:
     )
 
 
+def _other_engine_cores(processes: list[GpuProcess], pids: frozenset[int]) -> frozenset[int]:
+    """Engine cores of another vLLM instance on this device: one engine core per device is the
+    server's, and when the log names it by PID, any other is a second instance's (external
+    case v-asr: an aligner and an ASR server started together on one card, each profiling the
+    other's loading as its own use). PIDs the log does not name (a container's namespace)
+    decide nothing: the name alone cannot tell two instances apart."""
+    cores = {p.pid for p in processes if "enginecore" in p.name.lower()}
+    if len(cores) < 2 or not cores & pids:
+        return frozenset()
+    return frozenset(cores - pids)
+
+
 def gpu(out: Out, bundle: Bundle) -> None:
     names = (
         "gpu_memory_used_bytes",
@@ -78,13 +90,24 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # it loads the weights it holds less than them (external case m-v100: each V100's only
     # process, PID 2870 outside the container's pid=90, counted as "another process" with the
     # 5.9 GiB it held half-way through loading).
+    # On a device where NVML shows a PID the log names, the log has said which process is the
+    # server's there: a sole holder after the server died is another instance (external case
+    # v-asr), not the server seen from outside a container. A V0 driver rank the log never
+    # names by PID still proves itself on its own device (external case d-lora).
+    named = {d.index for s in samples for d in s.devices if any(p.pid in pids for p in d.processes)}
     proven = {
         holders[0].pid
         for s in samples
         for d in s.devices
-        if sole_server(holders := [p for p in d.processes if p.used_memory])
+        if d.index not in named
+        and sole_server(holders := [p for p in d.processes if p.used_memory])
     }
-    pids = pids | frozenset(proven)
+    log_pids, pids = pids, pids | frozenset(proven)
+    # An engine core once seen beside the server's is another instance's at every sample,
+    # also after the server died and it holds the device alone.
+    rivals = frozenset().union(
+        *(_other_engine_cores(d.processes, log_pids) for s in samples for d in s.devices)
+    )
     for s in samples:
         for d in s.devices:
             used, total = peak.get(d.index, (0, d.memory_total))
@@ -96,7 +119,7 @@ def gpu(out: Out, bundle: Bundle) -> None:
                     continue
                 known = True
                 # A device's sole holder is in ``pids`` already (``proven``).
-                if not _is_server_process(p.name, p.pid, pids):
+                if p.pid in rivals or not _is_server_process(p.name, p.pid, pids):
                     other += p.used_memory
             if known:
                 other_peak = other if other_peak is None else max(other_peak, other)

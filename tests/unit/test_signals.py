@@ -373,6 +373,57 @@ def test_a_loading_server_process_is_never_another_process() -> None:
     assert compute_signals(b2).get("gpu_other_process_bytes") == gib
 
 
+def test_a_second_vllm_instance_on_the_device_is_another_process() -> None:
+    # External case v-asr (round 7, dev): an aligner (EngineCore pid=4188 in its log) and an
+    # ASR server started together on one RTX 5090; both engine cores are named
+    # "VLLM::EngineCore". The one the log does not name is another instance, also when it is
+    # the device's only process after the aligner died.
+    gib = 1 << 30
+
+    def sample(t: float, procs: list[GpuProcess]) -> GpuSample:
+        used = sum(p.used_memory or 0 for p in procs)
+        return GpuSample(
+            t=t,
+            devices=[
+                GpuDevice(
+                    index=0,
+                    name="NVIDIA GeForce RTX 5090",
+                    memory_total=32 * gib,
+                    memory_used=used,
+                    processes=procs,
+                )
+            ],
+        )
+
+    log = (
+        "(EngineCore pid=4188) INFO 09-08 10:00:30 [gpu_model_runner.py:4500] Model loading "
+        "took 1.18 GiB memory and 4.2 seconds\n"
+    )
+    ours = GpuProcess(pid=4188, name="VLLM::EngineCore", used_memory=2 * gib)
+    manifest = Manifest(
+        created_by="test", endpoint="e", started_at=50.0, ended_at=60.0, interval_s=5.0
+    )
+    b = Bundle(
+        manifest=manifest,
+        scrapes=[Scrape(t=50.0 + 5 * i, error="connection refused") for i in range(3)],
+        logs=log,
+        gpu=[
+            sample(
+                50.0, [GpuProcess(pid=4121, name="VLLM::EngineCore", used_memory=6 * gib), ours]
+            ),
+            sample(
+                55.0, [GpuProcess(pid=4121, name="VLLM::EngineCore", used_memory=9 * gib), ours]
+            ),
+            sample(60.0, [GpuProcess(pid=4121, name="VLLM::EngineCore", used_memory=11 * gib)]),
+        ],
+    )
+    assert compute_signals(b).get("gpu_other_process_bytes") == 11 * gib
+    # Where the log names no engine core NVML shows (a container), two engine cores are not
+    # told apart by name: neither counts as another process.
+    b2 = b.model_copy(update={"logs": log.replace("pid=4188", "pid=90")})
+    assert compute_signals(b2).get("gpu_other_process_bytes") == 0
+
+
 def test_locker_math_with_the_lab_model_config() -> None:
     # The lab's tiny Llama: 2 layers, 2 KV heads, head_dim 64, bf16 -> 1,024 B/token.
     cfg = {
