@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kvdoctor.kvmath.capacity import sequences_that_fit
-from kvdoctor.kvmath.model import is_quantized_kv_dtype
+from kvdoctor.kvmath.model import is_quantized_kv_dtype, kv_dtype_bytes
 from kvdoctor.remediation.config import EngineConfig, FlagValue, canonical_flag
 from kvdoctor.remediation.constraints import Edit, apply, problems, settings, to_argv
 from kvdoctor.report.model import Finding
@@ -926,10 +926,12 @@ def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
     else:
         effect = f"KV stored in the model's dtype, no {cfg.kv_cache_dtype} rounding; {effect}"
     undo = Change("undo", (edit,), effect)
-    if cfg.kv_cache_dtype.lower().startswith("fp8") or not cfg.is_set("kv-cache-dtype"):
-        return [undo]
     # A 4-bit cache has a nearer step back than 16 bits: fp8 keeps half the pool it bought,
-    # and its kernels are the ones most backends have validated.
+    # and its kernels are the ones most backends have validated. An 8-bit cache (fp8, int8)
+    # has none: fp8 for int8 buys no pool and trades one 8-bit rounding for another.
+    width = kv_dtype_bytes(cfg.kv_cache_dtype)
+    if not cfg.is_set("kv-cache-dtype") or width is None or width >= 1:
+        return [undo]
     step = Edit("set", "kv-cache-dtype", cfg.kv_cache_dtype, "fp8")
     after8 = settings(cfg, apply(cfg.args, (step,))).pool_tokens
     effect8 = _pool_effect(cfg.pool_tokens, after8, win) or "the pool holds fewer tokens"

@@ -20,6 +20,7 @@ from kvdoctor.errors import KvdoctorError
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "fixtures" / "healthy"
 GLM_FP8 = ROOT / "cases" / "o-glm47-flash-fp8-kv-multiturn-garbage"
+W_INT8 = ROOT / "cases" / "w-int8-kv-prefix-pinned-pool-gemma4"
 
 
 def _json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
@@ -57,7 +58,28 @@ def test_reported_wrong_answers_make_a_quantized_cache_the_first_suspect(
     before, after = plain["findings"][0], report["findings"][0]  # type: ignore[index]
     assert (after["symptom"], after["cause"]) == ("quant-quality", "fp8-kv-cache")
     assert (before["symptom"], before["cause"]) == ("quant-quality", "fp8-kv-cache")
-    assert after["confidence"] == pytest.approx(before["confidence"] + 0.4)
+    assert after["confidence"] == pytest.approx(before["confidence"] + 0.5)
+    # Wrong answers users see are harm, not a suspicion from the dtype: critical.
+    assert (before["severity"], after["severity"]) == ("warning", "critical")
+
+
+def test_reported_wrong_answers_lead_a_full_pool_that_is_also_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # External case w-int8 (round 7, dev): corrupted JSON on an int8 cache pinned at 100 %,
+    # requests queued 48 s in a benchmark flood; the bundle carries the complaint. An 8-bit
+    # cache is stepped back to 16 bits, never "to fp8" (no pool gained, another rounding).
+    _, report = _json(["diagnose", "--bundle", str(W_INT8 / "bundle")], capsys)
+    lead = report["findings"][0]  # type: ignore[index]
+    assert (lead["symptom"], lead["cause"], lead["severity"]) == (
+        "quant-quality",
+        "fp8-kv-cache",
+        "critical",
+    )
+    assert any(f["cause"] == "kv-admission" for f in report["findings"])  # type: ignore[union-attr]
+    assert lead["remediation"][0].startswith("Remove --kv-cache-dtype int8_per_token_head")
+    assert not any("--kv-cache-dtype fp8" in step for step in lead["remediation"])
+    assert "calibrate the int8_per_token_head scales" in lead["remediation"][1]
 
 
 def test_the_reported_symptom_breaks_a_tie_the_ranking_contract_leaves() -> None:
