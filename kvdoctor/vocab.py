@@ -66,6 +66,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "preemption-recompute",
         "spec-decode-low-acceptance",
         "engine-imbalance",
+        "cpu-offload-weights",
         "cudagraph-batch-above-capture",
     ),
     "prefix-miss": (

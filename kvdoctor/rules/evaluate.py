@@ -516,6 +516,8 @@ def _evaluate(
             if rec is not None:
                 verdict = _cause_verdict(rec, pb, cause, sole, explicit_only=not fired)
             if not fired and verdict != "refuted":
+                if cause.applies is not None and eval_clause(cause.applies, Context(view)) is False:
+                    continue  # the server cannot have this mechanism: no look-alike
                 why = explain(cause.when, Context(view)) or "its conditions do not hold"
                 ruled_out[(pb.id, cause.id)] = why
                 continue

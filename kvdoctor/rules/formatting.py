@@ -3,8 +3,8 @@
 Placeholders are plain signal or derived-value names: no attribute access, no indexing, no
 conversions, so a playbook can never reach into Python objects. Values are formatted for
 people (thousands separators, three significant digits); ``{name:plain}`` drops the separators
-(for a value pasted into a flag), ``{name:dur}`` is a duration, ``{name:x}`` a ratio ("4.2×")
-and other specs are Python format specs. A missing value
+(for a value pasted into a flag), ``{name:dur}`` is a duration, ``{name:x}`` a ratio ("4.2×"),
+``{name:gib}`` bytes in GiB ("29.6") and other specs are Python format specs. A missing value
 raises :class:`MissingValue` so the caller can use the item's fallback text.
 """
 
@@ -102,6 +102,11 @@ def render(text: str, lookup: Callable[[str], TemplateValue]) -> str:
                 out.append(f"{value:.3g}×")
             else:
                 out.append(human(value))
+            continue
+        if spec == "gib" and isinstance(value, int | float) and not isinstance(value, bool):
+            # Bytes as GiB, three significant digits: "29.6", "140".
+            g = float(value) / (1 << 30)
+            out.append(f"{g:,.0f}" if abs(g) >= 100 else f"{g:.3g}")
             continue
         if spec == "dur" and isinstance(value, int | float) and not isinstance(value, bool):
             out.append(duration(float(value)))

@@ -465,6 +465,49 @@ def _prefill_erratic(s: SignalView) -> Scalar:
     return t10 > 0 and p10 > 0 and (t95 / t10) / (p90 / p10) >= 4
 
 
+# The fastest host link a GPU has (PCIe 5.0 x16, one direction, 64 GB/s): weights offloaded to
+# CPU memory cross it in every forward pass, so no step can be faster than their bytes over it.
+PCIE_BYTES_PER_S = 64e9
+
+
+@derived(
+    "offload_step_floor",
+    "s",
+    "The least time a forward pass spends streaming the weights offloaded to CPU memory: "
+    "--cpu-offload-gb over the fastest host link (PCIe 5.0 x16, 64 GB/s).",
+)
+def _offload_step_floor(s: SignalView) -> Scalar:
+    gb = s.num("cpu_offload_gb")
+    if gb is None or gb <= 0:
+        return None
+    return gb * 1e9 / PCIE_BYTES_PER_S
+
+
+@derived(
+    "itl_offload_share",
+    "ratio",
+    "offload_step_floor / ITL p50: the share of each decode step the offloaded weights take "
+    "at least to cross the host link.",
+)
+def _itl_offload_share(s: SignalView) -> Scalar:
+    return _ratio(s.num("offload_step_floor"), s.num("itl_p50"))
+
+
+@derived(
+    "offload_fits_on_device",
+    "bool",
+    "The weights resident on each GPU (start-up log) plus those offloaded to CPU memory fit in "
+    "85 % of the device's --gpu-memory-utilization share, leaving the rest for the KV pool "
+    "and activations: the offload is not needed.",
+)
+def _offload_fits_on_device(s: SignalView) -> Scalar:
+    gb, resident = s.num("cpu_offload_gb"), s.num("log_weights_bytes")
+    total, util = s.num("gpu_memory_total_bytes"), s.num("gpu_memory_utilization")
+    if gb is None or resident is None or total is None or util is None or gb <= 0:
+        return None
+    return resident + gb * 1e9 <= 0.85 * util * total
+
+
 # Connectors that move a prefill instance's KV to a decode instance (disaggregated prefill);
 # offloading connectors (LMCache, the CPU offload tier) miss and compute locally by design.
 PD_CONNECTORS = ("nixl", "p2pnccl", "mooncake")
@@ -732,6 +775,9 @@ DERIVED_LABELS: dict[str, str] = {
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
     "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
+    "offload_step_floor": "the offloaded weights' crossing of the host link per step",
+    "itl_offload_share": "the offloaded weights' crossing over ITL p50",
+    "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
     "weights_floor": "one read of the weights",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",
@@ -757,6 +803,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
+    "offload_fits_on_device": (
+        "the offloaded weights would fit on the GPU",
+        "the offloaded weights would not fit on the GPU",
+    ),
     "prompts_show_drift_harm": (
         "the prompt sample shows drift behind the missing hits",
         "the prompt sample shows no drift behind missing hits",

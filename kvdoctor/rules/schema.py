@@ -377,6 +377,10 @@ class Cause(_Strict):
     reproducer: ReproducerName | None = None
     references: list[str] = Field(default_factory=list)
     explains: Explains | None = None
+    # The setting this mechanism needs (CPU offload configured, ...): where the bundle shows it
+    # is not there, the cause is no look-alike of another and "why not" leaves it out instead
+    # of spending a line on a mechanism the server cannot have.
+    applies: Clause | None = None
     # Why no Prometheus alert can stand for this cause, when its deciding evidence is outside
     # the metrics (the prompts, request logs): ``kvdoctor alerts`` then lists it as not
     # expressible instead of alerting on the metric half of its condition.

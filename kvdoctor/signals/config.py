@@ -90,6 +90,7 @@ _CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[object], Scalar]
     ("max_num_seqs", None, ("max-num-seqs",), to_int),
     ("max_num_batched_tokens", None, ("max-num-batched-tokens",), to_int),
     ("kv_cache_memory_bytes", "kv_cache_memory_bytes", ("kv-cache-memory-bytes",), to_int),
+    ("cpu_offload_gb", "cpu_offload_gb", ("cpu-offload-gb",), to_float),
 ]
 
 
@@ -138,6 +139,14 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
             why = "not in vllm:cache_config_info"
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
+    # A recorded full command line without --cpu-offload-gb runs with vLLM's default, none:
+    # "no weights offloaded" is known, not a guess (every release defaults to 0).
+    if (
+        out.ss.get("cpu_offload_gb") is None
+        and bundle.engine_args is not None
+        and bundle.engine_args.argv is not None
+    ):
+        out.set("cpu_offload_gb", 0.0, "engine_args: full command line without --cpu-offload-gb")
     # What the operator asked for, apart from what runs: vLLM turns prefix caching off for
     # models that cannot use it ("Hybrid or mamba-based model detected: disabling prefix
     # caching") although the flag was given.

@@ -197,6 +197,15 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
         "cause": "follows from the symptom",
     },
+    # Round 7's dev split.
+    "y-cpu-offload-35gb-stale-dsv41-h20": {
+        "cause": (
+            "the mechanism is named (slow-itl/cpu-offload-weights: 35 GB per GPU crossing PCIe "
+            "in every 0.53 s step, the weights fitting on the card, advice to remove the flag); "
+            "the case accepts only its writer's new-cpu-offload-weights-fit-in-vram, a cause id "
+            "kvdoctor did not have when the answer was committed"
+        ),
+    },
 }
 
 
