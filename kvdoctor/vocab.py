@@ -59,6 +59,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "kv-admission",
         "deferred-admission",
         "kv-transfer-trouble",
+        "scheduler-stall",
     ),
     "slow-itl": (
         "kv-read-bound",

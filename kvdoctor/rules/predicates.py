@@ -465,6 +465,29 @@ def _prefill_erratic(s: SignalView) -> Scalar:
     return t10 > 0 and p10 > 0 and (t95 / t10) / (p90 / p10) >= 4
 
 
+@derived(
+    "engine_stalled",
+    "bool",
+    "Requests ran through the whole window (a minute or more) while the engine computed no "
+    "prompt and no output token and none finished: the engine or its scheduler is stuck.",
+)
+def _engine_stalled(s: SignalView) -> Scalar:
+    running, mean = s.num("running_max"), s.num("running_mean")
+    prompt, gen = s.num("prompt_tokens_per_s"), s.num("generation_tokens_per_s")
+    finished, window = s.num("requests_finished_window"), s.num("window_s")
+    if None in (running, mean, prompt, gen, finished, window):
+        return None
+    assert running is not None and mean is not None and window is not None  # for mypy
+    return (
+        running >= 1
+        and mean >= 0.9 * running
+        and prompt == 0
+        and gen == 0
+        and finished == 0
+        and window >= 60
+    )
+
+
 # The fastest host link a GPU has (PCIe 5.0 x16, one direction, 64 GB/s): weights offloaded to
 # CPU memory cross it in every forward pass, so no step can be faster than their bytes over it.
 PCIE_BYTES_PER_S = 64e9
@@ -775,6 +798,7 @@ DERIVED_LABELS: dict[str, str] = {
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
     "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
+    "engine_stalled": "requests running while the engine computed nothing",
     "offload_step_floor": "the offloaded weights' crossing of the host link per step",
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
     "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
@@ -803,6 +827,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
+    "engine_stalled": (
+        "requests stayed running while the engine computed nothing",
+        "the engine computed tokens for its running requests",
+    ),
     "offload_fits_on_device": (
         "the offloaded weights would fit on the GPU",
         "the offloaded weights would not fit on the GPU",

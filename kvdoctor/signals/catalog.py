@@ -318,6 +318,16 @@ _DEFS += [
         "--cpu-offload-gb: weights per GPU kept in CPU memory and streamed to the GPU in every "
         "forward pass (cache_config_info label or the flag).",
     ),
+    (
+        "log_sampler_warmup_seqs",
+        "requests",
+        "Dummy requests of the sampler warm-up that ran out of memory (--max-num-seqs).",
+    ),
+    (
+        "log_sleep_residual_gib",
+        "GiB",
+        "Sleep mode: memory still in use after the engine fell asleep (its last sleep line).",
+    ),
     ("log_external_lookups", "count", "LMCache lookup lines in the log (one per request)."),
     (
         "log_external_lookup_tokens",
@@ -597,6 +607,8 @@ LABELS: dict[str, str] = {
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",
     "external_prefix_hit_rate_window": "the external cache's hit rate",
     "cpu_offload_gb": "weights offloaded to CPU memory per GPU (--cpu-offload-gb)",
+    "log_sleep_residual_gib": "memory the engine still held asleep",
+    "log_sampler_warmup_seqs": "the sampler warm-up's dummy requests",
     "log_external_lookups": "LMCache lookups in the log",
     "log_external_lookup_tokens": "tokens LMCache looked up (its log)",
     "log_external_hit_rate": "LMCache's hit rate (its log)",
@@ -708,6 +720,7 @@ VALUES: dict[str, dict[str, str]] = {
     "log_oom_phase": {
         "cuda-graph-capture": "the out-of-memory error struck during CUDA graph capture",
         "sampler-warmup": "the out-of-memory error struck during the sampler's warm-up",
+        "wake-up": "the out-of-memory error struck while waking from sleep mode",
         "kv-allocation": "the out-of-memory error struck while allocating the KV pool",
         "profiling": "the out-of-memory error struck during the profiling run",
         "serving": "the out-of-memory error struck while serving",

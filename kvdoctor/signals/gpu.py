@@ -37,13 +37,20 @@ def _is_server_process(name: str, pid: int, pids: frozenset[int]) -> bool:
     )
 
 
+def _vllm_titled(name: str) -> bool:
+    # vLLM's own process titles: "VLLM::EngineCore", "VLLM::Worker_TP0", "VllmWorkerProcess".
+    low = name.lower()
+    return "enginecore" in low or low.startswith("vllm::") or "vllmworker" in low
+
+
 def _other_engine_cores(processes: list[GpuProcess], pids: frozenset[int]) -> frozenset[int]:
-    """Engine cores of another vLLM instance on this device: one engine core per device is the
-    server's, and when the log names it by PID, any other is a second instance's (external
-    case v-asr: an aligner and an ASR server started together on one card, each profiling the
-    other's loading as its own use). PIDs the log does not name (a container's namespace)
-    decide nothing: the name alone cannot tell two instances apart."""
-    cores = {p.pid for p in processes if "enginecore" in p.name.lower()}
+    """vLLM processes of another instance on this device: when the log names this server's
+    process on the device by PID, any other process with a vLLM title is a second instance's
+    (external cases v-asr: an aligner and an ASR server started together on one card, each
+    profiling the other's loading as its own use; y-sleep: a sleeping model's TP workers
+    holding 148 GiB beside the one waking). PIDs the log does not name (a container's
+    namespace) decide nothing: the title alone cannot tell two instances apart."""
+    cores = {p.pid for p in processes if _vllm_titled(p.name)}
     if len(cores) < 2 or not cores & pids:
         return frozenset()
     return frozenset(cores - pids)

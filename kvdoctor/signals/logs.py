@@ -16,7 +16,11 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "no_cache_memory": re.compile(r"No available memory for the cache blocks"),
     "oom": re.compile(
         r"(CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: |"
-        r"HIP out of memory|out of memory occurred)"
+        r"HIP out of memory|out of memory occurred|"
+        # Outside torch's caching allocator: "RuntimeError: CUDA error: out of memory" (a
+        # kernel, NCCL, cuBLAS) and vLLM's sleep-mode allocator ("CUDA Error: out of memory
+        # at .../cumem_allocator.cpp:163", external case y-reranker).
+        r"CUDA [Ee]rror: out of memory)"
     ),
     "preemption": re.compile(
         r"(is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space"
@@ -31,6 +35,14 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     # V0 engines print "Initializing an LLM engine (v0.5.5)"; V1 "Initializing a V1 LLM engine".
     "v0_engine": re.compile(r"Initializing an LLM engine \(v?[\d.]+"),
+    # V1's sampler warm-up refusal (gpu_model_runner.py): "CUDA out of memory occurred when
+    # warming up sampler with 1024 dummy requests": the count is --max-num-seqs.
+    "sampler_warmup": re.compile(r"warming up sampler with (\d+) dummy requests"),
+    # Sleep mode (gpu_worker.py): "Sleep mode freed 2.05 GiB memory, 5.06 GiB memory is still
+    # in use." What stays in use while asleep is held against whatever wakes next.
+    "sleep_residual": re.compile(
+        r"Sleep mode freed [\d.]+ GiB memory, ([\d.]+) GiB memory is still in use"
+    ),
     "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
     # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
     "max_seq_len": re.compile(r"\bmax_seq_len=(\d+)"),
@@ -111,6 +123,9 @@ _OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("sampler-warmup", re.compile(r"_dummy_sampler_run")),
+    # Sleep mode gives the weights' and the pool's memory back to the device; waking maps it
+    # again, and fails when another process (or what sleeping left behind) holds it.
+    ("wake-up", re.compile(r"\bwake_up\b|cumem_allocator|device_allocator/cumem")),
     (
         "kv-allocation",
         re.compile(
@@ -217,6 +232,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_kv_transfer_error_line",
         "log_v0_engine",
         "log_pipeline_parallel_size",
+        "log_sleep_residual_gib",
+        "log_sampler_warmup_seqs",
         *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
@@ -305,6 +322,22 @@ def logs(out: Out, bundle: Bundle) -> None:
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
     _external_lookups(out, text)
+    warm = [int(m.group(1)) for m in p["sampler_warmup"].finditer(text)]
+    out.set(
+        "log_sampler_warmup_seqs",
+        warm[-1] if warm else None,
+        "logs.txt: 'warming up sampler with N dummy requests' (N is --max-num-seqs)",
+        reason="no sampler warm-up failure in the logs",
+    )
+    if warm and out.ss.get("max_num_seqs") is None:
+        out.set("max_num_seqs", warm[-1], "logs.txt: the sampler warm-up's dummy requests")
+    residual = [float(m.group(1)) for m in p["sleep_residual"].finditer(text)]
+    out.set(
+        "log_sleep_residual_gib",
+        residual[-1] if residual else None,
+        "logs.txt: last 'Sleep mode freed X GiB memory, Y GiB memory is still in use' line",
+        reason="no sleep-mode line in the logs",
+    )
     seq = [int(m.group(1)) for m in p["max_seq_len"].finditer(text)]
     if seq and out.ss.get("max_model_len") is None:
         # No server answered /v1/models and no flag says it (a start-up failure, an offline

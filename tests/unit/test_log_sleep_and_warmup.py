@@ -1,0 +1,49 @@
+"""Log lines that decide a GPU out-of-memory error: vLLM's sleep-mode allocator, what a sleeping
+engine keeps, and the sampler warm-up's batch (external cases y-reranker and v-r1)."""
+
+from __future__ import annotations
+
+from _bundle_factory import bundle
+
+from kvdoctor.signals.compute import compute_signals
+from kvdoctor.signals.logs import oom_phase
+
+WAKE_OOM = """\
+(EngineCore_DP0 pid=88) INFO 06-08 10:48:20 [gpu_worker.py:151] Sleep mode freed 2.05 GiB memory, 5.06 GiB memory is still in use.
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120] Invocation of wake_up method failed
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120] Traceback (most recent call last):
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 165, in wake_up
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120]     allocator.wake_up(tags)
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120]   File "/usr/local/lib/python3.12/dist-packages/vllm/device_allocator/cumem.py", line 262, in wake_up
+(EngineCore_DP0 pid=88) ERROR 06-08 10:55:13 [core.py:1120] RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163
+"""  # noqa: E501
+
+SAMPLER_OOM = (
+    "ERROR 03-27 17:34:18 [core.py:343] RuntimeError: CUDA out of memory occurred when warming "
+    "up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or "
+    "`gpu_memory_utilization` when initializing the engine.\n"
+)
+
+
+def test_a_wake_up_out_of_memory_is_read_with_its_phase_and_the_sleep_residual() -> None:
+    assert oom_phase(WAKE_OOM)[0] == "wake-up"
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": WAKE_OOM}))
+    assert ss.get("log_oom") is True
+    assert ss.get("log_oom_phase") == "wake-up"
+    assert ss.get("log_sleep_residual_gib") == 5.06
+
+
+def test_cuda_error_out_of_memory_outside_torch_is_an_out_of_memory_error() -> None:
+    line = "RuntimeError: CUDA error: out of memory\n"
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": line}))
+    assert ss.get("log_oom") is True
+
+
+def test_the_sampler_warm_up_names_the_batch_it_ran_out_of_memory_at() -> None:
+    b = bundle("healthy").model_copy(update={"logs": SAMPLER_OOM, "engine_args": None})
+    ss = compute_signals(b)
+    assert ss.get("log_sampler_warmup_seqs") == 1024
+    assert ss.get("log_oom") is True
+    # Nothing else states --max-num-seqs here (no flags, no label): the warm-up's count does.
+    assert ss.get("max_num_seqs") == 1024
+    assert ss.values["max_num_seqs"].provenance.startswith("logs.txt")
