@@ -116,6 +116,9 @@ _BY_UNIT: dict[str, Callable[[object], str]] = {
     "ratio": ratio,
     "1/s": _per_s,
     "tokens/s": _tok_per_s,
+    # Sizes the log and the flags state in their own units (vLLM's GiB lines, --cpu-offload-gb).
+    "GiB": lambda v: f"{num(v)} GiB",
+    "GB": lambda v: f"{num(v)} GB",
 }
 
 

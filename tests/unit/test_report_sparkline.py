@@ -70,3 +70,6 @@ def test_number_formats() -> None:
     assert fmt.signal_value("ttft_p95", 1.5) == "1.5 s"
     assert fmt.signal_value("served_model", "x") is None
     assert fmt.signal_value("kv_usage_max", math.inf) == fmt.MISSING
+    # Sizes in the units the log and the flags state them in.
+    assert fmt.signal_value("log_sleep_residual_gib", 5.06) == "5.06 GiB"
+    assert fmt.signal_value("cpu_offload_gb", 35.0) == "35 GB"
