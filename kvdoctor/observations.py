@@ -208,6 +208,9 @@ class Observations:
     # canonical name -> samples dropped as impossible (NaN or infinite, negative, usage above
     # 100 %, absurd size)
     impossible: dict[str, int] = field(default_factory=dict)
+    # canonical name -> scrapes in which one series of it appeared more than once (a malformed
+    # exposition: no vLLM writes one; Prometheus refuses such a scrape). The first value is kept.
+    repeated: dict[str, int] = field(default_factory=dict)
     # name -> group (None: all) -> sorted (labels, column); built by _select, after observe().
     _index: dict[str, dict[Group | None, list[tuple[Labels, list[float]]]]] = field(
         default_factory=dict, repr=False, compare=False
@@ -531,6 +534,11 @@ def observe(bundle: Bundle) -> Observations:
                 wire_seen.setdefault((c.name, c.preferred), set()).add(c.wire)
                 if c.cumulative:
                     cumulative.add(c.name)
+            elif col[i] == col[i]:
+                # The same series again in this scrape (a family written twice): the first
+                # value is the one the family's own TYPE line introduced.
+                obs.repeated[c.name] = obs.repeated.get(c.name, 0) + 1
+                continue
             col[i] = value
         obs.times.append(scrape.t)
         i += 1

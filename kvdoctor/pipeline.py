@@ -171,6 +171,15 @@ def not_checked_for(
                 f"{listed}",
             )
         )
+    if signals.repeated:
+        listed = ", ".join(f"{name} ({n}×)" for name, n in signals.repeated.items())
+        out.append(
+            NotChecked(
+                what="repeated metric series",
+                why="a scrape wrote the same series more than once (a malformed exposition; "
+                f"the first value of each was kept): {listed}",
+            )
+        )
     for name, what, why, keywords in _OPTIONAL_FILES:
         if not _file_present(bundle, name) and not _covered(bundle.manifest.not_checked, keywords):
             out.append(NotChecked(what=what, why=why))

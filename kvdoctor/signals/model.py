@@ -35,6 +35,8 @@ class SignalSet:
     per_engine: dict[str, dict[str, Scalar]] = field(default_factory=dict)
     # Samples left out as impossible values (metric name -> count); the report lists them.
     impossible: dict[str, int] = field(default_factory=dict)
+    # Series repeated within a scrape (metric name -> count of repeats); the first value kept.
+    repeated: dict[str, int] = field(default_factory=dict)
     # How the report states a value that is an estimate (name -> text): the interpolated
     # latency percentiles as the bucket range that holds them ("between 1 and 2.5 s"). Set by
     # the pipeline from the window's histograms; playbook placeholders print it.

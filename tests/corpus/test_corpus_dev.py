@@ -237,10 +237,11 @@ KNOWN_MISSES.update(
         },
         "u-qwen3-14b-awq-16k-prompts-prefill-bound": {
             "symptom": (
-                "the bundle repeats the counter families (vllm:prompt_tokens_total and five "
-                "more) as a second, 'unknown' family of zeros after the real ones, which no "
-                "vLLM exposes: the prompt throughput reads 0, so prefill-interference cannot "
-                "fire and the stalls lead as slow-itl/unidentified"
+                "16k-token prompts chunked into 8k-token steps beside 25 decoding streams: "
+                "kvdoctor leads with the streams (slow-itl/prefill-interference, 3x slower "
+                "under load, an accepted cause) where the case leads with the first tokens; its "
+                "bundle also repeats six counter families as zeros (the first value is kept and "
+                "the repeat listed as not checked)"
             ),
             "cause": "follows from the symptom",
         },

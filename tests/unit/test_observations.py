@@ -15,6 +15,7 @@ import pytest
 
 from kvdoctor.bundle.model import Bundle, Manifest, Scrape
 from kvdoctor.observations import canonical, observe
+from kvdoctor.pipeline import diagnose
 from kvdoctor.signals.compute import compute_signals
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-0.32"
@@ -143,6 +144,22 @@ def test_new_name_wins_when_both_are_exposed() -> None:
     old_line = f"vllm:gpu_cache_usage_perc{{{KEY}}} 0.99\n"
     s = compute_signals(bundle_of(IDLE + old_line, BUSY + old_line))
     assert s.get("kv_usage_max") == 0.75
+
+
+def test_a_series_repeated_in_one_scrape_keeps_its_first_value_and_is_listed() -> None:
+    # External case u-qwen3-14b (round 7): a bundle writer appended each counter family a
+    # second time with zeros ("# TYPE vllm:prompt_tokens_total unknown"); the later zero hid
+    # the prompt throughput. Prometheus refuses such a scrape; kvdoctor keeps the first value
+    # (the one its family's TYPE line introduced) and says so under "not checked".
+    repeat = f"# TYPE vllm:kv_cache_usage_perc unknown\nvllm:kv_cache_usage_perc{{{KEY}}} 0\n"
+    obs = observe(bundle_of(BUSY + repeat, BUSY + repeat))
+    assert obs.repeated == {"vllm:kv_cache_usage_perc": 2}
+    s = compute_signals(bundle_of(BUSY + repeat, BUSY + repeat))
+    assert s.get("kv_usage_max") == 0.75
+    assert s.repeated == {"vllm:kv_cache_usage_perc": 2}
+    report = diagnose(bundle_of(BUSY + repeat, BUSY + repeat)).report
+    listed = [nc for nc in report.not_checked if nc.what == "repeated metric series"]
+    assert len(listed) == 1 and "vllm:kv_cache_usage_perc (2×)" in listed[0].why
 
 
 def test_old_name_fills_scrapes_the_new_one_lacks() -> None:
