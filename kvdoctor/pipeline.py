@@ -161,25 +161,23 @@ def not_checked_for(
     reproducers that did not run for a firing finding, then ``extra`` (pipeline problems).
     """
     out: list[NotChecked] = list(bundle.manifest.not_checked)
-    if signals.impossible:
-        listed = ", ".join(f"{name} ({n}×)" for name, n in signals.impossible.items())
-        out.append(
-            NotChecked(
-                what="impossible metric values",
-                why="left out as invalid data (NaN or infinite, negative, usage above 100 % or "
-                f"absurdly large): "
-                f"{listed}",
-            )
-        )
-    if signals.repeated:
-        listed = ", ".join(f"{name} ({n}×)" for name, n in signals.repeated.items())
-        out.append(
-            NotChecked(
-                what="repeated metric series",
-                why="a scrape wrote the same series more than once (a malformed exposition; "
-                f"the first value of each was kept): {listed}",
-            )
-        )
+    for what, why, counts in (
+        (
+            "impossible metric values",
+            "left out as invalid data (NaN or infinite, negative, usage above 100 % or "
+            "absurdly large)",
+            signals.impossible,
+        ),
+        (
+            "repeated metric series",
+            "a scrape wrote the same series more than once (a malformed exposition; the first "
+            "value of each was kept)",
+            signals.repeated,
+        ),
+    ):
+        if counts:
+            listed = ", ".join(f"{name} ({n}×)" for name, n in counts.items())
+            out.append(NotChecked(what=what, why=f"{why}: {listed}"))
     for name, what, why, keywords in _OPTIONAL_FILES:
         if not _file_present(bundle, name) and not _covered(bundle.manifest.not_checked, keywords):
             out.append(NotChecked(what=what, why=why))

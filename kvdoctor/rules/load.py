@@ -95,6 +95,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.signals.catalog",
     "kvdoctor.signals.fleet",
     "kvdoctor.signals.model",
+    "kvdoctor.signals.physics",
     "kvdoctor.thresholds",
     "kvdoctor.vocab",
 )

@@ -15,6 +15,7 @@ from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
 from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
+from kvdoctor.signals.physics import HOST_LINK_BYTES_PER_S
 
 GIB = 1024**3
 
@@ -489,9 +490,43 @@ def _engine_stalled(s: SignalView) -> Scalar:
     )
 
 
-# The fastest host link a GPU has (PCIe 5.0 x16, one direction, 64 GB/s): weights offloaded to
-# CPU memory cross it in every forward pass, so no step can be faster than their bytes over it.
-PCIE_BYTES_PER_S = 64e9
+@derived(
+    "other_process_over_weights",
+    "bool",
+    "Other processes on the device held 1 GiB or more, and more than this server's own "
+    "weights (start-up log): their memory, not this server's settings, can explain a pool "
+    "that came out short.",
+)
+def _other_process_over_weights(s: SignalView) -> Scalar:
+    other, weights = s.num("gpu_other_process_bytes"), s.num("log_weights_bytes")
+    parts = (
+        None if other is None else other >= 1 << 30,
+        None if other is None or weights is None else other >= weights,
+    )
+    if False in parts:
+        return False
+    return None if None in parts else True
+
+
+@derived(
+    "lmcache_never_serves_resent",
+    "bool",
+    "LMCache's log: 1,024 or more prompt tokens looked up, under 1 % of them hit, while half "
+    "or more of the long lookups repeat an earlier prompt's exact length (prompts sent again "
+    "that the tier stored).",
+)
+def _lmcache_never_serves_resent(s: SignalView) -> Scalar:
+    looked, rate = s.num("log_external_lookup_tokens"), s.num("log_external_hit_rate")
+    repeat = s.num("log_external_repeat_share")
+    # Three-valued "and": any part known false decides it, else any unknown part leaves it open.
+    parts = (
+        None if looked is None else looked >= 1024,
+        None if rate is None else rate < 0.01,
+        None if repeat is None else repeat >= 0.5,
+    )
+    if False in parts:
+        return False
+    return None if None in parts else True
 
 
 @derived(
@@ -504,7 +539,7 @@ def _offload_step_floor(s: SignalView) -> Scalar:
     gb = s.num("cpu_offload_gb")
     if gb is None or gb <= 0:
         return None
-    return gb * 1e9 / PCIE_BYTES_PER_S
+    return gb * 1e9 / HOST_LINK_BYTES_PER_S
 
 
 @derived(
@@ -800,6 +835,8 @@ DERIVED_LABELS: dict[str, str] = {
     "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
     "engine_stalled": "requests running while the engine computed nothing",
+    "other_process_over_weights": "other processes holding more than the server's weights",
+    "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
     "offload_step_floor": "the offloaded weights' crossing of the host link per step",
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
     "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
@@ -831,6 +868,14 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "engine_stalled": (
         "requests stayed running while the engine computed nothing",
         "the engine computed tokens for its running requests",
+    ),
+    "other_process_over_weights": (
+        "other processes held more than the server's weights",
+        "other processes held less than the server's weights",
+    ),
+    "lmcache_never_serves_resent": (
+        "LMCache served none of the prompts sent again",
+        "LMCache's log shows no unserved resent prompts",
     ),
     "offload_fits_on_device": (
         "the offloaded weights would fit on the GPU",

@@ -43,17 +43,17 @@ def _vllm_titled(name: str) -> bool:
     return "enginecore" in low or low.startswith("vllm::") or "vllmworker" in low
 
 
-def _other_engine_cores(processes: list[GpuProcess], pids: frozenset[int]) -> frozenset[int]:
+def _other_instance_pids(processes: list[GpuProcess], pids: frozenset[int]) -> frozenset[int]:
     """vLLM processes of another instance on this device: when the log names this server's
     process on the device by PID, any other process with a vLLM title is a second instance's
     (external cases v-asr: an aligner and an ASR server started together on one card, each
     profiling the other's loading as its own use; y-sleep: a sleeping model's TP workers
     holding 148 GiB beside the one waking). PIDs the log does not name (a container's
     namespace) decide nothing: the title alone cannot tell two instances apart."""
-    cores = {p.pid for p in processes if _vllm_titled(p.name)}
-    if len(cores) < 2 or not cores & pids:
+    titled = {p.pid for p in processes if _vllm_titled(p.name)}
+    if len(titled) < 2 or not titled & pids:
         return frozenset()
-    return frozenset(cores - pids)
+    return frozenset(titled - pids)
 
 
 def gpu(out: Out, bundle: Bundle) -> None:
@@ -74,7 +74,7 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # Other processes' memory per device (memory is per device: two cards' sums are not one
     # card's need), the largest of any device at any sample.
     other_peak: int | None = None
-    pids = server_pids(bundle.logs)
+    log_pids = server_pids(bundle.logs)
     weights = out.ss.get("log_weights_bytes")
     # While the server answers its /metrics it holds memory on its devices: a device's only
     # process, unnamed ("python3"), is the server's own, not another process beside it.
@@ -101,7 +101,9 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # server's there: a sole holder after the server died is another instance (external case
     # v-asr), not the server seen from outside a container. A V0 driver rank the log never
     # names by PID still proves itself on its own device (external case d-lora).
-    named = {d.index for s in samples for d in s.devices if any(p.pid in pids for p in d.processes)}
+    named = {
+        d.index for s in samples for d in s.devices if any(p.pid in log_pids for p in d.processes)
+    }
     proven = {
         holders[0].pid
         for s in samples
@@ -109,11 +111,11 @@ def gpu(out: Out, bundle: Bundle) -> None:
         if d.index not in named
         and sole_server(holders := [p for p in d.processes if p.used_memory])
     }
-    log_pids, pids = pids, pids | frozenset(proven)
-    # An engine core once seen beside the server's is another instance's at every sample,
+    pids = log_pids | frozenset(proven)
+    # A vLLM process once seen beside the server's is another instance's at every sample,
     # also after the server died and it holds the device alone.
     rivals = frozenset().union(
-        *(_other_engine_cores(d.processes, log_pids) for s in samples for d in s.devices)
+        *(_other_instance_pids(d.processes, log_pids) for s in samples for d in s.devices)
     )
     for s in samples:
         for d in s.devices:

@@ -7,7 +7,8 @@ holds no quieter interval to compare with (docs/troubleshooting.md). Well-run de
 50–80 % of peak bandwidth, so an ITL within about 2× the floor is normal.
 
 Bandwidths are the vendors' published peak figures (datasheets linked per row). Names are
-matched against NVML's device name, longest pattern first, case-insensitively.
+matched against NVML's device name, longest pattern first, case-insensitively. Weights
+offloaded to CPU memory are judged against the host link instead (``HOST_LINK_BYTES_PER_S``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ GPU_BANDWIDTH: tuple[tuple[str, float, str], ...] = (
     ("MI300X", 5.3e12, "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"),
     ("MI250X", 3.2e12, "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html"),
 )
+
+# The fastest host link a GPU has (PCIe 5.0 x16, one direction, 64 GB/s): weights offloaded to
+# CPU memory (--cpu-offload-gb) cross it in every forward pass, so no step is faster than their
+# bytes over it.
+HOST_LINK_BYTES_PER_S = 64e9
 
 _DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1}
 
