@@ -47,3 +47,14 @@ def test_the_sampler_warm_up_names_the_batch_it_ran_out_of_memory_at() -> None:
     # Nothing else states --max-num-seqs here (no flags, no label): the warm-up's count does.
     assert ss.get("max_num_seqs") == 1024
     assert ss.values["max_num_seqs"].provenance.startswith("logs.txt")
+
+
+def test_the_sleep_allocator_in_the_error_does_not_make_a_profiling_oom_a_wake_up() -> None:
+    # Every allocation of a sleep-mode server goes through the cumem allocator: its file name
+    # in the error says nothing of the phase; the frames do.
+    profiling = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2900, in profile_run\n'
+        "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163\n"
+    )
+    assert oom_phase(profiling)[0] == "profiling"
