@@ -23,8 +23,15 @@ CARD_FULL: Final = 0.98
 # planner refuses replicas, kv-admission advises spreading the load first).
 ENGINES_UNEVEN: Final = 1.5
 
+# Model FLOPs utilization of the prefill (0..1) at which a slow first token is the prompts' own
+# compute on this hardware: well-run prefills reach 30-60 % of the devices' dense peak, and a
+# prefill at half the low end is computing, not waiting on something else (external cases at
+# 24 % and 30 % healthy; an idle-clock prefill at 7 % not).
+PREFILL_BUSY_MFU: Final = 0.15
+
 # The names a playbook may write as ``$name`` in a condition's ``value``.
 PLAYBOOK_CONSTANTS: Final[dict[str, float]] = {
     "pool_full": POOL_FULL,
     "engines_uneven": ENGINES_UNEVEN,
+    "prefill_busy_mfu": PREFILL_BUSY_MFU,
 }

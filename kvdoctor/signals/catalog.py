@@ -183,6 +183,29 @@ _DEFS: list[tuple[str, str, str]] = [
     ("gpu_name", "name", "NVML name of the busiest device."),
     ("gpu_bandwidth", "bytes/s", "Published peak memory bandwidth of that device (physics.py)."),
     ("weights_bytes", "bytes", "Model weight bytes a decode step reads (dense estimate)."),
+    (
+        "gpu_peak_flops",
+        "FLOP/s",
+        "Published dense peak of that device for the weights' precision (physics.py).",
+    ),
+    (
+        "prefill_tokens_per_busy_s",
+        "tokens/s",
+        "Prompt tokens computed (not cached) per second the engine spent prefilling: finished "
+        "requests' prompt tokens less the cached share over min(window, Σ prefill time).",
+    ),
+    (
+        "prefill_flops_per_token",
+        "FLOP",
+        "FLOPs one prompt token costs this model at the window's mean prompt length "
+        "(projections, routed experts, attention over the prompt).",
+    ),
+    (
+        "prefill_mfu",
+        "fraction",
+        "Model FLOPs utilization of the prefill: prefill_tokens_per_busy_s × "
+        "prefill_flops_per_token / (gpu_peak_flops × devices of the instance).",
+    ),
     # --- logs
     ("log_no_cache_memory", "bool", "Log says 'No available memory for the cache blocks'."),
     ("log_oom", "bool", "Log shows a CUDA/torch out-of-memory error."),
@@ -675,6 +698,7 @@ LABELS: dict[str, str] = {
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",
     "running_max": "peak running requests",
+    "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",
     "spec_decode_tokens_per_draft": "tokens drafted per step",

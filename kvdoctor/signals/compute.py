@@ -17,7 +17,17 @@ from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.observations import Observations, observe
-from kvdoctor.signals import baselines, config, gpu, locker, logs, metrics, prompts, v1_extra
+from kvdoctor.signals import (
+    baselines,
+    config,
+    gpu,
+    locker,
+    logs,
+    metrics,
+    prefill,
+    prompts,
+    v1_extra,
+)
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.common import Out
 from kvdoctor.signals.model import SignalSet
@@ -48,6 +58,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     config.platform(out, bundle)  # after the GPU and log signals
     locker.locker_math(out, bundle)
     v1_extra.compute(out, obs, bundle)  # metrics vLLM added from 0.12 on (after engine config)
+    prefill.prefill_compute(out, obs, bundle)  # after the cached share and the GPU name
     metrics.per_engine(out, obs)
     metrics.engine_balance(out)
     prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity

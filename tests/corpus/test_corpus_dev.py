@@ -103,15 +103,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "new-dcp-prefix-cache-broken; ids are not remapped after the fact"
         ),
     },
-    "e-lmcache-gpu-already-hits-healthy": {
-        "symptom": (
-            "each document's cold 14.8k-token prefill (5.4 s on a 72B model, TP2) is slower "
-            "than the 1 s default's 4,000 prompt tokens a second, so kvdoctor reads "
-            "prefill-bound where the case calls that time the workload; a model- and "
-            "GPU-aware prefill rate would decide it"
-        ),
-        "cause": "follows from the symptom",
-    },
     "f-xpu-one-running-fourteen-waiting": {
         "cause": (
             "the case leaves KV admission against a slot limit undecided (23 % of the pool "
@@ -153,9 +144,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "o-llama70b-osl1-prefill-only-ttft-healthy": {
         "symptom": (
-            "TTFT 5.9 s with 32 prompts of 3.1k tokens prefilled together at the GPUs' rate; "
-            "the case calls it the cost of a prefill-only benchmark, kvdoctor calls a first "
-            "token past 1 s slow unless one prompt's own compute explains it (here 0.2 s)"
+            "the 5.9 s first tokens are now read as the prompts' own compute (the prefill at "
+            "30 % of 8 H200s' peak), but prefix caching is off over 3.1k-token prompts and "
+            "nothing in the bundle says the benchmark's prompts share nothing: kvdoctor asks "
+            "for a prompt sample (inconclusive) where the case knows the traffic is random"
         ),
         "cause": "follows from the symptom",
     },
@@ -246,13 +238,12 @@ KNOWN_MISSES.update(
             "cause": "follows from the symptom",
         },
         "w-int8-kv-triton-decode-falloff-2x3090": {
-            "symptom": (
+            "cause": (
                 "users report slow streams and the 2.8x slowdown with context is found "
-                "(slow-itl), but a 79k-token prompt's 33 s first token on two RTX 3090s ranks "
-                "above it by confidence (default bar, no GPU-aware prefill rate); the "
-                "mechanism (int8 forcing the Triton attention path) is outside the vocabulary"
+                "(slow-itl; the 79k-token prompt's 33 s first token is its own compute at a "
+                "third of the two RTX 3090s' peak); the mechanism (int8 forcing the Triton "
+                "attention path) is outside the vocabulary"
             ),
-            "cause": "follows from the symptom",
         },
         "x-rtx3060-qwen7b-awq-96-users-healthy": {
             "symptom": (
