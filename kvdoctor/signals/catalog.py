@@ -361,8 +361,9 @@ _DEFS += [
     (
         "log_external_repeat_share",
         "fraction",
-        "Share of LMCache lookups of 512+ tokens whose exact length an earlier lookup had: "
-        "prompts sent again.",
+        "Share of LMCache lookups of 512+ tokens whose exact length an earlier lookup had, "
+        "beyond the repeats lengths drawn at random from their own p10-p90 range would give "
+        "((observed - chance) / (1 - chance)): prompts sent again.",
     ),
     ("log_external_stored_tokens", "tokens", "Tokens LMCache logged as stored."),
     (

@@ -420,6 +420,31 @@ _EXTERNAL_LOOKUP_SIGNALS = (
 )
 
 
+def _repeats_beyond_chance(lengths: list[int]) -> float:
+    """Share of lookups repeating an earlier one's exact length, beyond chance (0..1).
+
+    A resent prompt has exactly the length it had; but prompts of one fixed length (a
+    benchmark's 1,000 random tokens, give or take the template) repeat lengths without being
+    resent (external case: 414 lookups of 998-1,003 tokens, none shared). Chance is the repeat
+    share of as many lengths drawn evenly from the lookups' own p10-p90 range; the result is
+    (observed - chance) / (1 - chance), 0 when the range itself forces the repeats.
+    """
+    seen: set[int] = set()
+    repeats = 0
+    for tokens in lengths:
+        repeats += tokens in seen
+        seen.add(tokens)
+    n = len(lengths)
+    observed = repeats / n
+    ordered = sorted(lengths)
+    width = ordered[(9 * (n - 1)) // 10] - ordered[(n - 1) // 10] + 1
+    distinct = width * (1 - (1 - 1 / width) ** n)
+    chance = 1 - distinct / n
+    if chance >= 1:
+        return 0.0
+    return round(max(0.0, (observed - chance) / (1 - chance)), 4)
+
+
 def _external_lookups(out: Out, text: str) -> None:
     lookups = [(int(m.group(1)), int(m.group(2))) for m in _LMCACHE_LOOKUP.finditer(text)]
     if not lookups:
@@ -444,18 +469,12 @@ def _external_lookups(out: Out, text: str) -> None:
         prov,
         reason="every LMCache lookup in the logs was of 0 tokens",
     )
-    seen: set[int] = set()
-    long_lookups = repeats = 0
-    for tokens, _ in lookups:
-        if tokens < _REPEAT_MIN_TOKENS:
-            continue
-        long_lookups += 1
-        repeats += tokens in seen
-        seen.add(tokens)
+    lengths = [tokens for tokens, _ in lookups if tokens >= _REPEAT_MIN_TOKENS]
     out.set(
         "log_external_repeat_share",
-        round(repeats / long_lookups, 4) if long_lookups >= 4 else None,
-        f"{prov}: lookups of {_REPEAT_MIN_TOKENS}+ tokens whose exact length an earlier one had",
+        _repeats_beyond_chance(lengths) if len(lengths) >= 4 else None,
+        f"{prov}: lookups of {_REPEAT_MIN_TOKENS}+ tokens whose exact length an earlier one had, "
+        "beyond what lengths drawn at random from their own p10-p90 range would repeat",
         reason=f"fewer than 4 LMCache lookups of {_REPEAT_MIN_TOKENS} tokens or more in the logs",
     )
     stored = [int(m.group(1)) for m in _LMCACHE_STORE.finditer(text)]

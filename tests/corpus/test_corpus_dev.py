@@ -198,6 +198,24 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "kvdoctor did not have when the answer was committed"
         ),
     },
+    # Round 8's dev split.
+    "za-pd-lmcache-cpu-random-bench": {
+        "symptom": (
+            "a benchmark's random 1,000-token prompts on an LMCache prefiller, caching on: 0 % "
+            "hits over two-block prompts and no prompt sample, so kvdoctor asks for the prompts "
+            "(inconclusive, issue 28's rule) where the case knows the traffic is random"
+        ),
+        "cause": "follows from the symptom",
+    },
+    "ze-thor-qwen3-8b-c8-bench-healthy": {
+        "symptom": (
+            "2,042-token random prompts, caching on, no hit, first tokens of 1-2.5 s on an edge "
+            "GPU the bundle has no NVML sample of (no prefill rate against its peak): kvdoctor "
+            "reads the misses as costing the first tokens and asks for the prompts; the case "
+            "knows the benchmark's prompts share nothing"
+        ),
+        "cause": "follows from the symptom",
+    },
 }
 
 
