@@ -274,6 +274,7 @@ def kv_for(bundle: Bundle, signals: SignalSet) -> KvSection:
         log_capacity_tokens=_int_or_none(signals.get("log_kv_cache_tokens")),
         num_gpu_blocks_override=blocks_override(bundle),
         tensor_parallel_size=tensor_parallel_of(bundle),
+        held_share=_num_or_none(signals.get("kv_held_share")),
     )
 
 

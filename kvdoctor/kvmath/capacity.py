@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvdoctor.kvmath.model import KvModel
 
 REPORTED = "metrics: vllm:cache_config_info label kv_cache_size_tokens"
 BLOCKS = "block_size × num_gpu_blocks"
@@ -83,3 +87,69 @@ def sequences_that_fit(capacity_tokens: float | None, sequence_tokens: float | N
     if not math.isfinite(fit):
         return None
     return max(1, math.floor(fit))
+
+
+@dataclass(frozen=True)
+class PoolGrouping:
+    """How the engine counts its pool for this model's layer mix, and what one sequence holds.
+
+    ``groups``: the KV cache groups the engine's stated pool is divided by (1 when the engine
+    counts blocks × block size, or the model has one kind of layer). ``held_share``: the share of
+    its tokens a sequence of ``tokens`` holds in that count (below 1 where sliding-window layers
+    keep only the window and attention-free layers one block of state).
+    """
+
+    groups: int
+    held_share: float
+    how: str
+
+
+def pool_grouping(
+    model: KvModel,
+    tokens: float,
+    block_size: int | None,
+    *,
+    stated_tokens: int | None,
+    num_gpu_blocks: int | None,
+) -> PoolGrouping:
+    """The engine's pool unit and a sequence's share of it, from the engine's own figures.
+
+    vLLM's hybrid allocator states its pool as blocks / groups × block size (every group counted
+    full) and a sequence holds whole blocks in its full-attention groups but only the window's in
+    sliding-window groups. Whether the server grouped its layers shows in its figures: a stated
+    pool of blocks / groups × block size. Without that evidence (a release that pages every
+    layer together, or no stated figure) every layer counts full, as before.
+    """
+    n = max(1, math.ceil(tokens))
+    groups = model.kv_cache_groups()
+    if not block_size or block_size <= 0:
+        return PoolGrouping(1, 1.0, "block size unknown: every layer counted full")
+    if groups == 1:
+        if _all_windowed(model):
+            share = min(1.0, held_tokens(model, n, block_size, 1) / n)
+            return PoolGrouping(1, share, "every attention layer keeps only the window")
+        return PoolGrouping(1, 1.0, "one kind of layer: every layer counted full")
+    paged = num_gpu_blocks * block_size if num_gpu_blocks else None
+    if stated_tokens and paged and abs(stated_tokens * groups - paged) <= groups * block_size:
+        share = min(1.0, held_tokens(model, n, block_size, groups) / n)
+        return PoolGrouping(
+            groups,
+            share,
+            f"the engine states blocks / {groups} KV cache groups × block size: a sequence "
+            "holds the window's blocks in its sliding-window groups",
+        )
+    return PoolGrouping(1, 1.0, "no stated pool showing grouped layers: every layer counted full")
+
+
+def _all_windowed(model: KvModel) -> bool:
+    return bool(model.window_layers) and model.window_layers == model.attention_layers
+
+
+def held_tokens(model: KvModel, tokens: int, block_size: int, groups: int) -> float:
+    """Tokens of the pool, as an engine that divides it by ``groups`` counts them, that one
+    sequence of ``tokens`` tokens holds (``tokens`` itself where every layer counts full)."""
+    if groups > 1:
+        return model.blocks_per_sequence(tokens, block_size) * block_size / groups
+    if _all_windowed(model):
+        return float(min(tokens, model.blocks_per_sequence(tokens, block_size) * block_size))
+    return float(tokens)

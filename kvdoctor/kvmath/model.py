@@ -450,6 +450,45 @@ class KvModel(BaseModel):
         per_layer = self.mamba_conv_elems * conv + self.mamba_ssm_elems * ssm
         return self.attention_free_layers * per_layer
 
+    def kv_cache_groups(self) -> int:
+        """KV cache groups vLLM's hybrid allocator forms for this layer mix (1 for one kind).
+
+        Layers of each kind (full attention, sliding window, attention-free state) are split into
+        groups of the smallest kind's size, and every block of the shared pool is one group's page:
+        Gemma-3 style 10 global + 50 local layers make 1 + 5 groups. The engine states its pool as
+        blocks / groups × block size tokens ("GPU KV cache size"), every group counted full.
+        """
+        full = self.attention_layers - self.window_layers
+        counts = [n for n in (full, self.window_layers, self.attention_free_layers) if n > 0]
+        if len(counts) <= 1:
+            return 1
+        size = min(counts)
+        return sum(-(-n // size) for n in counts)
+
+    def blocks_per_sequence(self, tokens: int, block_size: int) -> int:
+        """Pool blocks one sequence of ``tokens`` tokens holds under the hybrid allocator.
+
+        A full-attention group holds every block of the sequence; a sliding-window group only
+        the blocks the window reaches (window / block size, plus the one it straddles); an
+        attention-free group one block of state.
+        """
+        check_count("tokens", tokens)
+        check_count("block_size", block_size)
+        full = self.attention_layers - self.window_layers
+        groups = self.kv_cache_groups()
+        counts = {"full": full, "window": self.window_layers, "free": self.attention_free_layers}
+        present = {k: n for k, n in counts.items() if n > 0}
+        size = min(present.values()) if len(present) > 1 else None
+        whole = -(-tokens // block_size)
+        windowed = whole
+        if self.sliding_window:
+            windowed = min(whole, -(-self.sliding_window // block_size) + 1)
+        per_group = {"full": whole, "window": windowed, "free": 1}
+        if size is None:
+            kind = next(iter(present), "full")
+            return per_group[kind] if groups == 1 else whole
+        return sum(-(-n // size) * per_group[k] for k, n in present.items())
+
     @property
     def label(self) -> str:
         return self.name or self.model_type or "model"

@@ -73,13 +73,16 @@ def kv_section(
     log_capacity_tokens: int | None = None,
     num_gpu_blocks_override: int | None = None,
     tensor_parallel_size: int | None = None,
+    held_share: float | None = None,
 ) -> KvSection:
     """The ``kv`` object of the JSON report (docs/report.md). Pure; stable key order.
 
     Never raises on a bad model config: the reason goes into ``notes`` and the numbers that need
     the model are null, so one unreadable config does not stop a diagnosis.
     With ``tensor_parallel_size`` > 1 the per-token numbers are per GPU, like the pool vLLM
-    reports.
+    reports. ``held_share``: the share of its tokens a sequence of the mean length holds in
+    the pool as the engine counts it (kvmath.capacity.pool_grouping; 1 when every layer
+    counts full).
     """
     notes: list[str] = []
     model: KvModel | None = None
@@ -116,7 +119,14 @@ def kv_section(
         bytes_per_token=bpt,
     )
     capacity, capacity_source = pool.tokens, pool.source
-    capacity_sequences_ = sequences_that_fit(capacity, mean_sequence_tokens)
+    held = mean_sequence_tokens
+    if mean_sequence_tokens is not None and held_share is not None and 0 < held_share < 1:
+        held = mean_sequence_tokens * held_share
+        notes.append(
+            f"a sequence of {mean_sequence_tokens:,.0f} tokens holds {held:,.0f} of the pool's "
+            "tokens as the engine counts them (sliding-window layers keep only the window)"
+        )
+    capacity_sequences_ = sequences_that_fit(capacity, held)
 
     demand_ratio: float | None = None
     if capacity and demand_tokens is not None:

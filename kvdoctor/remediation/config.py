@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kvdoctor.bundle.model import Bundle, Manifest
-from kvdoctor.kvmath.capacity import pool_capacity
+from kvdoctor.kvmath import KvModel
+from kvdoctor.kvmath.capacity import held_tokens, pool_capacity
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -140,12 +141,24 @@ class EngineConfig:
     bytes_per_token: int | None
     gpu_count: int | None = None  # devices NVML saw (None: not sampled)
     capacity_tokens: int | None = None  # the pool's tokens as the signals state it
+    # KV cache groups the engine's stated pool is divided by (hybrid allocator; signals'
+    # kv_pool_groups): blocks / groups × block size is the pool as the engine counts it.
+    kv_groups: int = 1
+    # The model's layer mix (None without a model config): what a sequence of a given length
+    # holds of a pool counted in groups (held_tokens).
+    layer_mix: KvModel | None = None
     extra: dict[str, Scalar] = field(default_factory=dict)
     # Flags whose current value the bundle states: given on the command line, reported by the
     # server (cache_config_info, /v1/models), or left at vLLM's default on a recorded full
     # command line. Any other value above is vLLM's default, a guess: history from Prometheus
     # has no process arguments, so advice never quotes it as the server's value.
     known: frozenset[str] = frozenset()
+
+    def held_tokens(self, tokens: int) -> float:
+        """Pool tokens, as pool_tokens counts them, that one sequence of ``tokens`` holds."""
+        if self.layer_mix is None or not self.block_size or tokens <= 0:
+            return float(tokens)
+        return held_tokens(self.layer_mix, tokens, self.block_size, self.kv_groups)
 
     def is_set(self, flag: str) -> bool:
         return canonical_flag(flag) in self.args
@@ -161,8 +174,12 @@ class EngineConfig:
     @property
     def pool_tokens(self) -> int | None:
         # The pool these flags give (the planner compares it before and after an edit), by
-        # the one capacity function; blocks × block size, as vLLM allocates it.
-        tokens = pool_capacity(block_size=self.block_size, num_gpu_blocks=self.num_gpu_blocks)
+        # the one capacity function; blocks × block size, as vLLM allocates it, over the KV
+        # cache groups each block pages for when the engine states its pool that way.
+        blocks = self.num_gpu_blocks
+        if blocks is not None and self.kv_groups > 1:
+            blocks //= self.kv_groups
+        tokens = pool_capacity(block_size=self.block_size, num_gpu_blocks=blocks)
         return tokens.tokens if tokens.tokens is not None else self.capacity_tokens
 
 
@@ -268,8 +285,19 @@ def engine_config(bundle: Bundle, signals: SignalSet, kv: KvSection) -> EngineCo
         bytes_per_token=_int(kv.bytes_per_token),
         gpu_count=max((len(g.devices) for g in bundle.gpu), default=None) if bundle.gpu else None,
         capacity_tokens=_int(get("kv_capacity_tokens")),
+        kv_groups=_int(get("kv_pool_groups")) or 1,
+        layer_mix=_layer_mix(bundle),
         known=frozenset(known),
     )
+
+
+def _layer_mix(bundle: Bundle) -> KvModel | None:
+    if bundle.model_config_raw is None:
+        return None
+    try:
+        return KvModel.from_hf_config(bundle.model_config_raw)
+    except Exception:  # the model config is untrusted input of any shape; the KV math says why
+        return None
 
 
 def gib(n: float) -> float:

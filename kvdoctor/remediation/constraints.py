@@ -240,7 +240,9 @@ def problems(cfg: EngineConfig, args: dict[str, FlagValue]) -> list[str]:
             out.append("--long-prefill-token-threshold acts only with chunked prefill")
     if mml is not None and cfg.max_position_embeddings and mml > cfg.max_position_embeddings:
         out.append(f"--max-model-len {mml} is above the model's {cfg.max_position_embeddings}")
-    if mml is not None and s.pool_tokens is not None and mml > s.pool_tokens:
+    # A max-model-len request holds less than its length of a pool counted in KV cache groups
+    # (sliding-window groups keep only the window's blocks).
+    if mml is not None and s.pool_tokens is not None and cfg.held_tokens(mml) > s.pool_tokens:
         out.append(f"--max-model-len {mml} is above the pool's {s.pool_tokens} tokens")
     if s.block_size is not None:
         step = 32 if cfg.platform == "cpu" else 16

@@ -137,6 +137,9 @@ class Window:
     output: float | None  # mean generation tokens
     max_prompt: float | None
     hit_rate: float | None
+    # Share of its tokens a sequence holds in the pool as the engine counts it (signals'
+    # kv_held_share: sliding-window layers keep only the window); None counts every token.
+    held_share: float | None = None
 
     @property
     def seq_tokens(self) -> int | None:
@@ -149,7 +152,10 @@ class Window:
         report's KV table, by the same function (only the shown length is rounded)."""
         if self.prompt is None or self.output is None:
             return None
-        return sequences_that_fit(pool, self.prompt + self.output)
+        seq = self.prompt + self.output
+        if self.held_share is not None and 0 < self.held_share < 1:
+            seq *= self.held_share
+        return sequences_that_fit(pool, seq)
 
 
 def window_of(signals: SignalSet) -> Window:
@@ -173,6 +179,7 @@ def window_of(signals: SignalSet) -> Window:
         output=n("mean_generation_len"),
         max_prompt=n("max_prompt_len_seen"),
         hit_rate=n("prefix_hit_rate_window"),
+        held_share=n("kv_held_share"),
     )
 
 
@@ -293,7 +300,9 @@ def _one_request_bytes(c: _Ctx) -> int:
     avail = v.num("log_available_kv_bytes")
     tokens = cfg.pool_tokens or v.num("log_kv_cache_tokens")
     if avail and tokens and avail > 0 and tokens > 0:
-        return math.ceil(cfg.max_model_len * avail / tokens)
+        # What the request holds of the pool as the pool is counted (sliding-window groups keep
+        # only the window's blocks).
+        return math.ceil(cfg.held_tokens(cfg.max_model_len) * avail / tokens)
     if cfg.bytes_per_token:
         # The config's figure is the whole model's: each tensor-parallel rank holds its share.
         return cfg.max_model_len * cfg.bytes_per_token // max(1, cfg.tensor_parallel_size)
@@ -417,6 +426,11 @@ def _raise_gmu(c: _Ctx, what: str) -> list[Change]:
 def _cap_output(c: _Ctx, pool: int | None) -> list[Change]:
     win = c.win
     if pool is None or not win.running_max or win.prompt is None or win.output is None:
+        return []
+    if win.held_share is not None and win.held_share < 1:
+        # Sliding-window layers keep only the window: what a sequence holds is not its length,
+        # so a cap in tokens cannot be read off the pool's share per sequence; none is
+        # advised rather than a wrong one (the running sequences may already fit).
         return []
     per_seq = pool // max(1, win.running_max)
     cap = int(per_seq - win.prompt)
@@ -560,7 +574,8 @@ def _plan_request_too_long(c: _Ctx) -> list[Change]:
             t = max(cfg.block_size, t // cfg.block_size * cfg.block_size)
         edit = Edit("lower", "max-model-len", cfg.max_model_len, t)
         where = f"the {fmt_int(pool)}-token pool" if pool is not None else "the pool"
-        if share is not None and cfg.pool_tokens is not None and share < cfg.pool_tokens:
+        split = cfg.block_size or 0
+        if share is not None and cfg.pool_tokens is not None and share < cfg.pool_tokens - split:
             where = (
                 f"the {fmt_int(share)} tokens one request can use (the V0 engine splits the "
                 f"{fmt_int(cfg.pool_tokens)}-token pool between pipeline virtual engines)"

@@ -291,6 +291,19 @@ def _capacity_tokens(s: SignalView) -> Scalar:
     ).tokens
 
 
+@derived(
+    "max_model_len_held_tokens",
+    "tokens",
+    "What a max_model_len request holds of the pool as the engine counts it: max_model_len × "
+    "max_model_len_held_share (max_model_len itself where every layer counts full).",
+)
+def _max_model_len_held_tokens(s: SignalView) -> Scalar:
+    mml, share = s.num("max_model_len"), s.num("max_model_len_held_share")
+    if mml is None:
+        return None
+    return mml * share if share is not None and 0 < share <= 1 else mml
+
+
 @derived("seq_tokens", "tokens", "Tokens one sequence holds: mean prompt + mean generation.")
 def _seq_tokens(s: SignalView) -> Scalar:
     p, g = s.num("mean_prompt_len"), s.num("mean_generation_len")
@@ -299,10 +312,18 @@ def _seq_tokens(s: SignalView) -> Scalar:
     return round(p + g)
 
 
-@derived("seqs_that_fit", "requests", "Sequences of seq_tokens the KV pool holds at once.")
+@derived(
+    "seqs_that_fit",
+    "requests",
+    "Sequences of seq_tokens the KV pool holds at once (each holding kv_held_share of its "
+    "tokens where sliding-window layers keep only the window).",
+)
 def _seqs_that_fit(s: SignalView) -> Scalar:
     p, g = s.num("mean_prompt_len"), s.num("mean_generation_len")
     seq = p + g if p is not None and g is not None else None
+    share = s.num("kv_held_share")
+    if seq is not None and share is not None and 0 < share < 1:
+        seq *= share
     return sequences_that_fit(s.num("capacity_tokens"), seq)
 
 
@@ -837,6 +858,7 @@ def _kv_too_small(s: SignalView) -> bool | None:
 # LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {
     "capacity_tokens": "the KV pool",
+    "max_model_len_held_tokens": "what the longest admitted request holds of the pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
     "decode_step_tokens_max": "tokens in the busiest decode step (sequences × drafts + 1)",
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",

@@ -184,6 +184,24 @@ _DEFS: list[tuple[str, str, str]] = [
     ("gpu_bandwidth", "bytes/s", "Published peak memory bandwidth of that device (physics.py)."),
     ("weights_bytes", "bytes", "Model weight bytes a decode step reads (dense estimate)."),
     (
+        "max_model_len_held_share",
+        "fraction",
+        "Share of its tokens a max_model_len request holds of the pool as the engine counts it: "
+        "1, less where sliding-window layers keep only the window.",
+    ),
+    (
+        "kv_pool_groups",
+        "count",
+        "KV cache groups the engine's stated pool is divided by (blocks / groups × block size "
+        "under vLLM's hybrid allocator); 1 where every layer counts full.",
+    ),
+    (
+        "kv_held_share",
+        "fraction",
+        "Share of its tokens a sequence of the window's mean length holds in the pool as the "
+        "engine counts it: below 1 where sliding-window layers keep only the window.",
+    ),
+    (
         "gpu_peak_flops",
         "FLOP/s",
         "Published dense peak of that device for the weights' precision (physics.py).",

@@ -3,8 +3,11 @@ bytes per token, weights, and the cross-check of the engine's own KV figures."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath import KvModel
+from kvdoctor.kvmath.capacity import held_tokens, pool_grouping
 from kvdoctor.kvmath.section import cross_check
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.physics import dense_weight_bytes
@@ -40,22 +43,35 @@ def locker_math(out: Out, bundle: Bundle) -> None:
         out.set("request_capacity_tokens", per_request, how)
     else:
         out.set("request_capacity_tokens", None, reason="KV capacity unknown")
-    if isinstance(per_request, int) and per_request > 0 and isinstance(mml, int):
+    share, held = _pool_grouping(out, bundle)
+    if isinstance(mml, int) and mml > 0:
+        held_mml = held(mml)
+        out.set(
+            "max_model_len_held_share",
+            round(held_mml / mml, 6),
+            "kvmath held_tokens(max_model_len) / max_model_len"
+            if held_mml != mml
+            else "every layer counts full",
+        )
+    else:
+        held_mml = None
+        out.set("max_model_len_held_share", None, reason="max_model_len unknown")
+    if isinstance(per_request, int) and per_request > 0 and held_mml is not None:
         out.set(
             "max_model_len_over_capacity",
-            mml / per_request,
-            "max_model_len / request_capacity_tokens",
+            held_mml / per_request,
+            "max_model_len_held_tokens / request_capacity_tokens",
         )
     else:
         out.set("max_model_len_over_capacity", None, reason="max_model_len or KV capacity unknown")
     running = ss.get("running_max")
     p_len, g_len = ss.get("mean_prompt_len"), ss.get("mean_generation_len")
     if isinstance(running, (int, float)) and isinstance(p_len, float) and isinstance(g_len, float):
-        demand = running * (p_len + g_len)
+        demand = running * (p_len + g_len) * share
         out.set(
             "kv_demand_tokens",
             round(demand, 3),
-            "running_max × (mean_prompt_len + mean_generation_len)",
+            "running_max × (mean_prompt_len + mean_generation_len) × kv_held_share",
         )
         if isinstance(cap, int) and cap > 0:
             out.set("kv_demand_ratio", demand / cap, "kv_demand_tokens / kv_capacity_tokens")
@@ -107,6 +123,53 @@ def locker_math(out: Out, bundle: Bundle) -> None:
         )
     else:
         out.set("kv_config_mismatch", None, reason=f"{check.status}: {check.detail}")
+
+
+def _pool_grouping(out: Out, bundle: Bundle) -> tuple[float, Callable[[int], float]]:
+    """Set kv_pool_groups and kv_held_share; return the share (1 where unknown) and what a
+    sequence of a given length holds of the pool as the engine counts it."""
+    ss = out.ss
+    cfg = bundle.model_config_raw
+    p_len, g_len = ss.get("mean_prompt_len"), ss.get("mean_generation_len")
+    block, blocks = ss.get("block_size"), ss.get("num_gpu_blocks")
+    stated = ss.get("kv_capacity_tokens")
+    if not isinstance(stated, int):
+        stated = ss.get("log_kv_cache_tokens")
+    why = ""
+    if cfg is None:
+        why = not_checked_reason(bundle, "model_config", "no model config in the bundle")
+    elif not isinstance(p_len, (int, float)) or not isinstance(g_len, (int, float)):
+        why = "mean request lengths unknown"
+    elif p_len + g_len <= 0:
+        why = "no tokens in the window's requests"
+    if why:
+        out.set("kv_pool_groups", None, reason=why)
+        out.set("kv_held_share", None, reason=why)
+        return 1.0, _itself
+    try:
+        model = KvModel.from_hf_config(cfg)  # type: ignore[arg-type]
+        grouping = pool_grouping(
+            model,
+            float(p_len) + float(g_len),  # type: ignore[arg-type]
+            block if isinstance(block, int) else None,
+            stated_tokens=stated if isinstance(stated, int) else None,
+            num_gpu_blocks=blocks if isinstance(blocks, int) else None,
+        )
+    except Exception as exc:  # the model config is untrusted input of any shape
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        out.set("kv_pool_groups", None, reason=f"model config not understood: {why}")
+        out.set("kv_held_share", None, reason=f"model config not understood: {why}")
+        return 1.0, _itself
+    out.set("kv_pool_groups", grouping.groups, f"kvmath: {grouping.how}")
+    out.set("kv_held_share", round(grouping.held_share, 6), f"kvmath: {grouping.how}")
+    size = block if isinstance(block, int) and block > 0 else None
+    if size is None or grouping.held_share >= 1:
+        return grouping.held_share, _itself
+    return grouping.held_share, lambda n: held_tokens(model, n, size, grouping.groups)
+
+
+def _itself(tokens: int) -> float:
+    return float(tokens)
 
 
 def blocks_override(bundle: Bundle) -> int | None:

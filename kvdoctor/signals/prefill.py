@@ -48,9 +48,20 @@ def prefill_compute(out: Out, obs: Observations, bundle: Bundle) -> None:
         ]
         out.set("prefill_mfu", None, reason="; ".join(missing) or "not available")
         return
+    mfu = rate * flops / (peak * devices)
+    if mfu > 1:
+        # More than the devices can compute: some of the prompt tokens were served from a cache
+        # the metrics do not count, or the device figures are not this instance's.
+        out.set(
+            "prefill_mfu",
+            None,
+            reason=f"the window's prefill rate is {mfu:.1f}x the devices' peak: cached prompt "
+            "tokens the metrics do not count, or not this instance's devices",
+        )
+        return
     out.set(
         "prefill_mfu",
-        rate * flops / (peak * devices),
+        mfu,
         f"prefill_tokens_per_busy_s × prefill_flops_per_token / (gpu_peak_flops × {devices} "
         "devices)",
     )
