@@ -394,7 +394,8 @@ def diagnose(bundle: Bundle) -> Diagnosis:
     # Advice for the server in front of us: flag edits from its own configuration, valid for
     # its vLLM, each with a predicted effect (kvdoctor/remediation). Findings and notes are
     # planned together, so a note never advises against a finding's change.
-    planned = remediate([*triaged.findings, *triaged.notes], bundle, signals, kv)
+    # The playbooks loaded above: loading them again (cache key, unpickling) cost ~4 ms a replay.
+    planned = remediate([*triaged.findings, *triaged.notes], bundle, signals, kv, playbooks)
     findings, notes = planned[: len(triaged.findings)], planned[len(triaged.findings) :]
     verdict = overall_verdict(findings, signals, triaged.undecided)
     healthy = list(healthy_evidence(signals)) if verdict == "healthy" else []

@@ -7,6 +7,7 @@ diagnosis with its plans is :func:`kvdoctor.pipeline.plan_bundle`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath.section import KvSection
@@ -14,6 +15,9 @@ from kvdoctor.remediation.config import EngineConfig, engine_config
 from kvdoctor.remediation.planner import Change, FindingPlan, apply_plans, plan
 from kvdoctor.report.model import Finding
 from kvdoctor.signals.model import SignalSet
+
+if TYPE_CHECKING:
+    from kvdoctor.rules.schema import Playbook
 
 __all__ = [
     "Change",
@@ -26,8 +30,14 @@ __all__ = [
 
 
 def remediate(
-    findings: Sequence[Finding], bundle: Bundle, signals: SignalSet, kv: KvSection
+    findings: Sequence[Finding],
+    bundle: Bundle,
+    signals: SignalSet,
+    kv: KvSection,
+    playbooks: Sequence[Playbook] | None = None,
 ) -> list[Finding]:
-    """``findings`` with each remediation list replaced by the planned changes (pure)."""
+    """``findings`` with each remediation list replaced by the planned changes (pure).
+
+    ``playbooks``: the ones the findings came from (default: loaded again)."""
     cfg = engine_config(bundle, signals, kv)
-    return apply_plans(findings, cfg, plan(findings, cfg, signals))
+    return apply_plans(findings, cfg, plan(findings, cfg, signals, playbooks))
