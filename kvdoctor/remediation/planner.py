@@ -620,10 +620,21 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
             if mnbt is not None and mnbt < target and cfg.is_set("max-num-batched-tokens"):
                 edits.append(Edit("raise", "max-num-batched-tokens", mnbt, target))
             effect = f"the window's peak of {fmt_int(win.peak_demand)} requests runs at once"
+            if target < win.peak_demand:
+                effect = (
+                    f"{fmt_int(target)} of the window's peak of {fmt_int(win.peak_demand)} "
+                    "requests run at once, as many as the pool holds"
+                )
             if seq and pool is not None:
-                used = target * seq
+                held = cfg.held_tokens(seq)
+                used = round(target * held)
+                each = (
+                    f"{fmt_int(seq)}"
+                    if held == seq
+                    else f"{fmt_int(round(held))} held of {fmt_int(seq)}"
+                )
                 effect += (
-                    f" ({fmt_int(target)} × {fmt_int(seq)} = {fmt_int(used)} tokens, "
+                    f" ({fmt_int(target)} × {each} = {fmt_int(used)} tokens, "
                     f"{used / pool:.0%} of the {fmt_int(pool)}-token pool)"
                 )
             graphs = _graphs_for(c, target)

@@ -264,7 +264,10 @@ def runbook_md(pb: Playbook, cause: Cause | None = None, level: int = 1) -> str:
         out.append(
             f"No cause matches: *{_names(pb, pb.detect.unidentified.title)}*; collect next: "
             + "; ".join(
-                " ".join(_names(pb, t).split()) for t in pb.detect.unidentified.collect_next
+                " ".join(_names(pb, t).split())
+                if isinstance(t, str)
+                else " ".join(_names(pb, t.text).split()) + f" (when {describe_clause(t.when)})"
+                for t in pb.detect.unidentified.collect_next
             )
         )
         out.append("")

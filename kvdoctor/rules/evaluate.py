@@ -338,7 +338,11 @@ def _unidentified(
         confidence=0.5,
         title=render_or(pb.detect.unidentified.title, [], _shown(view)),
         evidence=evidence,
-        remediation=[render_or(t, [], _shown(view)) for t in pb.detect.unidentified.collect_next],
+        remediation=[
+            render_or(t if isinstance(t, str) else t.text, [], _shown(view))
+            for t in pb.detect.unidentified.collect_next
+            if isinstance(t, str) or eval_clause(t.when, Context(view)) is True
+        ],
         basis=state.says,
         why_not=why_not,
     )

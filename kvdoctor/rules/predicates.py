@@ -498,10 +498,14 @@ def _prefill_erratic(s: SignalView) -> Scalar:
 @derived(
     "engine_stalled",
     "bool",
-    "Requests ran through the whole window (a minute or more) while the engine computed no "
-    "prompt and no output token and none finished: the engine or its scheduler is stuck.",
+    "Requests ran through the whole window (a minute or more), or through its last minute or "
+    "more (stalled_tail_s), while the engine computed no prompt and no output token and none "
+    "finished: the engine or its scheduler is stuck.",
 )
 def _engine_stalled(s: SignalView) -> Scalar:
+    tail = s.num("stalled_tail_s")
+    if tail is not None and tail >= 60:
+        return True
     running, mean = s.num("running_max"), s.num("running_mean")
     prompt, gen = s.num("prompt_tokens_per_s"), s.num("generation_tokens_per_s")
     finished, window = s.num("requests_finished_window"), s.num("window_s")
@@ -517,6 +521,25 @@ def _engine_stalled(s: SignalView) -> Scalar:
         and finished == 0
         and window >= 60
     )
+
+
+@derived(
+    "requests_never_reach_engine",
+    "bool",
+    "The access log accepted three or more completion requests after the engine's stats line "
+    "read idle for good, and the engine shows nothing running or waiting at the window's end: "
+    "its input path hangs while the API server answers.",
+)
+def _requests_never_reach_engine(s: SignalView) -> Scalar:
+    after = s.num("log_requests_after_engine_idle")
+    running, waiting = s.num("running_last"), s.num("waiting_last")
+    if after is None:
+        return None
+    if after < 3:
+        return False
+    if running is None or waiting is None:
+        return None
+    return running <= 0 and waiting <= 0
 
 
 @derived(
@@ -857,6 +880,7 @@ def _kv_too_small(s: SignalView) -> bool | None:
 # Plain-language names of the derived values the causes' conditions read (the catalog's
 # LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {
+    "requests_never_reach_engine": "accepted requests that never reached the engine",
     "capacity_tokens": "the KV pool",
     "max_model_len_held_tokens": "what the longest admitted request holds of the pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
@@ -892,6 +916,10 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "requests_never_reach_engine": (
+        "accepted requests never reached the engine",
+        "accepted requests reached the engine",
+    ),
     "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),

@@ -428,11 +428,19 @@ class DetectBasis(_Strict):
     sets_signal: bool = True
 
 
+class CollectStep(_Strict):
+    """A step of ``collect_next`` listed only where its condition holds."""
+
+    text: str = Field(min_length=1)
+    when: Clause
+
+
 class Unidentified(_Strict):
     """What the report says when the symptom is there and no cause explains it."""
 
     title: str = Field(min_length=1)
-    collect_next: list[str] = Field(min_length=1)
+    # Plain steps always; a step with ``when`` only where the window shows its condition.
+    collect_next: list[str | CollectStep] = Field(min_length=1)
     # A symptom present with no cause identified can still be upstream of another symptom's
     # finding (prompts that hit nothing are prefilled whole, so first tokens are slow): the
     # finding that follows ranks after it, as behind an identified cause.

@@ -59,6 +59,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ("waiting_max", "requests", "Most waiting requests in the window."),
     ("waiting_mean", "requests", "Mean waiting requests."),
     (
+        "stalled_tail_s",
+        "s",
+        "Seconds at the window's end with requests running and no prompt token, output token "
+        "or finished request counted: an engine that wedged mid-window.",
+    ),
+    (
         "stalled_share",
         "fraction",
         "Share of scrape intervals ending with requests waiting and no token processed.",
@@ -374,6 +380,12 @@ _DEFS += [
         "log_external_lookup_tokens",
         "tokens",
         "Prompt tokens LMCache looked up, from its per-request log lines.",
+    ),
+    (
+        "log_requests_after_engine_idle",
+        "requests",
+        "Completion requests the access log accepted (200) after the engine's stats line read "
+        "idle and never busy again: requests that never reached the engine.",
     ),
     ("log_external_hit_rate", "fraction", "LMCache hit tokens / looked-up tokens, from its log."),
     (
@@ -718,6 +730,8 @@ LABELS: dict[str, str] = {
     "request_log_adapters": "LoRA adapters in the request log",
     "running_max": "peak running requests",
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
+    "stalled_tail_s": "the window's end with requests running and nothing computed",
+    "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",
     "spec_decode_tokens_per_draft": "tokens drafted per step",

@@ -236,6 +236,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_pipeline_parallel_size",
         "log_sleep_residual_gib",
         "log_sampler_warmup_seqs",
+        "log_requests_after_engine_idle",
         *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
@@ -324,6 +325,7 @@ def logs(out: Out, bundle: Bundle) -> None:
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
     _external_lookups(out, text)
+    _requests_after_idle(out, text)
     warm = [int(m.group(1)) for m in p["sampler_warmup"].finditer(text)]
     out.set(
         "log_sampler_warmup_seqs",
@@ -443,6 +445,56 @@ def _repeats_beyond_chance(lengths: list[int]) -> float:
     if chance >= 1:
         return 0.0
     return round(max(0.0, (observed - chance) / (1 - chance)), 4)
+
+
+# vLLM's periodic stats line (V1 LoggingStatLogger) and the access log's accepted completions.
+_STATS_LINE = re.compile(
+    r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s, "
+    r"Running: (\d+) reqs, (?:Swapped: \d+ reqs, )?(?:Pending|Waiting): (\d+) reqs"
+)
+_ACCEPTED = re.compile(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" 200')
+
+
+def _requests_after_idle(out: Out, text: str) -> None:
+    """Completion requests the API server accepted after the engine last did anything.
+
+    The engine's stats line says what it runs; once it reads idle (nothing running or waiting,
+    no tokens) every request the access log accepts after it should show in the next one. Ones
+    that never do never reached the engine: its input path hangs while the API server and
+    /health answer (external case zf-mm: an input thread stuck evicting from the multimodal
+    cache, 130 requests accepted and none computed).
+    """
+    lines = text.splitlines()
+    stats = [(i, m) for i, ln in enumerate(lines) if (m := _STATS_LINE.search(ln))]
+    if not stats:
+        out.set(
+            "log_requests_after_engine_idle",
+            None,
+            reason="no engine stats line in the logs (vLLM's periodic 'Avg prompt throughput')",
+        )
+        return
+
+    def busy(m: re.Match[str]) -> bool:
+        return (
+            float(m.group(1)) > 0 or float(m.group(2)) > 0 or int(m.group(3)) + int(m.group(4)) > 0
+        )
+
+    last_busy = max((i for i, m in stats if busy(m)), default=-1)
+    idle_after = [i for i, m in stats if i > last_busy and not busy(m)]
+    if not idle_after:
+        out.set(
+            "log_requests_after_engine_idle",
+            0,
+            "logs.txt: the last engine stats line shows it busy",
+        )
+        return
+    count = sum(1 for ln in lines[idle_after[0] + 1 :] if _ACCEPTED.search(ln))
+    out.set(
+        "log_requests_after_engine_idle",
+        count,
+        "logs.txt: access-log completions accepted (200) after the engine's stats line first read "
+        "idle (nothing running or waiting, no tokens) and never busy again",
+    )
 
 
 def _external_lookups(out: Out, text: str) -> None:

@@ -119,6 +119,47 @@ def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) ->
     )
 
 
+def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]]) -> None:
+    """Seconds at the window's end in which requests stayed running and nothing moved.
+
+    An engine that wedges mid-window shows it only at the end: its earlier traffic fills the
+    window's rates (external cases: a V0 scheduler with 9 requests running and 0 tokens a
+    second for the last minutes while 800 wait; a last request that never finishes on a
+    speculative MoE build). From the last scrape back, every scrape has a request running and
+    no interval counts a prompt token, an output token or a finished request.
+    """
+    prompt = dict(obs.counter_series(PROMPT_TOKENS))
+    gen = dict(obs.counter_series(GENERATION_TOKENS))
+    done = dict(obs.counter_series(REQUEST_SUCCESS))
+    if not running or not prompt or not gen:
+        out.set("stalled_tail_s", None, reason="needs the running gauge and the token counters")
+        return
+    times = [t for t, _ in running if t in prompt and t in gen]
+    runs = dict(running)
+    if len(times) < 2:
+        out.set("stalled_tail_s", None, reason="fewer than two scrapes with all three series")
+        return
+    start = times[-1]
+    if runs[start] < 1:
+        out.set("stalled_tail_s", 0.0, "metrics: nothing running at the last scrape")
+        return
+    for a, b in itertools.pairwise(reversed(times)):
+        # a is the later scrape, b the earlier one.
+        moved = prompt[a] > prompt[b] or gen[a] > gen[b]
+        if a in done and b in done and done[a] > done[b]:
+            moved = True
+        if moved or runs[b] < 1:
+            break
+        start = b
+    out.set(
+        "stalled_tail_s",
+        times[-1] - start,
+        f"metrics: seconds before the last scrape with {obs.wire(RUNNING)} >= 1 and no increase "
+        f"of {obs.wire(PROMPT_TOKENS)}, {obs.wire(GENERATION_TOKENS)} or "
+        f"{obs.wire(REQUEST_SUCCESS)}",
+    )
+
+
 def stalled_share(
     obs: Observations, waiting: list[tuple[float, float]], group: Group | None = None
 ) -> float | str:
@@ -166,6 +207,7 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         _stats(out, prefix, series, obs.wire(name), "summed over engines", absent(obs, name))
         out.ss.series[prefix] = series
     _stalled(out, obs, out.ss.series.get("waiting") or [])
+    _stalled_tail(out, obs, out.ss.series.get("running") or [])
 
     pre = obs.counter_increase(PREEMPTIONS)
     if pre is None:
