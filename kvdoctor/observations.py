@@ -282,13 +282,27 @@ class Observations:
 
     # ---- counters
     def counter_increase(
-        self, name: str, group: Group | None = None, where: Callable[[Labels], bool] | None = None
+        self,
+        name: str,
+        group: Group | None = None,
+        where: Callable[[Labels], bool] | None = None,
+        *,
+        between: tuple[float, float] | None = None,
     ) -> float | None:
-        """Increase over the window summed over label sets; ``None`` when absent or <2 scrapes."""
+        """Increase over the window summed over label sets; ``None`` when absent or <2 scrapes.
+
+        ``between``: only the scrapes at times ``start <= t <= end`` (a part of the window).
+        """
         sel = self._select(name, group, where)
         if not sel or len(self.times) < 2:
             return None
-        return math.fsum(increase(col)[0] for _, col in sel)
+        if between is None:
+            return math.fsum(increase(col)[0] for _, col in sel)
+        idx = [i for i, t in enumerate(self.times) if between[0] <= t <= between[1]]
+        if len(idx) < 2:
+            return None
+        lo, hi = idx[0], idx[-1] + 1
+        return math.fsum(increase([v for v in col[lo:hi] if v == v])[0] for _, col in sel)
 
     def counter_series(self, name: str, group: Group | None = None) -> list[tuple[float, float]]:
         """Cumulative increase since the window start, per scrape (reset-safe)."""

@@ -550,6 +550,12 @@ _DEFS += [
     ),
     ("itl_stall_min_s", "s", "The bucket bound the counted stalls are above (1 s or more)."),
     (
+        "finished_length_shift",
+        "fraction",
+        "Share of the window's last third of finished requests that ran to max_tokens, less the "
+        "share of its first third: answers that stopped ending while the server ran.",
+    ),
+    (
         "finished_length_share_window",
         "fraction",
         "Share of the window's finished requests that stopped at max_tokens "
@@ -731,6 +737,7 @@ LABELS: dict[str, str] = {
     "running_max": "peak running requests",
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "stalled_tail_s": "the window's end with requests running and nothing computed",
+    "finished_length_shift": "more answers running to max_tokens late in the window than early",
     "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",

@@ -250,6 +250,45 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         f'metrics: {obs.wire(REQUEST_SUCCESS)}{{finished_reason="length"}} over all finished',
         reason="no request finished in the window, or no finished_reason label",
     )
+    _length_shift(out, obs)
+
+
+def _length_shift(out: Out, obs: Observations) -> None:
+    """How much more of the window's last third than of its first third ran to max_tokens.
+
+    Answers that ended at a stop token early in the window and run to the limit late in it
+    changed while the server ran: outputs that stopped ending, as a cache that corrupts its
+    keys and values over time produces (external case zj-arc: an fp8 cache on two Arc cards,
+    every answer "!!!!" to max_tokens after a while). A benchmark that ignores EOS runs every
+    request to the limit from the first one: no shift.
+    """
+    times = obs.times
+    if len(times) < 7:
+        out.set("finished_length_shift", None, reason="fewer than 7 scrapes in the window")
+        return
+    third = (times[-1] - times[0]) / 3
+
+    def length_share(start: float, end: float) -> float | None:
+        done = obs.counter_increase(REQUEST_SUCCESS, between=(start, end))
+        length = obs.counter_increase(
+            REQUEST_SUCCESS,
+            where=lambda labels: dict(labels).get("finished_reason") == "length",
+            between=(start, end),
+        )
+        if not done or length is None or done < 3:
+            return None
+        return length / done
+
+    early = length_share(times[0], times[0] + third)
+    late = length_share(times[-1] - third, times[-1])
+    out.set(
+        "finished_length_shift",
+        None if early is None or late is None else round(late - early, 4),
+        f'metrics: {obs.wire(REQUEST_SUCCESS)}{{finished_reason="length"}} share over the '
+        "window's last third less its first third (each third at least 3 finished)",
+        reason="fewer than 3 requests finished in the window's first or last third, or no "
+        "finished_reason label",
+    )
 
 
 # ---------------------------------------------------------------------------- prefix cache
