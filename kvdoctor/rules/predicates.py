@@ -16,6 +16,7 @@ from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 from kvdoctor.signals.physics import HOST_LINK_BYTES_PER_S
+from kvdoctor.thresholds import POOL_FULL
 
 GIB = 1024**3
 
@@ -524,6 +525,21 @@ def _engine_stalled(s: SignalView) -> Scalar:
 
 
 @derived(
+    "prefix_hits_stopped",
+    "bool",
+    "The prefix cache served a fifth or more of the looked-up tokens over the window (or before "
+    "it) and under 2 % in its last third, with the pool never full: it stopped serving what it "
+    "holds.",
+)
+def _prefix_hits_stopped(s: SignalView) -> Scalar:
+    late, usage = s.num("prefix_hit_rate_late"), s.num("kv_usage_max")
+    earlier = [r for r in (s.num("prefix_hit_rate_window"), s.num("prefix_hit_rate_before")) if r]
+    if late is None or usage is None or not earlier:
+        return None
+    return max(earlier) >= 0.2 and late < 0.02 and usage < POOL_FULL
+
+
+@derived(
     "requests_never_reach_engine",
     "bool",
     "The access log accepted three or more completion requests after the engine's stats line "
@@ -880,6 +896,7 @@ def _kv_too_small(s: SignalView) -> bool | None:
 # Plain-language names of the derived values the causes' conditions read (the catalog's
 # LABELS and STATES for its own signals), for the "why not" lines.
 DERIVED_LABELS: dict[str, str] = {
+    "prefix_hits_stopped": "a prefix cache that stopped serving mid-window",
     "requests_never_reach_engine": "accepted requests that never reached the engine",
     "capacity_tokens": "the KV pool",
     "max_model_len_held_tokens": "what the longest admitted request holds of the pool",
@@ -916,6 +933,10 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "prefix_hits_stopped": (
+        "the prefix cache stopped serving mid-window",
+        "the prefix cache kept serving",
+    ),
     "requests_never_reach_engine": (
         "accepted requests never reached the engine",
         "accepted requests reached the engine",

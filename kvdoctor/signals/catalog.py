@@ -550,6 +550,11 @@ _DEFS += [
     ),
     ("itl_stall_min_s", "s", "The bucket bound the counted stalls are above (1 s or more)."),
     (
+        "prefix_hit_rate_late",
+        "fraction",
+        "Prefix-cache hit rate over the window's last third (hits / queries increases).",
+    ),
+    (
         "finished_length_shift",
         "fraction",
         "Share of the window's last third of finished requests that ran to max_tokens, less the "
@@ -738,6 +743,7 @@ LABELS: dict[str, str] = {
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "stalled_tail_s": "the window's end with requests running and nothing computed",
     "finished_length_shift": "more answers running to max_tokens late in the window than early",
+    "prefix_hit_rate_late": "the hit rate over the window's last third",
     "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",

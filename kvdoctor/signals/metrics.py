@@ -253,6 +253,35 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
     _length_shift(out, obs)
 
 
+def _late_hit_rate(out: Out, obs: Observations) -> None:
+    """The prefix-cache hit rate over the window's last third.
+
+    A cache that stops serving mid-window keeps a good rate over the whole window from its
+    earlier hits (external case zg-glm53: the hits counter frozen after an hour of agent
+    traffic while queries kept rising, the pool under half full).
+    """
+    times = obs.times
+    if len(times) < 7:
+        out.set("prefix_hit_rate_late", None, reason="fewer than 7 scrapes in the window")
+        return
+    late = (times[-1] - (times[-1] - times[0]) / 3, times[-1])
+    q = obs.counter_increase(PREFIX_QUERIES, between=late)
+    h = obs.counter_increase(PREFIX_HITS, between=late)
+    if q is None or h is None or q <= 0:
+        out.set(
+            "prefix_hit_rate_late",
+            None,
+            reason="no prefix-cache queries in the window's last third",
+        )
+        return
+    out.set(
+        "prefix_hit_rate_late",
+        min(1.0, h / q),
+        f"metrics: {obs.wire(PREFIX_HITS)} / {obs.wire(PREFIX_QUERIES)}, increases over the "
+        "window's last third",
+    )
+
+
 def _length_shift(out: Out, obs: Observations) -> None:
     """How much more of the window's last third than of its first third ran to max_tokens.
 
@@ -324,6 +353,7 @@ def prefix_cache(out: Out, obs: Observations) -> None:
             min(1.0, h / q),
             f"metrics: {wh} / {wq}, increases over the window only",
         )
+    _late_hit_rate(out, obs)
     # The server's own rate before the window: the counters at the first scrape. A baseline
     # that excludes the window itself, so a heavy window of new traffic cannot dilute it (the
     # lifetime rate at the last scrape includes the window). Unknown across a restart.

@@ -1,5 +1,6 @@
-"""Answers that stop ending while the server runs: the share of finished requests that ran to
-max_tokens in the window's last third against its first (finished_length_shift)."""
+"""Behaviour that changes within the window: answers that stop ending (finished_length_shift)
+and a prefix cache that stops serving (prefix_hit_rate_late), from the last third of the window
+against the rest."""
 
 from __future__ import annotations
 
@@ -33,3 +34,11 @@ def test_too_few_finished_requests_leave_it_unknown() -> None:
     ss = compute_signals(read_bundle(CASES / "q-v100-tp2-221k-batch2-decode-collapse" / "bundle"))
     assert ss.get("finished_length_shift") is None
     assert ss.values["finished_length_shift"].reason
+
+
+def test_a_cache_that_stopped_serving_mid_window_has_no_late_hits() -> None:
+    # zg-glm53: 57 % of the window's looked-up tokens hit, none in its last third.
+    ss = compute_signals(read_bundle(CASES / "zg-glm53-hits-freeze-agentic" / "bundle"))
+    assert ss.get("prefix_hit_rate_late") == 0.0
+    window = ss.get("prefix_hit_rate_window")
+    assert isinstance(window, float) and window > 0.5
