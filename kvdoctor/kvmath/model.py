@@ -450,6 +450,21 @@ class KvModel(BaseModel):
         per_layer = self.mamba_conv_elems * conv + self.mamba_ssm_elems * ssm
         return self.attention_free_layers * per_layer
 
+    def _groups_by_kind(self) -> dict[str, int]:
+        """KV cache groups per kind of layer ("full", "window", "free") under vLLM's hybrid
+        allocator: each kind split into groups of the smallest kind's size; one kind, one group.
+        """
+        counts = {
+            "full": self.attention_layers - self.window_layers,
+            "window": self.window_layers,
+            "free": self.attention_free_layers,
+        }
+        present = {k: n for k, n in counts.items() if n > 0}
+        if len(present) <= 1:
+            return {k: 1 for k in present} or {"full": 1}
+        size = min(present.values())
+        return {k: -(-n // size) for k, n in present.items()}
+
     def kv_cache_groups(self) -> int:
         """KV cache groups vLLM's hybrid allocator forms for this layer mix (1 for one kind).
 
@@ -458,12 +473,7 @@ class KvModel(BaseModel):
         Gemma-3 style 10 global + 50 local layers make 1 + 5 groups. The engine states its pool as
         blocks / groups × block size tokens ("GPU KV cache size"), every group counted full.
         """
-        full = self.attention_layers - self.window_layers
-        counts = [n for n in (full, self.window_layers, self.attention_free_layers) if n > 0]
-        if len(counts) <= 1:
-            return 1
-        size = min(counts)
-        return sum(-(-n // size) for n in counts)
+        return sum(self._groups_by_kind().values())
 
     def blocks_per_sequence(self, tokens: int, block_size: int) -> int:
         """Pool blocks one sequence of ``tokens`` tokens holds under the hybrid allocator.
@@ -474,20 +484,12 @@ class KvModel(BaseModel):
         """
         check_count("tokens", tokens)
         check_count("block_size", block_size)
-        full = self.attention_layers - self.window_layers
-        groups = self.kv_cache_groups()
-        counts = {"full": full, "window": self.window_layers, "free": self.attention_free_layers}
-        present = {k: n for k, n in counts.items() if n > 0}
-        size = min(present.values()) if len(present) > 1 else None
         whole = -(-tokens // block_size)
         windowed = whole
         if self.sliding_window:
             windowed = min(whole, -(-self.sliding_window // block_size) + 1)
         per_group = {"full": whole, "window": windowed, "free": 1}
-        if size is None:
-            kind = next(iter(present), "full")
-            return per_group[kind] if groups == 1 else whole
-        return sum(-(-n // size) * per_group[k] for k, n in present.items())
+        return sum(n * per_group[k] for k, n in self._groups_by_kind().items())
 
     @property
     def label(self) -> str:
