@@ -14,7 +14,8 @@ was run once and is development material since), round 2 ``dev-2`` and ``holdout
 ``dev-3`` and ``holdout-3``, round 4 ``dev-4`` and ``holdout-4``, round 5 ``dev-5`` and
 ``holdout-5``, round 6 ``dev-6`` and ``holdout-6``, round 7 ``dev-7`` and ``holdout-7``,
 round 8 ``dev-8`` and ``holdout-8``,
-round 9 ``dev-9`` and ``holdout-9``.
+round 9 ``dev-9`` and ``holdout-9``,
+round 10 ``dev-10`` and ``holdout-10``.
 ``development`` is every split but the current round's holdout (``CURRENT_HOLDOUT``), so a
 look at all the development material never runs the holdout by accident.
 
@@ -192,11 +193,13 @@ SPLITS = (
     "holdout-8",
     "dev-9",
     "holdout-9",
+    "dev-10",
+    "holdout-10",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498, round 6's at d543762,
 # round 7's at e6df0e1, round 8's at 28bf99b, round 9's at 73c9794.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-10"
 
 
 def _pct(n: int, d: int) -> str:
