@@ -167,27 +167,52 @@ def _ttft_reference(s: SignalView) -> Scalar:
     return base if base is not None and base > 0 else None
 
 
+def _tensor_parallel(s: SignalView) -> int:
+    tp = s.num("tensor_parallel_size")
+    return int(tp) if tp is not None and tp >= 1 else 1
+
+
+@derived(
+    "weights_read_per_device",
+    "bytes",
+    "Weight bytes one device reads per decode step: the start-up log's loaded weights on one "
+    "device (× pipeline stages, which a step passes through in turn), else the model config's "
+    "estimate split over tensor-parallel ranks. Only for dense models: a mixture of experts "
+    "reads the routed experts only.",
+)
+def _weights_read_per_device(s: SignalView) -> Scalar:
+    dense = s.num("weights_bytes")
+    if dense is None or dense <= 0:
+        return None
+    loaded, pp = s.num("log_weights_bytes"), s.num("log_pipeline_parallel_size")
+    if loaded is not None and loaded > 0:
+        return loaded * (int(pp) if pp is not None and pp > 1 else 1)
+    return dense / _tensor_parallel(s)
+
+
 @derived(
     "decode_floor",
     "s",
-    "The fastest a decode step can be on this GPU: (weight bytes + KV bytes read per step) / "
-    "the device's published memory bandwidth (signals/physics.py).",
+    "The fastest a decode step can be on this GPU: (weight bytes + KV bytes read per step) on "
+    "one device / its published memory bandwidth (signals/physics.py); tensor-parallel ranks "
+    "each read their share at once.",
 )
 def _decode_floor(s: SignalView) -> Scalar:
-    bw, weights = s.num("gpu_bandwidth"), s.num("weights_bytes")
+    bw, weights = s.num("gpu_bandwidth"), s.num("weights_read_per_device")
     if bw is None or bw <= 0 or weights is None:
         return None
-    return (weights + (s.num("kv_read_bytes_per_step") or 0.0)) / bw
+    kv = (s.num("kv_read_bytes_per_step") or 0.0) / _tensor_parallel(s)
+    return (weights + kv) / bw
 
 
 @derived(
     "weights_floor",
     "s",
-    "The time this GPU takes to read the weights once at its published bandwidth: the decode "
-    "step at short context.",
+    "The time this GPU takes to read its share of the weights once at its published "
+    "bandwidth: the decode step at short context.",
 )
 def _weights_floor(s: SignalView) -> Scalar:
-    bw, weights = s.num("gpu_bandwidth"), s.num("weights_bytes")
+    bw, weights = s.num("gpu_bandwidth"), s.num("weights_read_per_device")
     if bw is None or bw <= 0 or weights is None or weights <= 0:
         return None
     return weights / bw
@@ -223,6 +248,19 @@ def _spec_verify(s: SignalView) -> Scalar:
     if k is None or run is None:
         return None
     return run * (k + 1)
+
+
+@derived(
+    "kv_read_step_share",
+    "fraction",
+    "The share of a decode step (ITL p50) that one device takes to read its share of the live "
+    "KV at its published bandwidth: small, and something other than the KV read sets the step.",
+)
+def _kv_read_step_share(s: SignalView) -> Scalar:
+    bw, kv, itl = s.num("gpu_bandwidth"), s.num("kv_read_bytes_per_step"), s.num("itl_p50")
+    if bw is None or bw <= 0 or kv is None or itl is None or itl <= 0:
+        return None
+    return round(kv / _tensor_parallel(s) / bw / itl, 6)
 
 
 @derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
@@ -912,6 +950,8 @@ DERIVED_LABELS: dict[str, str] = {
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
     "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
     "weights_floor": "one read of the weights",
+    "weights_read_per_device": "the weights one device reads per step",
+    "kv_read_step_share": "the share of a decode step that reading the live KV takes",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",
     "engine_load_over_fair": "the busiest engine's load over an even share",

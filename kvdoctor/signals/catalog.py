@@ -167,6 +167,13 @@ _DEFS: list[tuple[str, str, str]] = [
     ("max_num_seqs", "requests", "--max-num-seqs."),
     ("max_num_batched_tokens", "tokens", "--max-num-batched-tokens."),
     ("kv_cache_memory_bytes", "bytes", "Bytes reserved for the KV pool (when reported)."),
+    (
+        "tensor_parallel_size",
+        "count",
+        "--tensor-parallel-size, else the engine config log line: devices each layer's "
+        "weights and KV heads are split over.",
+    ),
+    ("quantization", "name", "--quantization (awq, gptq, fp8, ...): the weights' kernel."),
     ("served_model", "name", "Served model name (first of /v1/models)."),
     ("vllm_version", "name", "vLLM version from /version."),
     # --- model and locker math

@@ -91,6 +91,8 @@ _CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[object], Scalar]
     ("max_num_batched_tokens", None, ("max-num-batched-tokens",), to_int),
     ("kv_cache_memory_bytes", "kv_cache_memory_bytes", ("kv-cache-memory-bytes",), to_int),
     ("cpu_offload_gb", "cpu_offload_gb", ("cpu-offload-gb",), to_float),
+    ("tensor_parallel_size", None, ("tensor-parallel-size",), to_int),
+    ("quantization", None, ("quantization",), to_str),
 ]
 
 

@@ -89,7 +89,8 @@ def locker_math(out: Out, bundle: Bundle) -> None:
         out.set("weights_bytes", None, reason=why)
         return
 
-    weights, how = dense_weight_bytes(cfg)
+    quant = ss.get("quantization")
+    weights, how = dense_weight_bytes(cfg, quant if isinstance(quant, str) else None)
     out.set("weights_bytes", weights, f"model_config.json: {how}", reason=how)
     try:
         model = KvModel.from_hf_config(cfg)

@@ -44,6 +44,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"Sleep mode freed [\d.]+ GiB memory, ([\d.]+) GiB memory is still in use"
     ),
     "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
+    # The engine config line (tensor_parallel_size=8) or the non-default args dict
+    # ('tensor_parallel_size': 8).
+    "tensor": re.compile(r"tensor_parallel_size'?\s*[=:]\s*(\d+)"),
     # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
     "max_seq_len": re.compile(r"\bmax_seq_len=(\d+)"),
     "kv_tokens": re.compile(
@@ -347,6 +350,9 @@ def logs(out: Out, bundle: Bundle) -> None:
         # No server answered /v1/models and no flag says it (a start-up failure, an offline
         # LLM()): the engine's own config line does.
         out.set("max_model_len", seq[-1], "logs.txt: engine config line max_seq_len")
+    tp = [int(m.group(1)) for m in p["tensor"].finditer(text)]
+    if tp and out.ss.get("tensor_parallel_size") is None:
+        out.set("tensor_parallel_size", tp[-1], "logs.txt: engine config tensor_parallel_size")
     pp = [int(m.group(1)) for m in p["pipeline"].finditer(text)]
     out.set(
         "log_pipeline_parallel_size",

@@ -13,6 +13,7 @@ offloaded to CPU memory are judged against the host link instead (``HOST_LINK_BY
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -172,12 +173,15 @@ def peak_flops_of(name: str, fp8_weights: bool = False) -> tuple[float, str] | N
 
 
 # Any: int() of raw config.json values of any JSON type, each guarded by the except below.
-def dense_weight_bytes(cfg: Mapping[str, Any]) -> tuple[int | None, str]:
+def dense_weight_bytes(
+    cfg: Mapping[str, Any], quantization: str | None = None
+) -> tuple[int | None, str]:
     """Weight bytes of a dense decoder from its HF config, or (None, why).
 
     Embeddings + (attention + gated MLP + norms) per layer + the LM head unless tied. A
     mixture-of-experts model reads only the routed experts per token, which the config does
-    not say for a batch, so it gets no estimate.
+    not say for a batch, so it gets no estimate. A quantized model's linear weights count at
+    their packed width (``weight_bits``).
     """
     text = cfg.get("text_config")
     if isinstance(text, dict):
@@ -197,11 +201,68 @@ def dense_weight_bytes(cfg: Mapping[str, Any]) -> tuple[int | None, str]:
     if min(h, layers, vocab, inter, heads, kv, hd) <= 0 or max(h, layers, vocab, inter) > 10**7:
         return None, "model config sizes out of range"
     attn = h * heads * hd + 2 * h * kv * hd + heads * hd * h
-    per_layer = attn + 3 * h * inter + 2 * h
+    linear = layers * (attn + 3 * h * inter)
     tied = bool(cfg.get("tie_word_embeddings", False))
-    params = layers * per_layer + vocab * h * (1 if tied else 2) + h
+    rest = layers * 2 * h + vocab * h * (1 if tied else 2) + h
+    params = linear + rest
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-    return params * _DTYPE_BYTES.get(dtype, 2), f"dense estimate, {params:,} params × {dtype}"
+    width = _DTYPE_BYTES.get(dtype, 2)
+    bits, scheme = weight_bits(cfg, quantization)
+    if bits is None:
+        return params * width, f"dense estimate, {params:,} params × {dtype}"
+    # Quantized checkpoints pack the layers' linear weights; embeddings, the LM head and the
+    # norms stay at the model's dtype (AWQ, GPTQ and FP8 checkpoints leave them unquantized).
+    total = math.ceil(linear * bits / 8) + rest * width
+    return total, (
+        f"dense estimate, {linear:,} linear params × {bits} bits ({scheme}) + {rest:,} × {dtype}"
+    )
+
+
+def weight_bits(cfg: Mapping[str, Any], quantization: str | None = None) -> tuple[int | None, str]:
+    """Bits per linear-layer weight of a quantized model, from its ``quantization_config`` (or
+    the ``--quantization`` flag for online quantization), or (None, "") when unquantized or
+    not understood (the estimate then stays at the model's dtype: an upper bound)."""
+    quant = cfg.get("quantization_config")
+    if isinstance(quant, dict):
+        method = str(quant.get("quant_method") or "").lower()
+        for key in ("bits", "w_bit", "weight_bits", "num_bits"):
+            raw = quant.get(key)
+            if isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= 16:
+                return raw, method or "quantization_config"
+        groups = quant.get("config_groups")
+        if isinstance(groups, dict):
+            for group in groups.values():
+                weights = group.get("weights") if isinstance(group, dict) else None
+                raw = weights.get("num_bits") if isinstance(weights, dict) else None
+                if isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= 16:
+                    return raw, method or "compressed-tensors"
+        if quant.get("load_in_4bit") is True:
+            return 4, "bitsandbytes 4-bit"
+        if quant.get("load_in_8bit") is True:
+            return 8, "bitsandbytes 8-bit"
+        algo = str(quant.get("quant_algo") or "").lower()
+        for name, bits in _QUANT_BITS:
+            if name in (method, algo):
+                return bits, method if name == method else f"{method} {algo}"
+    if quantization:
+        flag = quantization.lower()
+        for name, bits in _QUANT_BITS:
+            if name == flag:
+                return bits, f"--quantization {quantization}"
+    return None, ""
+
+
+# Methods whose bit width the name says (configs of other methods state "bits").
+_QUANT_BITS: tuple[tuple[str, int], ...] = (
+    ("fp8", 8),
+    ("fbgemm_fp8", 8),
+    ("ptpc_fp8", 8),
+    ("int8", 8),
+    ("w8a8", 8),
+    ("nvfp4", 4),
+    ("mxfp4", 4),
+    ("fp4", 4),
+)
 
 
 def prefill_flops_per_token(

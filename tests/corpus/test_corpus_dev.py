@@ -329,14 +329,6 @@ KNOWN_MISSES.update(
 # Round 7's holdout (spent at e6df0e1; fixed after the run where the fix is general).
 KNOWN_MISSES.update(
     {
-        "t-glm5-w4a16-zero-hit-undecided": {
-            "symptom": (
-                "318 ms per token with 8 running over 20k-token prompts is led as slow-itl "
-                "(below reading speed by the documented default); the case leads with the "
-                "0 % hits question, which the report also asks (undecided, same differential)"
-            ),
-            "cause": "follows from the symptom",
-        },
         "t-qwen3-coder-next-align-mode-gb10": {
             "cause": (
                 "a hybrid model in align mode with 1 % hits over 8.6k-token prompts: kvdoctor "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from kvdoctor.rules.evaluate import evaluate
 from kvdoctor.rules.load import load_playbooks
+from kvdoctor.rules.predicates import SignalView
 from kvdoctor.signals.model import SignalSet
-from kvdoctor.signals.physics import GPU_BANDWIDTH, bandwidth_of, dense_weight_bytes
+from kvdoctor.signals.physics import GPU_BANDWIDTH, bandwidth_of, dense_weight_bytes, weight_bits
 
 LLAMA3_8B = {
     "hidden_size": 4096,
@@ -61,3 +62,53 @@ def test_itl_four_times_the_decode_floor_is_the_symptom_without_an_slo() -> None
     small = dict(base, weights_bytes=16_000_000_000)
     quick = evaluate(_signals(itl_p50=0.0192, itl_p95=0.03, **small), None, load_playbooks())
     assert not [f for f in quick if f.symptom == "slow-itl"]
+
+
+def test_quantized_checkpoints_count_their_linear_weights_packed() -> None:
+    full, _ = dense_weight_bytes(LLAMA3_8B)
+    awq, how = dense_weight_bytes(
+        {**LLAMA3_8B, "quantization_config": {"quant_method": "awq", "bits": 4}}
+    )
+    assert full is not None and awq is not None
+    # Embeddings and the LM head (2 × 128256 × 4096 × 2 bytes) stay 16-bit; 6.98 B linear
+    # weights pack to 4 bits: about 5.6 GB, what vLLM logs loading for this checkpoint.
+    assert 5.4e9 < awq < 5.8e9, how
+    assert "4 bits (awq)" in how
+    fp8, _ = dense_weight_bytes({**LLAMA3_8B, "quantization_config": {"quant_method": "fp8"}})
+    assert fp8 is not None and awq < fp8 < full
+    groups = {"group_0": {"weights": {"num_bits": 8, "type": "int"}}}
+    ct, _ = dense_weight_bytes(
+        {
+            **LLAMA3_8B,
+            "quantization_config": {"quant_method": "compressed-tensors", "config_groups": groups},
+        }
+    )
+    assert ct == fp8
+    bnb, _ = dense_weight_bytes(
+        {**LLAMA3_8B, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}}
+    )
+    assert bnb == awq
+    # Online quantization: an unquantized checkpoint served with --quantization fp8.
+    assert dense_weight_bytes(LLAMA3_8B, "fp8")[0] == fp8
+    # A config the estimate does not understand stays at the model's dtype (an upper bound).
+    assert weight_bits({"quantization_config": {"quant_method": "mystery"}}) == (None, "")
+    assert dense_weight_bytes(LLAMA3_8B, "mystery")[0] == full
+
+
+def test_the_decode_floor_is_one_devices_share_of_the_read() -> None:
+    def derived_value(ss: SignalSet, name: str) -> object:
+        return SignalView(ss).value(name)
+
+    base = dict(gpu_bandwidth=2.0e12, weights_bytes=16_000_000_000)
+    one = derived_value(_signals(**base), "decode_floor")
+    assert one == 0.008
+    # Tensor parallelism: each of 4 ranks reads a quarter at once.
+    assert derived_value(_signals(tensor_parallel_size=4, **base), "decode_floor") == 0.002
+    # The start-up log's loaded weights on one device win over the config's estimate, and a
+    # step passes every pipeline stage in turn.
+    logged = _signals(log_weights_bytes=5_000_000_000, log_pipeline_parallel_size=2, **base)
+    assert derived_value(logged, "decode_floor") == 0.005
+    # A mixture of experts gets no weights estimate, so no floor (it reads routed experts).
+    assert (
+        derived_value(_signals(gpu_bandwidth=2.0e12, log_weights_bytes=5e9), "decode_floor") is None
+    )

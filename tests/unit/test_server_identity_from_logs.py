@@ -34,3 +34,28 @@ def test_server_json_wins_over_the_log() -> None:
     b = bundle("healthy").model_copy(update={"logs": V1_BANNER})
     assert b.server is not None
     assert compute_signals(b).get("vllm_version") != "0.25.1"
+
+
+def test_tensor_parallel_size_comes_from_the_flag_else_the_log() -> None:
+    line = (
+        "(EngineCore_DP0 pid=9) INFO 07-20 13:05:20 [core.py:77] Initializing a V1 LLM engine "
+        "(v0.25.1) with config: model='org/m', tensor_parallel_size=4, pipeline_parallel_size=1\n"
+    )
+    args_dict = (
+        "(APIServer pid=1) INFO 07-20 13:05:11 [utils.py:233] non-default args: "
+        "{'model': 'org/m', 'tensor_parallel_size': 8}\n"
+    )
+    b = bundle("healthy").model_copy(
+        update={
+            "logs": line,
+            "engine_args": EngineArgs(argv=None, args={"model": "org/m"}),
+        }
+    )
+    assert compute_signals(b).get("tensor_parallel_size") == 4
+    assert (
+        compute_signals(b.model_copy(update={"logs": args_dict})).get("tensor_parallel_size") == 8
+    )
+    flagged = b.model_copy(
+        update={"engine_args": EngineArgs(argv=None, args={"tensor-parallel-size": 2})}
+    )
+    assert compute_signals(flagged).get("tensor_parallel_size") == 2
