@@ -191,6 +191,204 @@ def case_a() -> None:
     summarize(cid, steps, reqs, c)
 
 
+def capture_sizes(max_num_seqs: int) -> list:
+    sizes = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+    top = [x for x in sizes if x >= max_num_seqs][0]
+    return sorted([x for x in sizes if x <= top], reverse=True)
+
+
+def v0_stats_lines(logpts, lineno: str, nblocks: int, prefix: str = "") -> list:
+    return [(p["t"], f"{prefix}INFO {ts(p['t'])} metrics.py:{lineno}] Avg prompt throughput: {p['pt']:.1f} tokens/s, Avg generation throughput: {p['gt']:.1f} tokens/s, Running: {p['run']} reqs, Swapped: 0 reqs, Pending: {p['wait']} reqs, GPU KV cache usage: {100 * p['usage'] / nblocks:.1f}%, CPU KV cache usage: 0.0%.")
+            for p in logpts]
+
+
+# ======================================================================================= case B
+def case_b() -> None:
+    cid = "zo-v070-ttft-3x-4k-chunk2048"
+    rnd = random.Random(14845)
+    model = "/export/content/data/tmp/custom_model_path/proxima/model_resources"
+    tok = "/export/content/data/tmp/custom_model_path/proxima/tokenizer_resources"
+    bpt = 32 * 8 * 128 * 2 * 2  # Llama-3-8B bf16: 131,072 B per token
+    block = bpt * 16
+    total = int(79.11 * GiB)
+    weights = int(14.96 * GiB)
+    kv = int(total * 0.9) - weights - int(4.30 * GiB)
+    nblocks = kv // block
+    ncpu = int(4 * GiB // block)
+    t_boot = 1741942800.0  # 2025-03-14 09:00:00 UTC
+    t_bench = t_boot + 240.0
+    reqs, t, i = [], t_bench, 0
+    while t < t_bench + 760:
+        reqs.append(Req(i, t, rnd.randint(3900, 4200), 100, 100))
+        t += rnd.expovariate(1.2)
+        i += 1
+
+    def step_time(pt, nd, ctx, r):
+        s = 0.0095 + 0.00018 * nd + r.uniform(0, 0.0006)
+        if pt:
+            s += 0.006 + pt * 6.9e-5 + r.uniform(0, 0.004)  # a 2048-token chunk: ~0.15 s (3x what this GPU needs)
+        return s
+
+    eng = Engine(mode="v0chunk", max_num_seqs=256, budget=2048, num_blocks=nblocks, step_time=step_time, seed=7)
+    steps = eng.run(reqs)
+    logpts = gen.log_points(steps)
+    c = {"cid": cid, "served": model, "t0": t_bench + 60.0, "iv": 10.0, "n": 61, "endpoint": "http://localhost:8000",
+         "spec": spec(cid), "created": t_boot + 60.0, "prom": "0.21.1",
+         "cc_info": {"block_size": "16", "gpu_memory_utilization": "0.9", "swap_space_bytes": str(4 * GiB),
+                     "num_gpu_blocks_override": "None", "cache_dtype": "auto", "is_attention_free": "False",
+                     "sliding_window": "None", "enable_prefix_caching": "False", "cpu_offload_gb": "0",
+                     "calculate_kv_scales": "False", "num_gpu_blocks": str(nblocks), "num_cpu_blocks": str(ncpu)}}
+    recs = scrapes(c, steps, reqs, eng, "mp", logpts)
+    cap = capture_sizes(256)
+    tb = t_boot
+    L = [(tb, f"INFO {ts(tb)} api_server.py:835] vLLM API server version 0.7.0"),
+         (tb + 0.001, f"INFO {ts(tb)} api_server.py:836] args: Namespace(subparser='serve', model_tag='{model}', config='', host=None, port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, chat_template_content_format='auto', response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, disable_frontend_multiprocessing=False, enable_request_id_headers=False, enable_auto_tool_choice=False, enable_reasoning=False, reasoning_parser=None, tool_call_parser=None, tool_parser_plugin='', model='{model}', task='auto', tokenizer='{tok}', skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=True, allowed_local_media_path=None, download_dir=None, load_format='auto', config_format=<ConfigFormat.AUTO: 'auto'>, dtype='auto', kv_cache_dtype='auto', max_model_len=None, guided_decoding_backend='outlines', logits_processor_pattern=None, model_impl='auto', distributed_executor_backend=None, pipeline_parallel_size=1, tensor_parallel_size=1, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=None, enable_prefix_caching=None, disable_sliding_window=False, use_v2_block_manager=True, num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.9, num_gpu_blocks_override=None, max_num_batched_tokens=2048, max_num_seqs=None, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, hf_overrides=None, enforce_eager=False, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, limit_mm_per_prompt=None, mm_processor_kwargs=None, disable_mm_preprocessor_cache=False, enable_lora=False, enable_lora_bias=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, enable_prompt_adapter=False, max_prompt_adapters=1, max_prompt_adapter_token=0, device='auto', num_scheduler_steps=1, multi_step_stream_outputs=True, scheduler_delay_factor=0.0, enable_chunked_prefill=True, speculative_model=None, speculative_model_quantization=None, num_speculative_tokens=None, speculative_disable_mqa_scorer=False, speculative_draft_tensor_parallel_size=None, speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=None, ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', typical_acceptance_sampler_posterior_threshold=None, typical_acceptance_sampler_posterior_alpha=None, disable_logprobs_during_spec_decoding=None, model_loader_extra_config=None, ignore_patterns=[], preemption_mode=None, served_model_name=None, qlora_adapter_name_or_path=None, otlp_traces_endpoint=None, collect_detailed_traces=None, disable_async_output_proc=False, scheduling_policy='fcfs', override_neuron_config=None, override_pooler_config=None, compilation_config=None, kv_transfer_config=None, worker_cls='auto', generation_config=None, override_generation_config=None, enable_sleep_mode=False, calculate_kv_scales=False, disable_log_requests=False, max_log_len=None, disable_fastapi_docs=False, enable_prompt_tokens_details=False, dispatch_function=<function serve at 0x7f2b6c1d3d80>)"),
+         (tb + 0.3, f"INFO {ts(tb + 0.3)} api_server.py:203] Started engine process with PID 1877"),
+         (tb + 6.2, f"INFO {ts(tb + 6.2)} config.py:1484] Chunked prefill is enabled with max_num_batched_tokens=2048."),
+         (tb + 6.9, f"INFO {ts(tb + 6.9)} llm_engine.py:232] Initializing an LLM engine (v0.7.0) with config: model='{model}', speculative_config=None, tokenizer='{tok}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=0, served_model_name={model}, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=False, chunked_prefill_enabled=True, use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"splitting_ops\":[],\"compile_sizes\":[],\"cudagraph_capture_sizes\":{json.dumps(cap, separators=(',', ':'))},\"max_capture_size\":256}}, use_cached_outputs=True, "),
+         (tb + 8.4, f"INFO {ts(tb + 8.4)} cuda.py:225] Using Flash Attention backend."),
+         (tb + 9.1, f"INFO {ts(tb + 9.1)} model_runner.py:1110] Starting to load model {model}..."),
+         (tb + 21.7, f"INFO {ts(tb + 21.7)} model_runner.py:1115] Loading model weights took 14.9596 GB"),
+         (tb + 24.0, f"INFO {ts(tb + 24.0)} worker.py:266] Memory profiling takes 2.11 seconds\nthe current vLLM instance can use total_gpu_memory (79.11GiB) x gpu_memory_utilization (0.90) = 71.20GiB\nmodel weights take 14.96GiB; non_torch_memory takes 0.34GiB; PyTorch activation peak memory takes 3.96GiB; the rest of the memory reserved for KV Cache is {kv / GiB:.2f}GiB."),
+         (tb + 24.2, f"INFO {ts(tb + 24.2)} executor_base.py:108] # CUDA blocks: {nblocks}, # CPU blocks: {ncpu}"),
+         (tb + 24.21, f"INFO {ts(tb + 24.21)} executor_base.py:113] Maximum concurrency for 8192 tokens per request: {nblocks * 16 / 8192:.2f}x"),
+         (tb + 26.5, f"INFO {ts(tb + 26.5)} model_runner.py:1430] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage."),
+         (tb + 44.1, f"INFO {ts(tb + 44.1)} model_runner.py:1558] Graph capturing finished in 18 secs, took 0.36 GiB"),
+         (tb + 44.2, f"INFO {ts(tb + 44.2)} llm_engine.py:429] init engine (profile, create kv cache, warmup model) took 22.53 seconds"),
+         (tb + 45.0, f"INFO {ts(tb + 45.0)} launcher.py:19] Available routes are:"),
+         (tb + 45.2, "INFO:     Started server process [1805]"),
+         (tb + 45.21, "INFO:     Waiting for application startup."),
+         (tb + 45.22, "INFO:     Application startup complete."),
+         (tb + 45.23, "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)")]
+    L += v0_stats_lines(logpts, "453", nblocks)
+    L += access(reqs, t_bench - 1, c["t0"] + c["n"] * c["iv"], "/v1/completions")
+    t_end_log = c["t0"] + (c["n"] - 1) * c["iv"] + 5
+    L = [x for x in L if x[0] <= t_end_log]
+    used = int(total * 0.9) + 540 * MiB
+
+    def devs(t):
+        return [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_total": 85520809984, "memory_used": used,
+                 "processes": [{"pid": 1877, "name": "python3", "used_memory": used - 540 * MiB}]}]
+    cfg = {"architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 128000,
+           "eos_token_id": 128009, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+           "intermediate_size": 14336, "max_position_embeddings": 8192, "mlp_bias": False, "model_type": "llama",
+           "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "pretraining_tp": 1,
+           "rms_norm_eps": 1e-05, "rope_scaling": None, "rope_theta": 500000.0, "tie_word_embeddings": False,
+           "torch_dtype": "bfloat16", "transformers_version": "4.46.0", "use_cache": True, "vocab_size": 128256}
+    argv = ["vllm", "serve", model, "--tokenizer", tok, "--tensor-parallel-size", "1", "--max-num-batched-tokens", "2048",
+            "--gpu-memory-utilization", "0.9", "--enable-chunked-prefill", "--use-v2-block-manager", "--trust-remote-code",
+            "--guided-decoding-backend", "outlines"]
+    args = {"argv": argv, "args": {"tokenizer": tok, "tensor-parallel-size": 1, "max-num-batched-tokens": 2048,
+                                   "gpu-memory-utilization": 0.9, "enable-chunked-prefill": True, "use-v2-block-manager": True,
+                                   "trust-remote-code": True, "guided-decoding-backend": "outlines"}}
+    server = {"version": {"version": "0.7.0"}, "models": gen.models_json(model, model, 8192, int(c["t0"])), "health": 200}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest=manifest(c, "Llama3-8B based model on vLLM 0.7.0 (upgraded from 0.6.1.post2) during benchmark_serving at 1.2 req/s, 4K-token prompts, 100 output tokens; TTFT went from 0.13 s to 0.39 s after the upgrade."),
+                     records=recs, server=server, engine_args=args, model_config=cfg, gpu=gpu_recs(c, devs), logs=L)
+    summarize(cid, steps, reqs, c)
+
+
+
+# ======================================================================================= case C
+def case_c() -> None:
+    cid = "zo-v064-70b-fp8-8k-tpot-regress"
+    rnd = random.Random(11912)
+    model = "/models/llama3.1-70b-instruct-fp8-dynamic"
+    served = "llama3.1-70b-instruct"
+    bpt_gpu = 80 * 2 * 4 * 128 * 2  # Llama-3.1-70B, TP=2: 4 KV heads per GPU, bf16 KV: 163,840 B per token per GPU
+    block = bpt_gpu * 16
+    total = int(79.11 * GiB)
+    weights = int(33.88 * GiB)
+    kv = int(total * 0.96) - weights - int(5.20 * GiB)
+    nblocks = kv // block
+    ncpu = int(4 * GiB // block)
+    t_boot = 1736413200.0  # 2025-01-09 09:00:00 UTC
+    t_bench = t_boot + 300.0
+    reqs, t, i = [], t_bench, 0
+    while t < t_bench + 900:
+        reqs.append(Req(i, t, rnd.randint(7000, 9000), rnd.randint(250, 450), 1024))
+        t += rnd.expovariate(0.1)
+        i += 1
+
+    def step_time(pt, nd, ctx, r):
+        s = 0.0226 + 0.0003 * nd + 2e-8 * ctx + r.uniform(0, 0.0012)  # decode step, the slow part (~24.5 ms)
+        if pt:
+            s += 0.020 + pt * 1.05e-4 + r.uniform(0, 0.01)  # a 4096-token chunk: ~0.45 s
+        return s
+
+    eng = Engine(mode="v0chunk", max_num_seqs=256, budget=4096, num_blocks=nblocks, step_time=step_time, seed=3)
+    steps = eng.run(reqs)
+    logpts = gen.log_points(steps)
+    c = {"cid": cid, "served": served, "t0": t_bench + 120.0, "iv": 10.0, "n": 61, "endpoint": "http://llama70b-replica-0:8000",
+         "spec": spec(cid), "created": t_boot + 70.0, "prom": "0.21.0",
+         "cc_info": {"block_size": "16", "gpu_memory_utilization": "0.96", "swap_space_bytes": str(4 * GiB),
+                     "num_gpu_blocks_override": "None", "cache_dtype": "auto", "is_attention_free": "False",
+                     "sliding_window": "None", "enable_prefix_caching": "False", "cpu_offload_gb": "0",
+                     "num_gpu_blocks": str(nblocks), "num_cpu_blocks": str(ncpu)}}
+    recs = scrapes(c, steps, reqs, eng, "mp", logpts)
+    tb = t_boot
+    W = "(VllmWorkerProcess pid=163) "
+    L = [(tb, f"INFO {ts(tb)} api_server.py:585] vLLM API server version 0.6.4.post1"),
+         (tb + 0.001, f"INFO {ts(tb)} api_server.py:586] args: Namespace(subparser='serve', model_tag='{model}', config='', host='0.0.0.0', port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template='tool_chat_template_llama3.1_json.jinja', response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, disable_frontend_multiprocessing=False, enable_auto_tool_choice=True, tool_call_parser='llama3_json', tool_parser_plugin='', model='{model}', task='auto', tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', chat_template_text_format='string', trust_remote_code=False, allowed_local_media_path=None, download_dir=None, load_format='auto', config_format=<ConfigFormat.AUTO: 'auto'>, dtype='auto', kv_cache_dtype='auto', quantization_param_path=None, max_model_len=None, guided_decoding_backend='outlines', distributed_executor_backend=None, worker_use_ray=False, pipeline_parallel_size=1, tensor_parallel_size=2, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=16, enable_prefix_caching=False, disable_sliding_window=False, use_v2_block_manager=False, num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.96, num_gpu_blocks_override=None, max_num_batched_tokens=4096, max_num_seqs=256, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, hf_overrides=None, enforce_eager=False, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, limit_mm_per_prompt=None, mm_processor_kwargs=None, enable_lora=False, enable_lora_bias=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, enable_prompt_adapter=False, max_prompt_adapters=1, max_prompt_adapter_token=0, device='auto', num_scheduler_steps=1, multi_step_stream_outputs=True, scheduler_delay_factor=0.0, enable_chunked_prefill=True, speculative_model=None, speculative_model_quantization=None, num_speculative_tokens=None, speculative_disable_mqa_scorer=False, speculative_draft_tensor_parallel_size=None, speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=None, ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', typical_acceptance_sampler_posterior_threshold=None, typical_acceptance_sampler_posterior_alpha=None, disable_logprobs_during_spec_decoding=None, model_loader_extra_config=None, ignore_patterns=[], preemption_mode=None, served_model_name=['{served}'], qlora_adapter_name_or_path=None, otlp_traces_endpoint=None, collect_detailed_traces=None, disable_async_output_proc=False, scheduling_policy='fcfs', override_neuron_config=None, override_pooler_config=None, compilation_config=None, worker_cls='auto', disable_log_requests=True, max_log_len=None, disable_fastapi_docs=False, enable_prompt_tokens_details=False, dispatch_function=<function serve at 0x7f5c4a2b1ea0>)"),
+         (tb + 0.2, f"INFO {ts(tb + 0.2)} api_server.py:175] Multiprocessing frontend to use ipc:///tmp/7c0e9a8e-52c3-4f3a-9f4e-1d2b6b4e3c11 for IPC Path."),
+         (tb + 0.21, f"INFO {ts(tb + 0.2)} api_server.py:194] Started engine process with PID 98"),
+         (tb + 6.3, f"INFO {ts(tb + 6.3)} config.py:350] This model supports multiple tasks: {{'embedding', 'generate'}}. Defaulting to 'generate'."),
+         (tb + 6.31, f"INFO {ts(tb + 6.3)} config.py:1020] Defaulting to use mp for distributed inference"),
+         (tb + 6.32, f"INFO {ts(tb + 6.3)} config.py:1136] Chunked prefill is enabled with max_num_batched_tokens=4096."),
+         (tb + 6.9, f"INFO {ts(tb + 6.9)} llm_engine.py:249] Initializing an LLM engine (v0.6.4.post1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=0, served_model_name={served}, num_scheduler_steps=1, chunked_prefill_enabled=True multi_step_stream_outputs=True, enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=True, chat_template_text_format=string, mm_processor_kwargs=None, pooler_config=None)"),
+         (tb + 7.0, f"WARNING {ts(tb + 7.0)} multiproc_gpu_executor.py:56] Reducing Torch parallelism from 26 threads to 1 to avoid unnecessary CPU contention. Set OMP_NUM_THREADS in the external environment to tune this value as needed."),
+         (tb + 9.4, f"{W}INFO {ts(tb + 9.4)} multiproc_worker_utils.py:215] Worker ready; awaiting tasks"),
+         (tb + 10.2, f"INFO {ts(tb + 10.2)} pynccl.py:69] vLLM is using nccl==2.21.5"),
+         (tb + 10.21, f"{W}INFO {ts(tb + 10.2)} pynccl.py:69] vLLM is using nccl==2.21.5"),
+         (tb + 11.0, f"INFO {ts(tb + 11.0)} model_runner.py:1072] Starting to load model {model}..."),
+         (tb + 11.01, f"{W}INFO {ts(tb + 11.0)} model_runner.py:1072] Starting to load model {model}..."),
+         (tb + 44.8, f"INFO {ts(tb + 44.8)} model_runner.py:1077] Loading model weights took 33.8826 GB"),
+         (tb + 45.1, f"{W}INFO {ts(tb + 45.1)} model_runner.py:1077] Loading model weights took 33.8826 GB"),
+         (tb + 49.6, f"INFO {ts(tb + 49.6)} worker.py:232] Memory profiling results: total_gpu_memory=79.11GiB initial_memory_usage=34.71GiB peak_torch_memory=38.67GiB memory_usage_post_profile=35.17GiB non_torch_memory=1.29GiB kv_cache_size={kv / GiB:.2f}GiB gpu_memory_utilization=0.96"),
+         (tb + 49.61, f"{W}INFO {ts(tb + 49.6)} worker.py:232] Memory profiling results: total_gpu_memory=79.11GiB initial_memory_usage=34.71GiB peak_torch_memory=38.67GiB memory_usage_post_profile=35.17GiB non_torch_memory=1.29GiB kv_cache_size={kv / GiB:.2f}GiB gpu_memory_utilization=0.96"),
+         (tb + 49.8, f"INFO {ts(tb + 49.8)} distributed_gpu_executor.py:57] # GPU blocks: {nblocks}, # CPU blocks: {ncpu}"),
+         (tb + 49.81, f"INFO {ts(tb + 49.8)} distributed_gpu_executor.py:61] Maximum concurrency for 131072 tokens per request: {nblocks * 16 / 131072:.2f}x"),
+         (tb + 52.0, f"INFO {ts(tb + 52.0)} model_runner.py:1400] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI."),
+         (tb + 52.01, f"INFO {ts(tb + 52.0)} model_runner.py:1404] If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage."),
+         (tb + 68.9, f"{W}INFO {ts(tb + 68.9)} model_runner.py:1518] Graph capturing finished in 17 secs, took 0.62 GiB"),
+         (tb + 69.0, f"INFO {ts(tb + 69.0)} model_runner.py:1518] Graph capturing finished in 17 secs, took 0.62 GiB"),
+         (tb + 70.4, f"INFO {ts(tb + 70.4)} serving_chat.py:70] \"auto\" tool choice has been enabled please note that while the parallel_tool_calls client option is preset for compatibility reasons, it will be ignored."),
+         (tb + 70.5, f"INFO {ts(tb + 70.5)} launcher.py:19] Available routes are:"),
+         (tb + 70.6, "INFO:     Started server process [1]"),
+         (tb + 70.61, "INFO:     Waiting for application startup."),
+         (tb + 70.62, "INFO:     Application startup complete."),
+         (tb + 70.63, "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)")]
+    L += v0_stats_lines(logpts, "449", nblocks)
+    L += access(reqs, t_bench - 1, c["t0"] + c["n"] * c["iv"], "/v1/chat/completions", ip="10.42.3.17")
+    t_end_log = c["t0"] + (c["n"] - 1) * c["iv"] + 5
+    L = [x for x in L if x[0] <= t_end_log]
+    used = int(total * 0.96) + 610 * MiB
+
+    def devs(t):
+        return [{"index": k, "name": "NVIDIA H100 80GB HBM3", "memory_total": 85520809984, "memory_used": used,
+                 "processes": [{"pid": 98 if k == 0 else 163, "name": "python3", "used_memory": used - 610 * MiB}]} for k in (0, 1)]
+    cfg = {"architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 128000,
+           "eos_token_id": [128001, 128008, 128009], "hidden_act": "silu", "hidden_size": 8192, "initializer_range": 0.02,
+           "intermediate_size": 28672, "max_position_embeddings": 131072, "mlp_bias": False, "model_type": "llama",
+           "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8, "pretraining_tp": 1,
+           "quantization_config": {"config_groups": {"group_0": {"input_activations": {"actorder": None, "block_structure": None, "dynamic": True, "group_size": None, "num_bits": 8, "observer": None, "observer_kwargs": {}, "strategy": "token", "symmetric": True, "type": "float"}, "output_activations": None, "targets": ["Linear"], "weights": {"actorder": None, "block_structure": None, "dynamic": False, "group_size": None, "num_bits": 8, "observer": "minmax", "observer_kwargs": {}, "strategy": "channel", "symmetric": True, "type": "float"}}},
+                                   "format": "float-quantized", "global_compression_ratio": 1.463, "ignore": ["lm_head"], "kv_cache_scheme": None,
+                                   "quant_method": "compressed-tensors", "quantization_status": "compressed"},
+           "rms_norm_eps": 1e-05, "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+           "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "transformers_version": "4.46.1",
+           "use_cache": True, "vocab_size": 128256}
+    argv = ["vllm", "serve", model, "--served-model-name", served, "--host", "0.0.0.0", "--disable-log-requests",
+            "--gpu-memory-utilization=0.96", "--tensor-parallel-size=2", "--enable-chunked-prefill", "--max-num-batched-tokens=4096",
+            "--enable-auto-tool-choice", "--tool-call-parser=llama3_json", "--chat-template=tool_chat_template_llama3.1_json.jinja"]
+    args = {"argv": argv, "args": {"gpu-memory-utilization": 0.96, "tensor-parallel-size": 2, "enable-chunked-prefill": True,
+                                   "max-num-batched-tokens": 4096, "enable-auto-tool-choice": True, "tool-call-parser": "llama3_json",
+                                   "chat-template": "tool_chat_template_llama3.1_json.jinja"}}
+    server = {"version": {"version": "0.6.4.post1"}, "models": gen.models_json(served, model, 131072, int(c["t0"])), "health": 200}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest=manifest(c, "Replica 0 of 2 (TP=2, two H100) serving Llama-3.1-70B-Instruct FP8-dynamic on vLLM 0.6.4.post1 during benchmark_serving at QPS 0.2 over both replicas, ~8K-token report-summarisation prompts; mean TPOT 25.7 ms on this release against 15.7 ms before."),
+                     records=recs, server=server, engine_args=args, model_config=cfg, gpu=gpu_recs(c, devs), logs=L)
+    summarize(cid, steps, reqs, c)
+
+
+
 def summarize(cid, steps, reqs, c):
     lo, hi = c["t0"], c["t0"] + (c["n"] - 1) * c["iv"]
     fin = [r for r in reqs if r.t_end is not None and lo <= r.t_end <= hi]
@@ -206,7 +404,7 @@ def summarize(cid, steps, reqs, c):
           f"preempt {sum(s.preempted for s in steps)}")
 
 
-CASES = {"zo-ngram-k8-qwen15-1p8b-a100": case_a}
+CASES = {"zo-ngram-k8-qwen15-1p8b-a100": case_a, "zo-v070-ttft-3x-4k-chunk2048": case_b, "zo-v064-70b-fp8-8k-tpot-regress": case_c}
 
 if __name__ == "__main__":
     for name in (sys.argv[1:] or list(CASES)):
