@@ -389,6 +389,116 @@ def case_c() -> None:
 
 
 
+# ======================================================================================= case D
+def case_d() -> None:
+    cid = "zo-r1-v1-070-rate4-ttft-100s"
+    rnd = random.Random(12568)
+    model = "deepseek-ai/DeepSeek-R1"
+    # 0.7.0 has no MLA path for DeepSeek: Attention(16 heads per GPU at TP=8, head size 192, num_kv_heads = num_heads)
+    page = 16 * 2 * 16 * 192 * 2  # bytes per block per layer per GPU
+    per_block = page * 61
+    total = int(139.81 * GiB)
+    weights = int(83.88 * GiB)
+    kv = int(total * 0.9) - weights - int(4.53 * GiB)
+    nblocks = kv // per_block
+    t_boot = 1738573200.0  # 2025-02-03 09:00:00 UTC
+    t_bench = t_boot + 600.0
+    reqs, t = [], t_bench
+    for i in range(1000):
+        if rnd.random() < 0.85:
+            o = 128
+        else:
+            o = rnd.randint(20, 127)
+        reqs.append(Req(i, t, 1024, o, 128))
+        t += rnd.expovariate(4.0)
+
+    def step_time(pt, nd, ctx, r):
+        return 0.098 + 0.00090 * nd + pt * 9.0e-5 + r.uniform(0, 0.006)
+
+    eng = Engine(mode="v1", max_num_seqs=1024, budget=8192, num_blocks=nblocks, step_time=step_time, seed=5)
+    steps = eng.run(reqs)
+    c = {"cid": cid, "served": model, "t0": t_bench - 15.0, "iv": 10.0, "n": 50, "endpoint": "http://0.0.0.0:8000"}
+    api_pid = 1
+    recs = []
+    for k in range(c["n"]):
+        tt = c["t0"] + k * c["iv"]
+        done = sum(1 for r in reqs if r.t_end is not None and r.t_end <= tt)
+        text = gen.process_block(tt, t_boot - 0.6, rss=int(5.02 * GiB + done * 0.45 * MiB), vms=int(58.4 * GiB),
+                                 cpu=311.8 + max(0.0, tt - t_bench) * 0.97, fds=88 + (k % 7),
+                                 gc=(2113402 + done * 941, 611203 + done * 77, 31021))
+        recs.append({"t": round(tt, 3), "status": 200, "text": text})
+    # V1 LoggingStatLogger: every 5 s of engine steps, "Running: N reqs, Waiting: M reqs "
+    L = []
+    last = None
+    for st in steps:
+        if last is None or st.t1 - last >= 5.0:
+            L.append((st.t1, f"INFO {ts(st.t1)} loggers.py:34] Running: {st.running} reqs, Waiting: {st.waiting} reqs "))
+            last = st.t1
+    for r in reqs:
+        L.append((r.t_arr + 0.004, f"INFO {ts(r.t_arr)} async_llm.py:157] Added request cmpl-{'%032x' % rnd.getrandbits(128)}-0."))
+        L.append((r.t_arr + 0.002, f'INFO:     127.0.0.1:{45000 + r.rid % 15000} - "POST /v1/completions HTTP/1.1" 200 OK'))
+    tb = t_boot
+    E = "(VllmWorker rank={} pid={}) "
+    pids = [412 + k for k in range(8)]
+    head = [(tb, f"INFO {ts(tb)} api_server.py:835] vLLM API server version 0.7.0"),
+            (tb + 0.001, f"INFO {ts(tb)} api_server.py:836] args: Namespace(subparser='serve', model_tag='{model}', config='', host=None, port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, chat_template_content_format='auto', response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, disable_frontend_multiprocessing=False, enable_request_id_headers=False, enable_auto_tool_choice=False, enable_reasoning=False, reasoning_parser=None, tool_call_parser=None, tool_parser_plugin='', model='{model}', task='auto', tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=True, allowed_local_media_path=None, download_dir=None, load_format='auto', config_format=<ConfigFormat.AUTO: 'auto'>, dtype='auto', kv_cache_dtype='auto', max_model_len=32768, guided_decoding_backend='xgrammar', logits_processor_pattern=None, model_impl='auto', distributed_executor_backend=None, pipeline_parallel_size=1, tensor_parallel_size=8, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=None, enable_prefix_caching=None, disable_sliding_window=False, use_v2_block_manager=True, num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.9, num_gpu_blocks_override=None, max_num_batched_tokens=None, max_num_seqs=None, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, hf_overrides=None, enforce_eager=False, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, limit_mm_per_prompt=None, mm_processor_kwargs=None, disable_mm_preprocessor_cache=False, enable_lora=False, enable_lora_bias=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, enable_prompt_adapter=False, max_prompt_adapters=1, max_prompt_adapter_token=0, device='auto', num_scheduler_steps=1, multi_step_stream_outputs=True, scheduler_delay_factor=0.0, enable_chunked_prefill=None, speculative_model=None, speculative_model_quantization=None, num_speculative_tokens=None, speculative_disable_mqa_scorer=False, speculative_draft_tensor_parallel_size=None, speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=None, ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', typical_acceptance_sampler_posterior_threshold=None, typical_acceptance_sampler_posterior_alpha=None, disable_logprobs_during_spec_decoding=None, model_loader_extra_config=None, ignore_patterns=[], preemption_mode=None, served_model_name=None, qlora_adapter_name_or_path=None, otlp_traces_endpoint=None, collect_detailed_traces=None, disable_async_output_proc=False, scheduling_policy='fcfs', override_neuron_config=None, override_pooler_config=None, compilation_config=None, kv_transfer_config=None, worker_cls='auto', generation_config=None, override_generation_config=None, enable_sleep_mode=False, calculate_kv_scales=False, disable_log_requests=False, max_log_len=None, disable_fastapi_docs=False, enable_prompt_tokens_details=False, dispatch_function=<function serve at 0x7f0e3c2d5d80>)"),
+            (tb + 2.4, f"INFO {ts(tb + 2.4)} config.py:510] This model supports multiple tasks: {{'embed', 'generate', 'score', 'classify', 'reward'}}. Defaulting to 'generate'."),
+            (tb + 2.5, f"INFO {ts(tb + 2.5)} config.py:1310] Defaulting to use mp for distributed inference"),
+            (tb + 2.6, f"WARNING {ts(tb + 2.6)} arg_utils.py:1298] Setting max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context."),
+            (tb + 9.8, f"INFO {ts(tb + 9.8)} core.py:45] Initializing an LLM engine (v0.7.0) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=8, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='xgrammar'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=0, served_model_name={model}, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=True, chunked_prefill_enabled=True, use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"level\":3,\"custom_ops\":[\"none\"],\"splitting_ops\":[\"vllm.unified_attention\",\"vllm.unified_attention_with_output\"],\"use_inductor\":true,\"compile_sizes\":[],\"use_cudagraph\":true,\"cudagraph_num_of_warmups\":1,\"cudagraph_capture_sizes\":[512,504,496,488,480,472,464,456,448,440,432,424,416,408,400,392,384,376,368,360,352,344,336,328,320,312,304,296,288,280,272,264,256,248,240,232,224,216,208,200,192,184,176,168,160,152,144,136,128,120,112,104,96,88,80,72,64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":512}}")]
+    for k, pid in enumerate(pids):
+        head.append((tb + 14.0 + k * 0.01, f"{E.format(k, pid)}INFO {ts(tb + 14.0)} gpu_model_runner.py:843] Starting to load model {model}..."))
+    for k, pid in enumerate(pids):
+        head.append((tb + 301.0 + k * 0.4, f"{E.format(k, pid)}INFO {ts(tb + 301.0 + k * 0.4)} gpu_model_runner.py:848] Loading model weights took 83.8835 GB"))
+    head += [(tb + 342.5, f"INFO {ts(tb + 342.5)} kv_cache_utils.py:395] # GPU blocks: {nblocks}")]
+    for k, pid in enumerate(pids):
+        head.append((tb + 401.0 + k * 0.3, f"{E.format(k, pid)}INFO {ts(tb + 401.0 + k * 0.3)} gpu_model_runner.py:1019] Graph capturing finished in 57 secs, took 2.61 GiB"))
+    head += [(tb + 404.2, f"INFO {ts(tb + 404.2)} core.py:89] init engine (profile, create kv cache, warmup model) took 103.57 seconds"),
+             (tb + 405.9, f"INFO {ts(tb + 405.9)} launcher.py:19] Available routes are:"),
+             (tb + 406.0, "INFO:     Started server process [1]"),
+             (tb + 406.01, "INFO:     Waiting for application startup."),
+             (tb + 406.02, "INFO:     Application startup complete."),
+             (tb + 406.03, "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)")]
+    L += head
+    t_end_log = c["t0"] + (c["n"] - 1) * c["iv"] + 5
+    L = [x for x in L if x[0] <= t_end_log]
+    used = int(total * 0.9) + 562 * MiB
+
+    def devs(t):
+        return [{"index": k, "name": "NVIDIA H200", "memory_total": 150754820096, "memory_used": used,
+                 "processes": [{"pid": pids[k], "name": "python3", "used_memory": used - 562 * MiB}]} for k in range(8)]
+    cfg = {"architectures": ["DeepseekV3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+           "auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV3Config", "AutoModel": "modeling_deepseek.DeepseekV3Model",
+                        "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"},
+           "aux_loss_alpha": 0.001, "bos_token_id": 0, "eos_token_id": 1, "ep_size": 1, "first_k_dense_replace": 3,
+           "hidden_act": "silu", "hidden_size": 7168, "initializer_range": 0.02, "intermediate_size": 18432,
+           "kv_lora_rank": 512, "max_position_embeddings": 163840, "model_type": "deepseek_v3", "moe_intermediate_size": 2048,
+           "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256, "n_shared_experts": 1, "norm_topk_prob": True,
+           "num_attention_heads": 128, "num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 128,
+           "num_nextn_predict_layers": 1, "pretraining_tp": 1, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+           "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]},
+           "rms_norm_eps": 1e-06, "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                                    "original_max_position_embeddings": 4096, "type": "yarn"},
+           "rope_theta": 10000, "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "seq_aux": True, "tie_word_embeddings": False,
+           "topk_group": 4, "topk_method": "noaux_tc", "torch_dtype": "bfloat16", "transformers_version": "4.46.3", "use_cache": True,
+           "v_head_dim": 128, "vocab_size": 129280}
+    argv = ["vllm", "serve", model, "--tensor-parallel-size", "8", "--trust-remote-code", "--max-model-len", "32768"]
+    args = {"argv": argv, "args": {"tensor-parallel-size": 8, "trust-remote-code": True, "max-model-len": 32768}}
+    server = {"version": {"version": "0.7.0"}, "models": gen.models_json(model, model, 32768, int(c["t0"])), "health": 200}
+    man = manifest(c, "DeepSeek-R1 on 8xH200, vLLM 0.7.0 with VLLM_USE_V1=1, during benchmark_serving --dataset-name=random --request-rate 4 (1000 requests of 1024 input tokens). 0.7.0's V1 engine exports no vllm:* metrics; its state is in the log.")
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest=man, records=recs, server=server, engine_args=args,
+                     model_config=cfg, gpu=gpu_recs(c, devs), logs=L)
+    summarize(cid, steps, reqs, c)
+    fin = [r for r in reqs if r.t_end is not None]
+    dur = max(r.t_end for r in fin) - t_bench
+    tt = [r.t_first - r.t_arr for r in fin]
+    tp = [(r.t_end - r.t_first) / (r.gen - 1) for r in fin if r.gen > 1]
+    print(f"  bench: duration {dur:.1f}s, {len(fin) / dur:.2f} req/s, out tok/s {sum(r.gen for r in fin) / dur:.1f}, "
+          f"TTFT mean {sum(tt) / len(tt):.1f}s median {sorted(tt)[len(tt) // 2]:.1f}s p99 {sorted(tt)[int(.99 * len(tt))]:.1f}s, "
+          f"TPOT mean {1000 * sum(tp) / len(tp):.1f}ms, blocks {nblocks}, preempted {sum(r.preempted for r in reqs)}")
+
+
+
 def summarize(cid, steps, reqs, c):
     lo, hi = c["t0"], c["t0"] + (c["n"] - 1) * c["iv"]
     fin = [r for r in reqs if r.t_end is not None and lo <= r.t_end <= hi]
@@ -404,7 +514,7 @@ def summarize(cid, steps, reqs, c):
           f"preempt {sum(s.preempted for s in steps)}")
 
 
-CASES = {"zo-ngram-k8-qwen15-1p8b-a100": case_a, "zo-v070-ttft-3x-4k-chunk2048": case_b, "zo-v064-70b-fp8-8k-tpot-regress": case_c}
+CASES = {"zo-ngram-k8-qwen15-1p8b-a100": case_a, "zo-v070-ttft-3x-4k-chunk2048": case_b, "zo-v064-70b-fp8-8k-tpot-regress": case_c, "zo-r1-v1-070-rate4-ttft-100s": case_d}
 
 if __name__ == "__main__":
     for name in (sys.argv[1:] or list(CASES)):
