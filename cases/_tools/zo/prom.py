@@ -75,6 +75,8 @@ def main() -> None:
         reg = CollectorRegistry()
         multiprocess.MultiProcessCollector(reg)
         text = generate_latest(reg).decode()
+        import shutil
+        shutil.rmtree(d, ignore_errors=True)
     else:
         text = generate_latest(reg).decode()
         from prometheus_client.utils import floatToGoString
