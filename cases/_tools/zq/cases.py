@@ -1,0 +1,159 @@
+"""Build the zq-* bundles (round 10):
+    cd <worktree> && /work/main/.venv/bin/python cases/_tools/zq/cases.py [case-id ...]
+Seeded, no wall clock; every number is derived from the parameters in each case's case.yaml."""
+from __future__ import annotations
+
+import calendar
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from gen import INF, Capture, Engine, Req, stamp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+C = ROOT / "cases"
+GiB = 2 ** 30
+H100 = 85520809984
+H200 = 150754820096
+B200 = 192265846784
+RTX3090 = 25769803776
+
+
+def ts(s: str) -> float:
+    return float(calendar.timegm(__import__("time").strptime(s, "%Y-%m-%d %H:%M:%S")))
+
+
+LABELS_011 = dict(block_size="16", cache_dtype="auto", calculate_kv_scales="False", cpu_kvcache_space_bytes="None",
+                  cpu_offload_gb="0", enable_prefix_caching="True", gpu_memory_utilization="0.9",
+                  is_attention_free="False", kv_cache_memory_bytes="None", kv_sharing_fast_prefill="False",
+                  mamba_cache_dtype="auto", mamba_page_size_padded="None", mamba_ssm_cache_dtype="auto",
+                  num_cpu_blocks="None", num_gpu_blocks_override="None", prefix_caching_hash_algo="sha256",
+                  sliding_window="None", swap_space="4")
+LABELS_022 = dict(_block_size_resolved="True", calculate_kv_scales="False", cpu_kvcache_space_bytes="None",
+                  enable_prefix_caching="True", is_attention_free="False", kv_cache_memory_bytes="None",
+                  kv_offloading_backend="native", kv_offloading_size="None", kv_sharing_fast_prefill="False",
+                  mamba_block_size="None", mamba_cache_dtype="auto", mamba_cache_mode="none",
+                  mamba_page_size_padded="None", mamba_ssm_cache_dtype="auto", num_cpu_blocks="None",
+                  num_gpu_blocks_override="None", prefix_caching_hash_algo="sha256", sliding_window="None",
+                  user_specified_block_size="False")
+LABELS_026 = dict(_block_size_resolved="True", calculate_kv_scales="False", enable_prefix_caching="True",
+                  hash_block_size="None", is_attention_free="False", kv_cache_dtype_skip_layers="[]",
+                  kv_cache_memory_bytes="None", kv_offloading_backend="native", kv_offloading_size="None",
+                  kv_sharing_fast_prefill="False", mamba_block_size="None", mamba_cache_dtype="auto",
+                  mamba_cache_mode="none", mamba_page_size_padded="None", mamba_ssm_cache_dtype="auto",
+                  num_cpu_blocks="None", num_gpu_blocks_override="None", prefix_caching_hash_algo="sha256",
+                  sliding_window="None", user_specified_block_size="False", user_specified_mamba_block_size="False")
+
+
+def gpus(name, total, used_list, pids, pname="VLLM::EngineCore"):
+    def f(t):
+        return [{"index": i, "name": name, "memory_total": total, "memory_used": u,
+                 "processes": [{"pid": pids[i], "name": pname, "used_memory": u - 512 * 2 ** 20}]}
+                for i, u in enumerate(used_list)]
+    return f
+
+
+# =====================================================================================================
+# A  dev-10: DP2 Llama-3-8B, gsm8k via lm_eval at 128 concurrent, hang at ~95% (vllm#28224)
+# =====================================================================================================
+def case_dp2_hang():
+    cid = "zq-dp2-llama3-8b-gsm8k-hang-95pct"
+    rng = random.Random(28224)
+    t0 = ts("2025-11-06 14:20:00")
+    t_up = t0 - 420.0
+    n, iv = 48, 10.0
+    t_run = t0 + 25.0
+    bpt = 32 * 8 * 128 * 2 * 2                      # 131,072 B/token
+    kv_bytes = 28062 * 16 * bpt + 3_000_000
+    blocks = kv_bytes // (16 * bpt)
+    pool = blocks * 16
+    step = 0.022
+    shared = 688                                      # 43 blocks of few-shot prefix
+    # closed loop, 128 slots, 1,290 visible requests (the 29 routed to the hung engine 1 never show)
+    total_visible, done_at_hang = 1290, 1253
+    slots = [t_run + 0.004 * i for i in range(128)]
+    reqs = []
+    for i in range(total_visible):
+        k = min(range(128), key=lambda j: slots[j])
+        ta = slots[k]
+        p = rng.randint(760, 880)
+        g = 256 if rng.random() < 0.12 else rng.randint(85, 235)
+        r = Req(t_arrive=round(ta, 4), prompt=p, gen=g, max_tokens=256, hit=(shared if i > 0 else 0),
+                t_sched=ta + 0.002, prefill=0.045 + 0.0004 * rng.randint(0, 120), itl=step,
+                reason="length" if g == 256 else "stop")
+        reqs.append(r)
+        slots[k] = r.t_last + 0.003
+    ends = sorted(r.t_last for r in reqs)
+    t_hang = (ends[done_at_hang - 1] + ends[done_at_hang]) / 2
+    inflight = [r for r in reqs if r.t_arrive <= t_hang < r.t_last]
+    assert len(inflight) == total_visible - done_at_hang, len(inflight)
+    e0, e1 = [], []
+    load = [0, 0]
+    for r in sorted(reqs, key=lambda x: x.t_arrive):
+        if r in inflight:
+            e0.append(r)
+            continue
+        a = [sum(1 for x in e if x.t_arrive <= r.t_arrive < x.t_last) for e in (e0, e1)]
+        (e0 if a[0] <= a[1] else e1).append(r)
+    for r in inflight:
+        r.t_stall = t_hang
+        r.t_end = INF
+    lab = dict(LABELS_011, num_gpu_blocks=str(blocks))
+    E = [Engine(0, blocks, 16, e0, lab, freeze_at=t_hang, step_s=step, shared_prefix=shared),
+         Engine(1, blocks, 16, e1, lab, freeze_at=t_hang, step_s=step, shared_prefix=shared)]
+    model = "meta-llama/Meta-Llama-3-8B-Instruct"
+    cap = Capture(fam="v011", model=model, version="0.11.1rc5", mml=8192, engines=E, t0=t0, n=n,
+                  interval=iv, t_start=t_up + 70)
+    api, cores = 2214471, [2214733, 2214734]
+    A = f"(APIServer pid={api}) "
+    kv_gib = kv_bytes / GiB
+    L = [(t_up, f"{A}INFO {stamp(t_up)} [api_server.py:1839] vLLM API server version 0.11.1rc5"),
+         (t_up + 0.1, f"{A}INFO {stamp(t_up)} [utils.py:233] non-default args: {{'model_tag': '{model}', 'model': '{model}', 'data_parallel_size': 2}}"),
+         (t_up + 6, f"{A}INFO {stamp(t_up + 6)} [model.py:1510] Using max model len 8192"),
+         (t_up + 6.1, f"{A}INFO {stamp(t_up + 6)} [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=8192.")]
+    for i in (0, 1):
+        Ep = f"(EngineCore_DP{i} pid={cores[i]}) "
+        L += [(t_up + 14 + i * 0.01, f"{Ep}INFO {stamp(t_up + 14)} [core.py:730] Waiting for init message from front-end."),
+              (t_up + 16 + i * 0.01, f"{Ep}INFO {stamp(t_up + 16)} [parallel_state.py:1208] rank {i} in world size 2 is assigned as DP rank {i}, PP rank 0, TP rank 0, EP rank {i}"),
+              (t_up + 40 + i * 0.01, f"{Ep}INFO {stamp(t_up + 40)} [gpu_model_runner.py:2653] Model loading took 14.9889 GiB and 19.412035 seconds"),
+              (t_up + 52 + i * 0.01, f"{Ep}INFO {stamp(t_up + 52)} [gpu_worker.py:298] Available KV cache memory: {kv_gib:.2f} GiB"),
+              (t_up + 52.1 + i * 0.01, f"{Ep}INFO {stamp(t_up + 52)} [kv_cache_utils.py:1087] GPU KV cache size: {pool:,} tokens"),
+              (t_up + 52.2 + i * 0.01, f"{Ep}INFO {stamp(t_up + 52)} [kv_cache_utils.py:1091] Maximum concurrency for 8,192 tokens per request: {pool / 8192:.2f}x"),
+              (t_up + 63 + i * 0.01, f"{Ep}INFO {stamp(t_up + 63)} [gpu_model_runner.py:3480] Graph capturing finished in 9 secs, took 0.53 GiB"),
+              (t_up + 64 + i * 0.01, f"{Ep}INFO {stamp(t_up + 64)} [core.py:227] init engine (profile, create kv cache, warmup model) took 23.86 seconds")]
+    L += [(t_up + 66, f"{A}INFO {stamp(t_up + 66)} [loggers.py:147] Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: {blocks}"),
+          (t_up + 66.01, f"{A}INFO {stamp(t_up + 66)} [loggers.py:147] Engine 001: vllm cache_config_info with initialization after num_gpu_blocks is: {blocks}"),
+          (t_up + 70, f"{A}INFO {stamp(t_up + 70)} [api_server.py:1992] Starting vLLM API server 0 on http://0.0.0.0:8000"),
+          (t_up + 70.1, f"{A}INFO:     Started server process [{api}]"),
+          (t_up + 70.2, f"{A}INFO:     Application startup complete.")]
+    L += cap.stats_lines(A, "loggers.py:123", t0 - 30, t0 + n * iv)
+    for j, r in enumerate(sorted(e0 + e1, key=lambda x: x.t_last)):
+        if r.t_last <= t_hang and j % 4 == 0:
+            L.append((r.t_last + 0.002, f"{A}INFO:     127.0.0.1:{41000 + j % 20000} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"))
+    used = int(0.9 * H100) + 480 * 2 ** 20
+    cap.write(C / cid / "bundle", notes=(
+        "meta-llama/Meta-Llama-3-8B-Instruct with -dp 2 (two engines behind one API server, one GPU each). "
+        "lm_eval gsm8k through /v1/chat/completions with num_concurrent=128 is started ~25 s into the capture; "
+        "the run stops making progress at about 95% and never finishes. /metrics every 10 s for 8 min, the server log, NVML."),
+        endpoint="http://localhost:8000", served=model,
+        engine_args={"argv": ["vllm", "serve", model, "-dp", "2"],
+                     "args": {"model": model, "data-parallel-size": 2, "tensor-parallel-size": 1,
+                              "gpu-memory-utilization": 0.9, "max-model-len": 8192}},
+        model_config={"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+                      "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+                      "num_key_value_heads": 8, "max_position_embeddings": 8192, "rope_theta": 500000.0,
+                      "vocab_size": 128256, "torch_dtype": "bfloat16", "bos_token_id": 128000,
+                      "eos_token_id": 128009, "rms_norm_eps": 1e-05, "tie_word_embeddings": False},
+        logs=L, gpu=gpus("NVIDIA H100 80GB HBM3", H100, [used, used + 2 ** 20], cores))
+    return cap
+
+
+BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang}
+
+if __name__ == "__main__":
+    want = sys.argv[1:] or list(BUILDERS)
+    for cid in want:
+        BUILDERS[cid]()
+        print("built", cid)
