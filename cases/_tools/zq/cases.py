@@ -150,7 +150,118 @@ def case_dp2_hang():
     return cap
 
 
-BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang}
+# =====================================================================================================
+# B  holdout-10: A.X-K2 2P2D on H200, decode worker fills to 51 running at 100% KV and stops (dynamo#14318)
+# =====================================================================================================
+def case_axk2():
+    cid = "zq-axk2-2p2d-decode-kv-full-stall"
+    rng = random.Random(14318)
+    t0 = ts("2026-09-15 09:00:00")
+    t_up = t0 - 1500.0
+    n, iv = 60, 10.0
+    bs, blocks = 64, 13506
+    bpt = 61 * (656 + 132)                                  # 48,068 B/token, fp8_ds_mla + indexer keys
+    kv_bytes = blocks * bs * bpt + 2_100_000
+    assert kv_bytes // (bs * bpt) == blocks
+    pool = blocks * bs
+    P, G = 16384, 1024
+    step = 0.042
+    t_bench = t0 + 40.0
+    t_abort = t_bench + 480.0
+    arrivals = sorted(t_bench + 0.9 + 0.40 * i + rng.uniform(0.0, 0.35) for i in range(64))
+    reqs = []
+    for ta in arrivals:
+        x = rng.uniform(0.19, 0.31)
+        reqs.append(Req(t_arrive=round(ta, 3), prompt=P, gen=G, max_tokens=G, hit=0, ext=P - 1,
+                        t_defer=round(ta, 3), prefill=0.05, itl=step, hold=P, reason="length",
+                        xfer={"dur": x, "post": rng.uniform(0.0018, 0.0062), "bytes": P * bpt,
+                              "descs": (P // bs) * 61 * 2}))
+    # admission: a handoff is accepted when 256 blocks are free; the pull then runs for xfer["dur"]
+    adm = []
+    t = t_bench
+    pending = list(reqs)
+    t_stall = INF
+    while t < t_abort and t_stall == INF:
+        used = 0
+        for r in adm:
+            if t >= r.t_sched:
+                used += math.ceil((P + r.gen_by(t) + 1) / bs)
+            else:
+                used += P // bs
+        while pending and pending[0].t_arrive <= t and blocks - used >= P // bs + 1:
+            r = pending.pop(0)
+            r.t_sched = round(max(r.t_arrive, t) + r.xfer["dur"], 4)
+            adm.append(r)
+            used += P // bs
+        if used >= blocks and all(t >= r.t_sched for r in adm):
+            t_stall = t
+        t += step
+    for r in adm:
+        r.t_stall = t_stall
+        r.t_end = t_abort
+        r.reason = "abort"
+    for r in pending:          # never admitted: wait for capacity until the client aborts
+        r.t_defer = None
+        r.t_end = t_abort
+        r.reason = "abort"
+    nrun, nwait = len(adm), len(pending)
+    model = "skt/A.X-K2"
+    lab = dict(LABELS_022, block_size=str(bs), cache_dtype="fp8_ds_mla", gpu_memory_utilization="0.9",
+               num_gpu_blocks=str(blocks))
+    E = [Engine(0, blocks, bs, reqs, lab, budget=2048, step_s=step)]
+    cap = Capture(fam="v022", model=model, version="0.23.0", mml=131072, engines=E, t0=t0, n=n, interval=iv,
+                  t_start=t_up + 1380, nixl=True, connector=True)
+    core = 4187
+    Ep = f"(EngineCore_DP0 pid={core}) "
+    nondef = ("{'model': 'skt/A.X-K2', 'served_model_name': ['A.X-K2'], 'trust_remote_code': True, "
+              "'tensor_parallel_size': 8, 'enable_expert_parallel': True, 'kv_cache_dtype': 'fp8_ds_mla', "
+              "'gpu_memory_utilization': 0.9, 'max_num_seqs': 256, 'max_num_batched_tokens': 2048, "
+              "'enable_prefix_caching': True, 'moe_backend': 'triton', "
+              "'kv_transfer_config': {'kv_connector': 'NixlConnector', 'kv_role': 'kv_both'}}")
+    L = [(t_up, f"INFO {stamp(t_up)} [utils.py:233] non-default args: {nondef}"),
+         (t_up + 20, f"{Ep}INFO {stamp(t_up + 20)} [core.py:104] Initializing a V1 LLM engine (v0.23.0) with config: model='skt/A.X-K2', tokenizer='skt/A.X-K2', trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=8, pipeline_parallel_size=1, data_parallel_size=1, quantization=fp8, enforce_eager=False, kv_cache_dtype=fp8_ds_mla, enable_prefix_caching=True, enable_chunked_prefill=True"),
+         (t_up + 900, f"{Ep}INFO {stamp(t_up + 900)} [gpu_model_runner.py:4631] Model loading took 80.13 GiB memory and 702.55 seconds"),
+         (t_up + 1240, f"{Ep}INFO {stamp(t_up + 1240)} [gpu_worker.py:402] Available KV cache memory: {kv_bytes / GiB:.2f} GiB"),
+         (t_up + 1240.1, f"{Ep}INFO {stamp(t_up + 1240)} [kv_cache_utils.py:1388] GPU KV cache size: {pool:,} tokens"),
+         (t_up + 1240.2, f"{Ep}INFO {stamp(t_up + 1240)} [kv_cache_utils.py:1392] Maximum concurrency for 131,072 tokens per request: {pool / 131072:.2f}x"),
+         (t_up + 1330, f"{Ep}INFO {stamp(t_up + 1330)} [gpu_model_runner.py:4807] Graph capturing finished in 71 secs, took 2.31 GiB"),
+         (t_up + 1345, f"{Ep}INFO {stamp(t_up + 1345)} [nixl_connector.py:1012] Initializing NIXL worker with backends ['UCX']"),
+         (t_up + 1380, f"INFO {stamp(t_up + 1380)} [loggers.py:183] Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: {blocks}")]
+    L += cap.stats_lines("", "loggers.py:257", t0 - 60, t0 + n * iv)
+    used = int(0.9 * H200) + 700 * 2 ** 20
+    pids = [4301 + i for i in range(8)]
+    argv = ["python3", "-m", "dynamo.vllm", "--model", "skt/A.X-K2", "--served-model-name", "A.X-K2",
+            "--trust-remote-code", "--tensor-parallel-size", "8", "--enable-expert-parallel", "--kv-cache-dtype",
+            "fp8_ds_mla", "--gpu-memory-utilization", "0.90", "--max-num-seqs", "256", "--max-num-batched-tokens",
+            "2048", "--enable-prefix-caching", "--moe-backend", "triton", "--dyn-reasoning-parser", "deepseek_v3",
+            "--dyn-tool-call-parser", "hermes", "--dyn-default-thinking-mode", "enabled", "--disaggregation-mode",
+            "decode", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']
+    mc = {"architectures": ["AXK2ForCausalLM"], "model_type": "axk2", "hidden_size": 7168,
+          "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+          "num_attention_heads": 64, "num_key_value_heads": 64, "q_lora_rank": 1536, "kv_lora_rank": 512,
+          "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "index_head_dim": 128,
+          "index_n_heads": 64, "index_topk": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+          "num_experts_per_tok": 8, "first_k_dense_replace": 1, "max_position_embeddings": 131072,
+          "vocab_size": 163840, "torch_dtype": "bfloat16",
+          "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128],
+                                  "activation_scheme": "dynamic"}}
+    cap.write(C / cid / "bundle", notes=(
+        "Decode worker 0 of a Dynamo 2P2D deployment of A.X-K2 on 4 H200 nodes (decode: TP8 + EP, NixlConnector). "
+        "A benchmark of 128 concurrent cold 16K-input / 1K-output requests, random routing, starts ~40 s into the capture; "
+        "generation stops soon after and resumes only when the client gives up. /metrics every 10 s for 10 min, the worker log, NVML."),
+        endpoint="http://axk2-vllm-disagg-h200-decodeworker-0:9090", served="A.X-K2",
+        engine_args={"argv": argv, "args": {"model": "skt/A.X-K2", "tensor-parallel-size": 8,
+                                            "enable-expert-parallel": True, "kv-cache-dtype": "fp8_ds_mla",
+                                            "gpu-memory-utilization": 0.9, "max-num-seqs": 256,
+                                            "max-num-batched-tokens": 2048, "enable-prefix-caching": True,
+                                            "kv-transfer-config": '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'}},
+        model_config=mc, logs=L, gpu=gpus("NVIDIA H200", H200, [used + 2 ** 20 * i for i in range(8)], pids,
+                                            pname="python3"))
+    print(f"  admitted {nrun}, waiting {nwait}, stall at +{t_stall - t0:.1f}s, abort at +{t_abort - t0:.0f}s")
+    return cap
+
+
+BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang, "zq-axk2-2p2d-decode-kv-full-stall": case_axk2}
 
 if __name__ == "__main__":
     want = sys.argv[1:] or list(BUILDERS)
