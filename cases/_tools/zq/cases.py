@@ -261,7 +261,131 @@ def case_axk2():
     return cap
 
 
-BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang, "zq-axk2-2p2d-decode-kv-full-stall": case_axk2}
+# =====================================================================================================
+# C  holdout-10: Kimi-K2.5 P/D, decode DP4 at bs24 / util 0.92: handoffs rationed by staging headroom
+# =====================================================================================================
+def sim_decode_pool(rng, *, slots, dmin, dmax, itl, dcap, t_a, t_b, blocks, bs, P, G, maxseq, n_eng, xfer):
+    """Closed loop of `slots` clients, random routing to n_eng decode engines. A handoff is accepted
+    (prompt blocks allocated, request deferred until the remote prefill + pull complete) while the blocks
+    of the running batch at full length plus the staged prompts fit; loaded requests join the running
+    batch while it has fewer than maxseq. Returns per-engine request lists."""
+    dt = 0.05
+    E = [dict(waiting=[], active=[], reqs=[]) for _ in range(n_eng)]
+    nxt = [t_a + rng.uniform(0, 60) for _ in range(slots)]
+    full, pb = math.ceil((P + G) / bs), math.ceil(P / bs)
+    t, over = t_a, 0
+    while t < t_b:
+        for k in range(slots):
+            if nxt[k] is not None and nxt[k] <= t:
+                e = rng.randrange(n_eng)
+                r = Req(t_arrive=round(t, 3), prompt=P, gen=G, max_tokens=G, ext=P - 1, prefill=0.05, itl=itl,
+                        hold=P, xfer=xfer(rng))
+                r.slot = k
+                nxt[k] = None
+                E[e]["waiting"].append(r)
+                E[e]["reqs"].append(r)
+        for en in E:
+            for r in list(en["active"]):
+                if r.t_sched < INF and r.t_last <= t:
+                    en["active"].remove(r)
+                    nxt[r.slot] = r.t_last + rng.uniform(0.05, 0.4)
+            act = en["active"]
+            used = sum(math.ceil((P + r.gen_by(t) + 1) / bs) if r.t_sched <= t else pb for r in act)
+            over += used > blocks
+            run = sum(1 for r in act if r.t_sched <= t)
+            for r in sorted([r for r in act if r.t_sched == INF and r.t_loaded <= t], key=lambda x: x.t_loaded):
+                if run < maxseq:
+                    r.t_sched = round(t, 3)
+                    run += 1
+            reserve = sum(full - math.ceil((P + r.gen_by(t) + 1) / bs) for r in act if r.t_sched <= t)
+            staged = sum(1 for r in act if r.t_sched == INF and r.t_loaded > t)
+            while en["waiting"] and blocks - used - reserve >= pb and staged < dcap:
+                r = en["waiting"].pop(0)
+                r.t_defer = round(t, 3)
+                r.t_loaded = round(t + rng.uniform(dmin, dmax), 3)
+                act.append(r)
+                used += pb
+                staged += 1
+        t += dt
+    assert over == 0, over
+    return [en["reqs"] for en in E]
+
+
+def case_kimi_staging():
+    cid = "zq-kimi-k25-pd-decode-staging-starved"
+    rng = random.Random(1380)
+    t0 = ts("2026-08-08 16:40:00")
+    t_up = t0 - 2400.0
+    n, iv = 60, 10.0
+    bs, blocks = 64, 4042
+    bpt = 61 * 576                                   # 35,136 B/token, MLA fp8
+    kv_bytes = blocks * bs * bpt + 1_400_000
+    assert kv_bytes // (bs * bpt) == blocks
+    pool = blocks * bs
+    P, G = 8150, 1024
+    itl = 0.051
+    mix = [(0.0166, 0.8), (round((itl - 0.8 * 0.0166) / 0.2, 4), 0.2)]
+
+    def xfer(r):
+        d = r.uniform(0.048, 0.092)
+        return {"dur": d, "post": r.uniform(0.004, 0.014), "bytes": P * bpt, "descs": (P // bs + 1) * 61}
+    per = sim_decode_pool(rng, slots=100, dmin=4.5, dmax=10.5, itl=itl, dcap=8, t_a=t0 - 1500, t_b=t0 + n * iv + 5,
+                          blocks=blocks, bs=bs, P=P, G=G, maxseq=24, n_eng=4, xfer=xfer)
+    model = "moonshotai/Kimi-K2.5-NVFP4"
+    lab = dict(LABELS_022, block_size=str(bs), cache_dtype="fp8", gpu_memory_utilization="0.92",
+               num_gpu_blocks=str(blocks))
+    E = [Engine(i, blocks, bs, per[i], lab, budget=8192, itl_mix=mix, step_s=itl) for i in range(4)]
+    cap = Capture(fam="v022", model=model, version="0.22.0", mml=9216, engines=E, t0=t0, n=n, interval=iv,
+                  t_start=t_up + 900, nixl=True, connector=True, sim_from=t0 - 1500)
+    nondef = ("{'model': 'moonshotai/Kimi-K2.5-NVFP4', 'trust_remote_code': True, 'load_format': 'dummy', "
+              "'max_model_len': 9216, 'data_parallel_size': 4, 'enable_expert_parallel': True, "
+              "'kv_cache_dtype': 'fp8', 'gpu_memory_utilization': 0.92, 'max_num_seqs': 24, "
+              "'kv_transfer_config': {'kv_connector': 'NixlConnector', 'kv_role': 'kv_both'}}")
+    L = [(t_up, f"INFO {stamp(t_up)} [utils.py:233] non-default args: {nondef}")]
+    for i in range(4):
+        Ep = f"(EngineCore_DP{i} pid={6120 + i * 4}) "
+        L += [(t_up + 15 + i * 0.01, f"{Ep}INFO {stamp(t_up + 15)} [parallel_state.py:1411] rank {i} in world size 4 is assigned as DP rank {i}, PP rank 0, PCP rank 0, TP rank 0, EP rank {i}"),
+              (t_up + 300 + i * 0.01, f"{Ep}INFO {stamp(t_up + 300)} [gpu_model_runner.py:4631] Model loading took 150.12 GiB memory and 241.07 seconds"),
+              (t_up + 700 + i * 0.01, f"{Ep}INFO {stamp(t_up + 700)} [gpu_worker.py:402] Available KV cache memory: {kv_bytes / GiB:.2f} GiB"),
+              (t_up + 700.1 + i * 0.01, f"{Ep}INFO {stamp(t_up + 700)} [kv_cache_utils.py:1388] GPU KV cache size: {pool:,} tokens"),
+              (t_up + 700.2 + i * 0.01, f"{Ep}INFO {stamp(t_up + 700)} [kv_cache_utils.py:1392] Maximum concurrency for 9,216 tokens per request: {pool / 9216:.2f}x"),
+              (t_up + 820 + i * 0.01, f"{Ep}INFO {stamp(t_up + 820)} [gpu_model_runner.py:4807] Graph capturing finished in 64 secs, took 1.21 GiB"),
+              (t_up + 840 + i * 0.01, f"{Ep}INFO {stamp(t_up + 840)} [nixl_connector.py:1012] Initializing NIXL worker with backends ['UCX']")]
+    for i in range(4):
+        L.append((t_up + 900 + i * 0.01, f"INFO {stamp(t_up + 900)} [loggers.py:183] Engine {i:03d}: vllm cache_config_info with initialization after num_gpu_blocks is: {blocks}"))
+    L += cap.stats_lines("", "loggers.py:257", t0 - 60, t0 + n * iv)
+    used = int(0.92 * B200) + 820 * 2 ** 20
+    argv = ["python3", "-m", "dynamo.vllm", "--model", model, "--trust-remote-code", "--load-format", "dummy",
+            "--max-model-len", "9216", "--data-parallel-size", "4", "--enable-expert-parallel",
+            "--kv-cache-dtype", "fp8", "--gpu-memory-utilization", "0.92", "--max-num-seqs", "24",
+            "--disaggregation-mode", "decode", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']
+    mc = {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25",
+          "text_config": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+                          "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+                          "num_attention_heads": 64, "num_key_value_heads": 64, "q_lora_rank": 1536,
+                          "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                          "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8,
+                          "first_k_dense_replace": 1, "max_position_embeddings": 262144, "vocab_size": 163840,
+                          "torch_dtype": "bfloat16"},
+          "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "torch_dtype": "bfloat16"}
+    cap.write(C / cid / "bundle", notes=(
+        "Decode worker of a Dynamo P/D benchmark of Kimi-K2.5-NVFP4 (dummy weights) on 8x B200: 4 prefill GPUs (DP4+EP), "
+        "4 decode GPUs (DP4, TP1, EP4) in one vLLM process, NixlConnector, fp8 KV, decode max_num_seqs 24 at "
+        "gpu_memory_utilization 0.92. Synthetic 8150-token prompts, 1024 output tokens. Complaint: throughput is far below "
+        "what the GPUs should give and first tokens take seconds. /metrics every 10 s for 10 min, the worker log, NVML."),
+        endpoint="http://kimi-decode-0.dyn.svc:9090", served=model,
+        engine_args={"argv": argv, "args": {"model": model, "load-format": "dummy", "max-model-len": 9216,
+                                            "data-parallel-size": 4, "enable-expert-parallel": True,
+                                            "kv-cache-dtype": "fp8", "gpu-memory-utilization": 0.92,
+                                            "max-num-seqs": 24,
+                                            "kv-transfer-config": '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'}},
+        model_config=mc, logs=L, gpu=gpus("NVIDIA B200", B200, [used + 2 ** 20 * i for i in range(4)],
+                                          [6120 + i * 4 for i in range(4)], pname="python3"))
+    return cap
+
+
+BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang, "zq-axk2-2p2d-decode-kv-full-stall": case_axk2,
+            "zq-kimi-k25-pd-decode-staging-starved": case_kimi_staging}
 
 if __name__ == "__main__":
     want = sys.argv[1:] or list(BUILDERS)

@@ -67,6 +67,7 @@ class Req:
     hold: int | None = None       # tokens held while deferred (default: prompt)
     extra_blocks: int = 0         # per-request blocks beyond the attention blocks (state groups)
     xfer: dict | None = None      # NIXL pull {"dur","post","bytes","descs"}
+    t_loaded: float | None = None  # deferred ends here; waits (holding blocks) for a running slot
 
     @property
     def t_first(self):
@@ -93,6 +94,8 @@ class Req:
             return "done"
         if t >= self.t_sched:
             return "running"
+        if self.t_loaded is not None and t >= self.t_loaded:
+            return "loaded"
         if self.t_defer is not None and t >= self.t_defer:
             return "deferred"
         return "waiting"
@@ -175,7 +178,7 @@ class Engine:
         sh = self.shared_prefix if (self.shared_prefix and r.hit >= self.shared_prefix) else 0
         if s == "running":
             return math.ceil((r.prompt + r.gen_by(t) - sh) / self.block_size) + r.extra_blocks
-        if s == "deferred":
+        if s in ("deferred", "loaded"):
             return math.ceil((r.hold if r.hold is not None else r.prompt) / self.block_size) + r.extra_blocks
         return 0
 
@@ -189,7 +192,7 @@ class Engine:
     def counts(self, t):
         t = self.at(t)
         st = [r.state(t) for r in self.reqs]
-        return st.count("running"), st.count("waiting"), st.count("deferred")
+        return st.count("running"), st.count("waiting") + st.count("loaded"), st.count("deferred")
 
     def steps(self, t0, t1):
         """(slice end, tokens per step, number of steps) per 1-s slice."""
@@ -288,8 +291,7 @@ class Capture:
             return [(e, [("", fn(e, e.at(t)))]) for e in E]
 
         def sched(e, tt):
-            return [r for r in e.reqs if r.state(tt) in ("running", "done") or
-                    (r.state(tt) == "deferred")]
+            return [r for r in e.reqs if r.state(tt) in ("running", "done", "deferred", "loaded")]
 
         def first(e, tt):
             return [r for r in e.reqs if r.t_first <= tt and r.t_first <= r.end]
@@ -376,7 +378,7 @@ class Capture:
               lambda e, tt: [max(0, r.prompt - r.hit - r.ext) for r in done(e, tt)])
         if self.nixl:
             def xs(e, tt, k):
-                return [r.xfer[k] for r in e.reqs if r.xfer and r.t_sched <= tt]
+                return [r.xfer[k] for r in e.reqs if r.xfer and (r.t_loaded or r.t_sched) <= tt]
             H("vllm:nixl_xfer_time_seconds", NIXL_XFER_BUCKETS, lambda e, tt: xs(e, tt, "dur"))
             H("vllm:nixl_post_time_seconds", NIXL_POST_BUCKETS, lambda e, tt: xs(e, tt, "post"))
             H("vllm:nixl_bytes_transferred", NIXL_BYTES_BUCKETS, lambda e, tt: xs(e, tt, "bytes"))
@@ -432,7 +434,7 @@ class Capture:
                 if spec and gt > 0:
                     out.append((b + 0.001 * e.index + 0.0005, spec(e, a, bb, prefix, stamp(b))))
                 if self.nixl:
-                    xs = [r.xfer for r in e.reqs if r.xfer and a <= r.t_sched < bb]
+                    xs = [r.xfer for r in e.reqs if r.xfer and a <= (r.t_loaded or r.t_sched) < bb]
                     if xs:
                         d = sorted(x["dur"] for x in xs)
                         p = sorted(x["post"] for x in xs)
