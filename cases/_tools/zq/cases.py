@@ -384,8 +384,133 @@ def case_kimi_staging():
     return cap
 
 
+# =====================================================================================================
+# D  holdout-10: hybrid 27B on 2x 3090 TP2 with SimpleCPUOffloadConnector: parked loads stranded (vllm#53868)
+# =====================================================================================================
+def case_offload_wedge():
+    cid = "zq-tp2-3090-offload-parked-loads-wedge"
+    rng = random.Random(53868)
+    t0 = ts("2026-08-26 21:30:00")
+    t_up = t0 - 5400.0
+    n, iv = 60, 10.0
+    bs, blocks, groups = 1648, 182, 4
+    page = bs * 2 * 2 * 256                            # fp8: 2 KV heads/rank x 256 x (K,V) x 1 B
+    per_block = 16 * page                              # 16 layer slots
+    kv_bytes = blocks * per_block + 7_000_000
+    assert kv_bytes // per_block == blocks
+    tokens_logged = blocks // groups * bs
+    mml = 131072
+    conc = blocks / (math.ceil(mml / bs) + 3)
+    t_w = t0 + 210.0                                   # last running request ends -> wedge
+    itl = 0.024
+    reqs = []
+    # three agent sessions, each sends its next turn 3-40 s after the previous answer
+    for sess in range(3):
+        t = t0 - 900 + rng.uniform(0, 30)
+        ctx = rng.randint(38000, 52000)
+        while True:
+            new = rng.randint(900, 5200)
+            P = ctx + new
+            ext = int(ctx * rng.uniform(0.80, 0.92)) // 16 * 16
+            hit = min(ctx - ext, int(P * rng.uniform(0.02, 0.08))) // 16 * 16
+            g = rng.randint(150, 1200)
+            r = Req(t_arrive=round(t, 3), prompt=P, gen=g, max_tokens=8192, hit=hit, ext=ext, extra_blocks=3,
+                    itl=itl, reason="stop")
+            r.t_defer = r.t_arrive + 0.01
+            r.t_loaded = r.t_defer + round(0.15 + ext / 300000.0, 3)
+            r.t_sched = r.t_loaded + 0.01
+            r.prefill = round((P - hit - ext) / 2600.0 + P / 400000.0, 3)
+            if r.t_last > t_w - 0.5:
+                break
+            reqs.append(r)
+            ctx = P + g
+            if ctx > 96000:
+                ctx = rng.randint(38000, 52000)
+            t = r.t_last + rng.uniform(3.0, 40.0)
+    # the session turn that finishes just before the wedge (R0)
+    r0 = Req(t_arrive=t_w - 24.0, prompt=46210, gen=498, max_tokens=8192, hit=2048, ext=41216, extra_blocks=3,
+             itl=itl, reason="stop")
+    r0.t_defer, r0.t_loaded = r0.t_arrive + 0.01, r0.t_arrive + 0.3
+    r0.t_sched = r0.t_loaded + 0.01
+    r0.prefill = round((r0.prompt - r0.hit - r0.ext) / 2600.0 + r0.prompt / 400000.0, 3)
+    r0.itl = (t_w - 0.5 - r0.t_first) / (r0.gen - 1)
+    reqs = [r for r in reqs if r.t_last < r0.t_arrive - 1.0 or r.t_arrive > t_w] + [r0]
+    # the two parked loads and the capacity-blocked head
+    a = Req(t_arrive=t_w - 9.0, prompt=106030, gen=0, max_tokens=8192, ext=100400, extra_blocks=3, hold=100400)
+    a.t_defer = a.t_arrive + 0.01
+    b = Req(t_arrive=t_w - 8.5, prompt=99140, gen=0, max_tokens=8192, ext=95300, extra_blocks=3, hold=95300)
+    b.t_defer = b.t_arrive + 0.01
+    h = Req(t_arrive=t_w - 8.0, prompt=105220, gen=0, max_tokens=8192, extra_blocks=3)
+    for x in (a, b, h):
+        x.t_end = INF
+    reqs += [a, b, h]
+    model = "Qwen/Qwen3.6-27B-FP8"
+    lab = dict(LABELS_026, block_size=str(bs), cache_dtype="fp8", gpu_memory_utilization="0.9",
+               num_gpu_blocks=str(blocks), kv_offloading_size="60.0", mamba_block_size=str(bs),
+               mamba_cache_mode="align", mamba_page_size_padded=str(page), mamba_ssm_cache_dtype="float32",
+               kv_cache_max_concurrency=f"{conc:.2f}", kv_cache_size_tokens=str(tokens_logged))
+    E = [Engine(0, blocks, bs, reqs, lab, budget=4096, step_s=itl)]
+    cap = Capture(fam="v022", model=model, version="0.26.1rc1.dev1214+gf6130145c", mml=mml, engines=E, t0=t0,
+                  n=n, interval=iv, t_start=t_up + 260, connector=True, sim_from=t0 - 900,
+                  spec=(7, [0.88, 0.74, 0.61, 0.49, 0.38, 0.29, 0.21]))
+    A = "(APIServer pid=1) "
+    Ep = "(EngineCore pid=231) "
+    nondef = ("{'model_tag': 'Qwen/Qwen3.6-27B-FP8', 'host': '0.0.0.0', 'model': 'Qwen/Qwen3.6-27B-FP8', "
+              "'trust_remote_code': True, 'max_model_len': 131072, 'tensor_parallel_size': 2, "
+              "'gpu_memory_utilization': 0.9, 'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True, "
+              "'enable_chunked_prefill': True, 'max_num_batched_tokens': 4096, 'max_num_seqs': 6, "
+              "'kv_offloading_size': 60.0, 'kv_offloading_backend': 'native', "
+              "'speculative_config': {'method': 'dflash', 'model': 'z-lab/Qwen3.6-27B-DFlash', 'num_speculative_tokens': 7}}")
+    L = [(t_up, f"{A}INFO {stamp(t_up)} [utils.py:302] non-default args: {nondef}"),
+         (t_up + 8, f"{A}INFO {stamp(t_up + 8)} [interface.py:773] Setting attention block size to {bs} tokens to ensure that attention page size is >= mamba page size."),
+         (t_up + 8.1, f"{A}INFO {stamp(t_up + 8)} [interface.py:797] Padding mamba page size by 0.73% to ensure that mamba page size and attention page size are exactly equal."),
+         (t_up + 30, f"{Ep}INFO {stamp(t_up + 30)} [simple_cpu_offload_connector.py:118] SimpleCPUOffloadConnector: eager offload, CPU pool 60.00 GiB (30.00 GiB per rank)"),
+         (t_up + 140, f"(Worker_TP0 pid=302) INFO {stamp(t_up + 140)} [gpu_model_runner.py:4631] Model loading took 15.64 GiB memory and 96.20 seconds"),
+         (t_up + 200, f"(Worker_TP0 pid=302) INFO {stamp(t_up + 200)} [gpu_worker.py:402] Available KV cache memory: {kv_bytes / GiB:.2f} GiB"),
+         (t_up + 200.1, f"{Ep}INFO {stamp(t_up + 200)} [kv_cache_utils.py:2065] GPU KV cache size: {tokens_logged:,} tokens"),
+         (t_up + 200.2, f"{Ep}INFO {stamp(t_up + 200)} [kv_cache_utils.py:2069] Maximum concurrency for 131,072 tokens per request: {conc:.2f}x"),
+         (t_up + 230, f"{Ep}INFO {stamp(t_up + 230)} [core.py:287] init engine (profile, create kv cache, warmup model) took 61.04 seconds"),
+         (t_up + 255, f"{A}INFO {stamp(t_up + 255)} [loggers.py:183] Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: {blocks}"),
+         (t_up + 260, f"{A}INFO {stamp(t_up + 260)} [api_server.py:2031] Starting vLLM API server 0 on http://0.0.0.0:8000")]
+    L += cap.stats_lines(A, "loggers.py:263", t0 - 120, t0 + n * iv)
+    for r in reqs:
+        if r.t_end is None and t0 - 120 <= r.t_last < t0 + n * iv:
+            L.append((r.t_last + 0.01, f"{A}INFO:     172.18.0.1:{50000 + int(r.t_arrive) % 9000} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"))
+    used = int(0.9 * RTX3090) + 310 * 2 ** 20
+    argv = ["vllm", "serve", "Qwen/Qwen3.6-27B-FP8", "--host", "0.0.0.0", "--trust-remote-code", "--max-model-len",
+            "131072", "--tensor-parallel-size", "2", "--gpu-memory-utilization", "0.9", "--kv-cache-dtype", "fp8",
+            "--enable-prefix-caching", "--enable-chunked-prefill", "--max-num-batched-tokens", "4096",
+            "--max-num-seqs", "6", "--kv-offloading-size", "60", "--kv-offloading-backend", "native",
+            "--speculative-config", '{"method":"dflash","model":"z-lab/Qwen3.6-27B-DFlash","num_speculative_tokens":7}']
+    mc = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+          "text_config": {"model_type": "qwen3_5_text", "hidden_size": 5120, "intermediate_size": 17408,
+                          "num_hidden_layers": 64, "full_attention_interval": 4, "num_attention_heads": 24,
+                          "num_key_value_heads": 4, "head_dim": 256, "linear_num_value_heads": 48,
+                          "linear_num_key_heads": 16, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                          "linear_conv_kernel_dim": 4, "max_position_embeddings": 262144, "vocab_size": 248320,
+                          "torch_dtype": "bfloat16"},
+          "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128],
+                                  "activation_scheme": "dynamic"}, "torch_dtype": "bfloat16"}
+    cap.write(C / cid / "bundle", notes=(
+        "Qwen3.6-27B-FP8 (hybrid GDN/attention) on 2x RTX 3090, TP=2, fp8 KV, SimpleCPUOffloadConnector "
+        "(--kv-offloading-size 60, VLLM_USE_SIMPLE_KV_OFFLOAD=1, eager), DFlash speculative decoding (7 tokens), "
+        "max-num-seqs 6. Agentic traffic (~270 requests/hour, long reused contexts). Complaint: the server stops "
+        "answering; /health is 200 and the log goes quiet. /metrics every 10 s for 10 min, the server log, NVML."),
+        endpoint="http://127.0.0.1:8000", served=model,
+        engine_args={"argv": argv, "args": {"model": model, "max-model-len": 131072, "tensor-parallel-size": 2,
+                                            "gpu-memory-utilization": 0.9, "kv-cache-dtype": "fp8",
+                                            "enable-prefix-caching": True, "enable-chunked-prefill": True,
+                                            "max-num-batched-tokens": 4096, "max-num-seqs": 6,
+                                            "kv-offloading-size": 60, "kv-offloading-backend": "native",
+                                            "speculative-config": '{"method":"dflash","model":"z-lab/Qwen3.6-27B-DFlash","num_speculative_tokens":7}'}},
+        model_config=mc, logs=L, gpu=gpus("NVIDIA GeForce RTX 3090", RTX3090, [used, used + 3 * 2 ** 20], [302, 303],
+                                          pname="VLLM::Worker_TP"))
+    return cap
+
+
 BUILDERS = {"zq-dp2-llama3-8b-gsm8k-hang-95pct": case_dp2_hang, "zq-axk2-2p2d-decode-kv-full-stall": case_axk2,
-            "zq-kimi-k25-pd-decode-staging-starved": case_kimi_staging}
+            "zq-kimi-k25-pd-decode-staging-starved": case_kimi_staging,
+            "zq-tp2-3090-offload-parked-loads-wedge": case_offload_wedge}
 
 if __name__ == "__main__":
     want = sys.argv[1:] or list(BUILDERS)

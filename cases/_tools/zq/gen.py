@@ -140,6 +140,10 @@ HELP = {
     "vllm:request_prefill_time_seconds": ("histogram", "Histogram of time spent in PREFILL phase for request."),
     "vllm:request_decode_time_seconds": ("histogram", "Histogram of time spent in DECODE phase for request."),
     "vllm:request_prefill_kv_computed_tokens": ("histogram", "Histogram of new KV tokens computed during prefill (excluding cached tokens)."),
+    "vllm:spec_decode_num_drafts": ("counter", "Number of spec decoding drafts."),
+    "vllm:spec_decode_num_draft_tokens": ("counter", "Number of draft tokens."),
+    "vllm:spec_decode_num_accepted_tokens": ("counter", "Number of accepted tokens."),
+    "vllm:spec_decode_num_accepted_tokens_per_pos": ("counter", "Accepted tokens per draft position."),
     "vllm:nixl_xfer_time_seconds": ("histogram", "Histogram of transfer duration for NIXL KV Cache transfers."),
     "vllm:nixl_post_time_seconds": ("histogram", "Histogram of transfer post time for NIXL KV Cache transfers."),
     "vllm:nixl_bytes_transferred": ("histogram", "Histogram of bytes transferred per NIXL KV Cache transfers."),
@@ -221,7 +225,7 @@ class Engine:
 class Capture:
     def __init__(self, *, fam: str, model: str, version: str, mml: int, engines: list, t0: float,
                  n: int, interval: float, t_start: float, nixl: bool = False, connector: bool = False,
-                 sim_from: float | None = None):
+                 sim_from: float | None = None, spec: tuple | None = None):
         self.f = VERSION_FAMILIES[fam]
         self.fam = fam
         self.model, self.version, self.mml = model, version, mml
@@ -230,6 +234,19 @@ class Capture:
         self.nixl, self.connector = nixl, connector
         self.tok_b = b125(mml)
         self.sim_from = sim_from if sim_from is not None else t0 - 600
+        self.spec = spec              # (num_speculative_tokens, per-position acceptance rates)
+
+    def spec_counts(self, gen):
+        """drafts, draft tokens, accepted, accepted per position for `gen` generated tokens."""
+        k, rates = self.spec
+        cum, p = [], 1.0
+        for a in rates:
+            p *= a
+            cum.append(p)
+        mean_len = 1.0 + sum(cum)
+        drafts = int(gen / mean_len)
+        per = [int(drafts * c) for c in cum]
+        return drafts, drafts * k, sum(per), per
 
     # --------------------------------------------------------------- exposition
     def lab(self, e, extra=""):
@@ -321,6 +338,13 @@ class Capture:
             self.scalar(L, "vllm:prompt_tokens_cached", per(lambda e, tt: sum(r.hit + r.ext for r in first(e, tt))))
             self.scalar(L, "vllm:prompt_tokens_recomputed", per(lambda e, tt: 0))
         self.scalar(L, "vllm:generation_tokens", per(lambda e, tt: sum(r.gen_by(tt) for r in e.reqs)))
+        if self.spec:
+            sc = {e.index: self.spec_counts(sum(r.gen_by(e.at(t)) for r in e.reqs)) for e in E}
+            self.scalar(L, "vllm:spec_decode_num_drafts", [(e, [("", sc[e.index][0])]) for e in E])
+            self.scalar(L, "vllm:spec_decode_num_draft_tokens", [(e, [("", sc[e.index][1])]) for e in E])
+            self.scalar(L, "vllm:spec_decode_num_accepted_tokens", [(e, [("", sc[e.index][2])]) for e in E])
+            self.scalar(L, "vllm:spec_decode_num_accepted_tokens_per_pos", [
+                (e, [(f'position="{i}"', v) for i, v in enumerate(sc[e.index][3])]) for e in E])
         rows = []
         for e in E:
             en = ended(e, e.at(t))
@@ -395,7 +419,7 @@ class Capture:
         return "\n".join(L) + "\n"
 
     # --------------------------------------------------------------- logs
-    def stats_lines(self, prefix, loc, t_from, t_to, every=10.0, spec=None):
+    def stats_lines(self, prefix, loc, t_from, t_to, every=10.0):
         out = []
         last = {e.index: (0.0, 0.0) for e in self.engines}
         win = {e.index: [] for e in self.engines}
@@ -431,8 +455,16 @@ class Capture:
                     parts.append(f"External prefix cache hit rate: {100.0 * x_ / q:.1f}%")
                 out.append((b + 0.001 * e.index,
                             f"{prefix}INFO {stamp(b)} [{loc}] Engine {e.index:03d}: " + ", ".join(parts)))
-                if spec and gt > 0:
-                    out.append((b + 0.001 * e.index + 0.0005, spec(e, a, bb, prefix, stamp(b))))
+                if self.spec and gt > 0:
+                    g = sum(r.gen_by(bb) - r.gen_by(a) for r in e.reqs)
+                    d, dt_, acc, per = self.spec_counts(g)
+                    if d:
+                        out.append((b + 0.001 * e.index + 0.0005, (
+                            f"{prefix}INFO {stamp(b)} [metrics.py:100] SpecDecoding metrics: Mean acceptance length: "
+                            f"{1 + acc / d:.2f}, Accepted throughput: {acc / every:.2f} tokens/s, Drafted throughput: "
+                            f"{dt_ / every:.2f} tokens/s, Accepted: {acc} tokens, Drafted: {dt_} tokens, "
+                            f"Per-position acceptance rate: {', '.join(f'{v / d:.3f}' for v in per)}, "
+                            f"Avg Draft acceptance rate: {100.0 * acc / dt_:.1f}%")))
                 if self.nixl:
                     xs = [r.xfer for r in e.reqs if r.xfer and a <= (r.t_loaded or r.t_sched) < bb]
                     if xs:
