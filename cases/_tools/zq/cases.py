@@ -66,7 +66,7 @@ def case_dp2_hang():
     n, iv = 48, 10.0
     t_run = t0 + 25.0
     bpt = 32 * 8 * 128 * 2 * 2                      # 131,072 B/token
-    kv_bytes = 28062 * 16 * bpt + 3_000_000
+    kv_bytes = 28062 * 16 * bpt + 1_000_000
     blocks = kv_bytes // (16 * bpt)
     pool = blocks * 16
     step = 0.022
