@@ -210,7 +210,7 @@ def case_axk2():
                num_gpu_blocks=str(blocks))
     E = [Engine(0, blocks, bs, reqs, lab, budget=2048, step_s=step)]
     cap = Capture(fam="v022", model=model, version="0.23.0", mml=131072, engines=E, t0=t0, n=n, interval=iv,
-                  t_start=t_up + 1380, nixl=True, connector=True)
+                  t_start=t_up + 1380, nixl=True, connector=True, served="A.X-K2")
     core = 4187
     Ep = f"(EngineCore_DP0 pid={core}) "
     nondef = ("{'model': 'skt/A.X-K2', 'served_model_name': ['A.X-K2'], 'trust_remote_code': True, "

@@ -225,7 +225,7 @@ class Engine:
 class Capture:
     def __init__(self, *, fam: str, model: str, version: str, mml: int, engines: list, t0: float,
                  n: int, interval: float, t_start: float, nixl: bool = False, connector: bool = False,
-                 sim_from: float | None = None, spec: tuple | None = None):
+                 sim_from: float | None = None, spec: tuple | None = None, served: str | None = None):
         self.f = VERSION_FAMILIES[fam]
         self.fam = fam
         self.model, self.version, self.mml = model, version, mml
@@ -235,6 +235,7 @@ class Capture:
         self.tok_b = b125(mml)
         self.sim_from = sim_from if sim_from is not None else t0 - 600
         self.spec = spec              # (num_speculative_tokens, per-position acceptance rates)
+        self.label = served or model  # model_name label = the served model name
 
     def spec_counts(self, gen):
         """drafts, draft tokens, accepted, accepted per position for `gen` generated tokens."""
@@ -250,7 +251,7 @@ class Capture:
 
     # --------------------------------------------------------------- exposition
     def lab(self, e, extra=""):
-        s = f'engine="{e.index}",model_name="{self.model}"'
+        s = f'engine="{e.index}",model_name="{self.label}"'
         return "{" + s + ("," + extra if extra else "") + "}"
 
     def created(self, L, full, help_, rows):
