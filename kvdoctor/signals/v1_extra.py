@@ -410,6 +410,30 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
         # proposes k tokens, the k the server was started with.
         drafts = tokens / k
         drafts_prov = f"metrics: {SPEC_DRAFT_TOKENS} / k={k} (engine_args, V0 exports no drafts)"
+    logged = spec_decode_from_log(bundle.logs)
+    # Counters without drafts or k: the log's lines say how many tokens a draft holds.
+    if (
+        drafts is None
+        and tokens is not None
+        and accepted is not None
+        and logged is not None
+        and logged[0] > 0
+        and logged[2] > 0
+    ):
+        k_logged = round(logged[0] / logged[2])
+        drafts = tokens / k_logged
+        drafts_prov = f"metrics: {SPEC_DRAFT_TOKENS} / k={k_logged} (from the log's lines)"
+    if (drafts is None or tokens is None or accepted is None) and logged is not None:
+        tokens, accepted, drafts, drafts_prov = logged
+        out.set(names[0], _num(tokens), drafts_prov)
+        if tokens > 0 and drafts > 0:
+            out.set(names[1], round(accepted / tokens, 4), drafts_prov)
+            out.set(names[2], round(accepted / drafts, 4), f"{drafts_prov}, accepted per draft")
+            out.set(names[3], round(tokens / drafts, 4), f"{drafts_prov}, drafted per draft")
+        else:
+            for n in names[1:]:
+                out.set(n, None, reason="no draft token proposed in the logged window")
+        return
     if drafts is None or tokens is None or accepted is None:
         why = _absent(
             obs,
@@ -430,6 +454,54 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
     out.set(names[1], round(accepted / tokens, 4), prov)
     out.set(names[2], round(accepted / drafts, 4), f"{drafts_prov}, {SPEC_ACCEPTED} per draft")
     out.set(names[3], round(tokens / drafts, 4), f"{drafts_prov}, {SPEC_DRAFT_TOKENS} per draft")
+
+
+# The engine's own speculation line, for servers whose /metrics carry no speculation counters
+# (V0 0.5 printed them only to the log). V0: cumulative since start, "Speculative metrics:
+# Draft acceptance rate: 0.130, ..., Number of speculative tokens: 8, Number of accepted
+# tokens: 41749, Number of draft tokens: 322136, ..." (some releases wrote "draft tokens
+# tokens"). V1: per logging interval, "SpecDecoding metrics: ... Accepted: 136 tokens, Drafted:
+# 1485 tokens, Per-position acceptance rate: 0.262, 0.102, ..." with one rate per drafted
+# position.
+_SPEC_V0_LINE = re.compile(
+    r"Speculative metrics:.*?Number of speculative tokens: (\d+), Number of accepted tokens: "
+    r"(\d+), Number of draft tokens(?: tokens)?: (\d+)"
+)
+_SPEC_V1_LINE = re.compile(
+    r"SpecDecoding metrics:.*?Accepted: (\d+) tokens, Drafted: (\d+) tokens"
+    r"(?:, Per-position acceptance rate: ((?:[0-9.]+(?:, )?)+))?"
+)
+
+
+def spec_decode_from_log(logs: str | None) -> tuple[float, float, float, str] | None:
+    """(draft tokens, accepted tokens, drafts, provenance) from the engine's speculation log
+    lines, or None when the log has none (or none that says how many tokens a draft holds)."""
+    if not logs or "metrics:" not in logs:
+        return None
+    v0 = [tuple(int(g) for g in m.groups()) for m in _SPEC_V0_LINE.finditer(logs)]
+    if v0:
+        k, acc, drafted = v0[-1]
+        if len(v0) > 1 and acc >= v0[0][1] and drafted >= v0[0][2]:
+            acc, drafted = acc - v0[0][1], drafted - v0[0][2]
+            how = f"logs.txt: 'Speculative metrics' lines, last less first of {len(v0)}"
+        else:
+            how = "logs.txt: last 'Speculative metrics' line (since start)"
+        if k <= 0:
+            return None
+        return float(drafted), float(acc), drafted / k, f"{how}, k={k}"
+    acc_sum = drafted_sum = 0
+    k = 0
+    lines = 0
+    for m in _SPEC_V1_LINE.finditer(logs):
+        acc_sum += int(m.group(1))
+        drafted_sum += int(m.group(2))
+        if m.group(3):
+            k = len([p for p in m.group(3).split(",") if p.strip()])
+        lines += 1
+    if not lines or k <= 0:
+        return None
+    how = f"logs.txt: {lines} 'SpecDecoding metrics' lines summed, k={k} (per-position rates)"
+    return float(drafted_sum), float(acc_sum), drafted_sum / k, how
 
 
 # ---------------------------------------------------------------------- offload and transfer

@@ -244,3 +244,57 @@ def test_v0_spec_decode_counters_read_with_k_from_the_command_line() -> None:
     assert ss.get("spec_k_setting") == "--num-speculative-tokens"
     assert ss.get("spec_off_change") == "remove --speculative-model and --num-speculative-tokens"
     assert bare.get("spec_k_setting") == "num_speculative_tokens in --speculative-config"
+
+
+# A V0 server's only speculation figures are its log lines (external case zo-ngram, vLLM 0.5.0:
+# n-gram drafts of 8, 13 % accepted, /metrics without speculation counters).
+V0_SPEC = (
+    "INFO 07-17 09:03:05 metrics.py:362] Speculative metrics: Draft acceptance rate: 0.121, "
+    "System efficiency: 0.218, Number of speculative tokens: 8, Number of accepted tokens: 438, "
+    "Number of draft tokens tokens: 3632, Number of emitted tokens tokens: 892.\n"
+    "INFO 07-17 09:09:11 metrics.py:362] Speculative metrics: Draft acceptance rate: 0.130, "
+    "System efficiency: 0.226, Number of speculative tokens: 8, Number of accepted tokens: "
+    "41749, Number of draft tokens tokens: 322136, Number of emitted tokens tokens: 82016.\n"
+)
+V1_SPEC = (
+    "INFO 04-08 14:20:08 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: 1.46, "
+    "Accepted throughput: 13.6 tokens/s, Drafted throughput: 148.5 tokens/s, Accepted: 136 "
+    "tokens, Drafted: 1485 tokens, Per-position acceptance rate: 0.262, 0.102, 0.047, 0.019, "
+    "0.008, Avg Draft acceptance rate: 9.2%\n"
+    "INFO 04-08 14:20:18 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: 1.48, "
+    "Accepted throughput: 15.4 tokens/s, Drafted throughput: 160.5 tokens/s, Accepted: 154 "
+    "tokens, Drafted: 1605 tokens, Per-position acceptance rate: 0.262, 0.102, 0.047, 0.019, "
+    "0.008, Avg Draft acceptance rate: 9.6%\n"
+)
+
+
+def test_speculation_figures_come_from_the_log_when_metrics_lack_them() -> None:
+    from kvdoctor.signals.v1_extra import spec_decode_from_log
+
+    # V0 lines are cumulative since start: the window is the last less the first.
+    tokens, accepted, drafts, how = spec_decode_from_log(V0_SPEC)  # type: ignore[misc]
+    assert (tokens, accepted, drafts) == (322136 - 3632, 41749 - 438, (322136 - 3632) / 8)
+    assert "k=8" in how
+    # V1 lines are per interval: summed; k is the number of per-position rates.
+    tokens, accepted, drafts, how = spec_decode_from_log(V1_SPEC)  # type: ignore[misc]
+    assert (tokens, accepted, drafts) == (3090, 290, 3090 / 5)
+    assert spec_decode_from_log("INFO nothing about speculation\n") is None
+    assert spec_decode_from_log(None) is None
+    empty = "vllm:num_requests_running 1\n"
+    ss = compute_signals(_two_scrapes(empty, empty).model_copy(update={"logs": V0_SPEC}))
+    assert ss.get("spec_decode_acceptance_rate") == round(41311 / 318504, 4)
+    assert ss.get("spec_decode_tokens_per_draft") == 8.0
+    assert ss.get("spec_decode_draft_tokens_window") == 318504
+    # Counters in /metrics win over the log.
+    first = (
+        "vllm:spec_decode_num_draft_tokens_total 0\nvllm:spec_decode_num_accepted_tokens_total 0\n"
+    )
+    second = (
+        "vllm:spec_decode_num_draft_tokens_total 1000\n"
+        "vllm:spec_decode_num_accepted_tokens_total 600\n"
+    )
+    both = compute_signals(_two_scrapes(first, second).model_copy(update={"logs": V0_SPEC}))
+    assert both.get("spec_decode_draft_tokens_window") == 1000
+    # ...and the log's lines still say how many tokens a draft holds (V0 exports no drafts).
+    assert both.get("spec_decode_tokens_per_draft") == 8.0
+    assert both.get("spec_decode_accepted_per_draft") == 4.8
