@@ -96,9 +96,16 @@ def verdict_sentence(view: VerdictInputs) -> Markup:
             "is a fault or what causes it, so the server is not called healthy."
         )
     if case == "healthy":
+        preempted = sig.get("preemptions_window")
+        # A release without the preemption counter: the pool's peak is what rules it out.
+        preemptions = (
+            "no preemption possible (this release counts none; the pool never came near full)"
+            if preempted is None
+            else count_phrase(preempted, "preemption")
+        )
         return Markup(
             f"The KV cache is fine: its usage peaked at {fmt.pct(sig.get('kv_usage_max'))}, "
-            f"{count_phrase(sig.get('preemptions_window'), 'preemption')} and at most "
+            f"{preemptions} and at most "
             f"{count_phrase(sig.get('waiting_max'), 'waiting request')} in the window."
         )
     if case == "refused-start":

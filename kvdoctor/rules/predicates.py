@@ -537,13 +537,14 @@ def _prefill_erratic(s: SignalView) -> Scalar:
 @derived(
     "engine_stalled",
     "bool",
-    "Requests ran through the whole window (a minute or more), or through its last minute or "
-    "more (stalled_tail_s), while the engine computed no prompt and no output token and none "
-    "finished: the engine or its scheduler is stuck.",
+    "Requests ran through the whole window (a minute or more), through its last minute or "
+    "more (stalled_tail_s), or through a minute or more of it (stalled_span_s), while the "
+    "engine computed no prompt and no output token and none finished: the engine or its "
+    "scheduler is stuck.",
 )
 def _engine_stalled(s: SignalView) -> Scalar:
-    tail = s.num("stalled_tail_s")
-    if tail is not None and tail >= 60:
+    tail, span = s.num("stalled_tail_s"), s.num("stalled_span_s")
+    if (tail is not None and tail >= 60) or (span is not None and span >= 60):
         return True
     running, mean = s.num("running_max"), s.num("running_mean")
     prompt, gen = s.num("prompt_tokens_per_s"), s.num("generation_tokens_per_s")

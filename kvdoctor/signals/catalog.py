@@ -65,6 +65,18 @@ _DEFS: list[tuple[str, str, str]] = [
         "or finished request counted: an engine that wedged mid-window.",
     ),
     (
+        "stalled_span_s",
+        "s",
+        "The longest stretch of the window with requests running and no prompt token, output "
+        "token or finished request counted (a stretch the next interval ends with prompt tokens "
+        "counted may be one long prefill, not counted).",
+    ),
+    (
+        "stalled_span_running",
+        "requests",
+        "The fewest requests running through that stretch.",
+    ),
+    (
         "stalled_share",
         "fraction",
         "Share of scrape intervals ending with requests waiting and no token processed.",
@@ -573,6 +585,13 @@ _DEFS += [
         "Share of the window's finished requests that stopped at max_tokens "
         "(finished_reason=length) rather than at a stop token.",
     ),
+    (
+        "runaway_answer_share",
+        "fraction",
+        "Share of the window's finished answers eight times the median answer's length or "
+        "longer (request_generation_tokens buckets; a lower bound): answers that never end "
+        "pile up far beyond the rest.",
+    ),
     # --- the evidence that decides a prefix miss (kvdoctor.signals.prompts)
     ("prompt_sample_prompts", "count", "Prompts analysed from --prompts or the request log."),
     (
@@ -749,7 +768,9 @@ LABELS: dict[str, str] = {
     "running_max": "peak running requests",
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "stalled_tail_s": "the window's end with requests running and nothing computed",
+    "stalled_span_s": "the longest stretch with requests running and nothing computed",
     "finished_length_shift": "more answers running to max_tokens late in the window than early",
+    "runaway_answer_share": "answers eight times the median answer's length or longer",
     "prefix_hit_rate_late": "the hit rate over the window's last third",
     "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",

@@ -13,7 +13,13 @@ import itertools
 import math
 
 from kvdoctor.bundle.model import Bundle
-from kvdoctor.observations import Group, Observations, group_label, histogram_quantile
+from kvdoctor.observations import (
+    Group,
+    Observations,
+    group_label,
+    histogram_quantile,
+    histogram_quantile_finite,
+)
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.common import Out, absent, as_count, too_few
 from kvdoctor.signals.model import Scalar
@@ -132,16 +138,19 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
     gen = dict(obs.counter_series(GENERATION_TOKENS))
     done = dict(obs.counter_series(REQUEST_SUCCESS))
     if not running or not prompt or not gen:
-        out.set("stalled_tail_s", None, reason="needs the running gauge and the token counters")
+        for name in ("stalled_tail_s", "stalled_span_s", "stalled_span_running"):
+            out.set(name, None, reason="needs the running gauge and the token counters")
         return
     times = [t for t, _ in running if t in prompt and t in gen]
     runs = dict(running)
     if len(times) < 2:
-        out.set("stalled_tail_s", None, reason="fewer than two scrapes with all three series")
+        for name in ("stalled_tail_s", "stalled_span_s", "stalled_span_running"):
+            out.set(name, None, reason="fewer than two scrapes with all three series")
         return
     start = times[-1]
     if runs[start] < 1:
         out.set("stalled_tail_s", 0.0, "metrics: nothing running at the last scrape")
+        _stalled_span(out, obs, times, runs, prompt, gen, done)
         return
     for a, b in itertools.pairwise(reversed(times)):
         # a is the later scrape, b the earlier one.
@@ -157,6 +166,62 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
         f"metrics: seconds before the last scrape with {obs.wire(RUNNING)} >= 1 and no increase "
         f"of {obs.wire(PROMPT_TOKENS)}, {obs.wire(GENERATION_TOKENS)} or "
         f"{obs.wire(REQUEST_SUCCESS)}",
+    )
+    _stalled_span(out, obs, times, runs, prompt, gen, done)
+
+
+def _stalled_span(
+    out: Out,
+    obs: Observations,
+    times: list[float],
+    runs: dict[float, float],
+    prompt: dict[float, float],
+    gen: dict[float, float],
+    done: dict[float, float],
+) -> None:
+    """The longest stretch anywhere in the window with requests running and nothing computed,
+    and the fewest requests running through it.
+
+    A stall the client ends by aborting its requests shows mid-window, not at its end
+    (external case zq-axk2: 51 requests running at 100 % KV, no token for 7.5 minutes, then
+    64 aborts). A stretch the next interval ends with prompt tokens counted may have been one
+    long prefill step, not a stall: not counted.
+    """
+    best, best_running = 0.0, 0.0
+    i = 0
+    while i < len(times) - 1:
+        if runs[times[i]] < 1:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(times):
+            a, b = times[j], times[j + 1]
+            moved = prompt[b] > prompt[a] or gen[b] > gen[a]
+            if a in done and b in done and done[b] > done[a]:
+                moved = True
+            if moved or runs[b] < 1:
+                break
+            j += 1
+        # Prompt tokens are counted when a prefill completes, and its first tokens follow in
+        # the same interval: a stretch ended that way may have been one long prefill step
+        # (external case e-openclaw: a 178k-token prompt prefilled for 240 s).
+        ended_by_prefill = j + 1 < len(times) and prompt[times[j + 1]] > prompt[times[j]]
+        span = times[j] - times[i]
+        if span > best and not ended_by_prefill:
+            best = span
+            best_running = min(runs[t] for t in times[i : j + 1])
+        i = j + 1
+    out.set(
+        "stalled_span_s",
+        best,
+        f"metrics: the longest stretch with {obs.wire(RUNNING)} >= 1 and no increase of "
+        f"{obs.wire(PROMPT_TOKENS)}, {obs.wire(GENERATION_TOKENS)} or {obs.wire(REQUEST_SUCCESS)}",
+    )
+    out.set(
+        "stalled_span_running",
+        best_running if best > 0 else None,
+        "metrics: the fewest requests running through that stretch",
+        reason="no stretch with requests running and nothing computed",
     )
 
 
@@ -251,6 +316,61 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         reason="no request finished in the window, or no finished_reason label",
     )
     _length_shift(out, obs)
+    _runaway_answers(out, obs)
+
+
+def _runaway_answers(out: Out, obs: Observations) -> None:
+    """The share of finished answers eight times the median answer's length or longer.
+
+    Answers that never end (a repetition loop, garbage until the limit) pile up at the client's
+    max_tokens far beyond what the others need (external case zr-gptoss: a sixth of answers
+    at the 8,192-token cap, the rest a few hundred tokens). A benchmark that ignores EOS runs
+    every answer to the same limit: its median is the limit, and nothing lies beyond it.
+    """
+    hist = obs.histogram_window(REQUEST_GENERATION_TOKENS)
+    if hist is None or hist[2] <= 0:
+        out.set("runaway_answer_share", None, reason="no request finished in the window")
+        return
+    buckets = sorted(hist[0])
+    total = hist[2]
+    # Finite only: a median beyond the last bound (every answer at a long limit, as a benchmark
+    # or a reasoning model's cap) is no typical length to measure runaways from.
+    median = histogram_quantile_finite(0.5, buckets)
+    if median is None or median <= 0:
+        out.set("runaway_answer_share", None, reason="median answer length beyond the buckets")
+        return
+    # The count at the first bound of 8x the median or more: everything above it is at least
+    # that long (a lower bound on the share; bucket layouts are coarse).
+    edge = next(((le, c) for le, c in buckets if le >= 8 * median and not math.isinf(le)), None)
+    if edge is not None:
+        out.set(
+            "runaway_answer_share",
+            round(max(0.0, total - edge[1]) / total, 4),
+            f"metrics: {REQUEST_GENERATION_TOKENS} over the window, answers above "
+            f"{edge[0]:,.0f} tokens (8x the median {median:,.0f})",
+        )
+        return
+    # The layout stops below 8x the median (vLLM sizes it from max_model_len): the answers
+    # beyond the last finite bound are runaways when their mean, the window's token sum less
+    # the finite buckets' (each at its midpoint), is 8x the median or more.
+    finite = [(le, c) for le, c in buckets if not math.isinf(le)]
+    if not finite:
+        out.set("runaway_answer_share", None, reason="no finite bucket in the answer lengths")
+        return
+    tail = total - finite[-1][1]
+    below, lower, prev = 0.0, 0.0, 0.0
+    for le, c in finite:
+        below += (c - prev) * (lower + le) / 2
+        lower, prev = le, c
+    tail_mean = (hist[1] - below) / tail if tail > 0 else 0.0
+    share = round(tail / total, 4) if tail > 0 and tail_mean >= 8 * median else 0.0
+    out.set(
+        "runaway_answer_share",
+        share,
+        f"metrics: {REQUEST_GENERATION_TOKENS} over the window, answers above the last bound "
+        f"{finite[-1][0]:,.0f} (mean about {tail_mean:,.0f} tokens; 8x the median "
+        f"{median:,.0f} counts)",
+    )
 
 
 def _late_hit_rate(out: Out, obs: Observations) -> None:

@@ -396,6 +396,74 @@ KNOWN_MISSES.update(
     }
 )
 
+# Round 10's holdout, spent (docs/accuracy/corpus-holdout-10-as-run.txt), kept as regressions.
+KNOWN_MISSES.update(
+    {
+        "zn-ascend-qwen35-9b-1024n-last-block": {
+            "healthy": (
+                "a hybrid model's 1,024-token block recomputes the last block of every "
+                "block-aligned prompt: kvdoctor names hybrid-alignment-miss as a note "
+                "(expected behaviour) and calls the server healthy, as the reporter did; the "
+                "case calls the 6 % hit rate degraded"
+            ),
+            "symptom": "see healthy",
+            "cause": "follows from the symptom",
+        },
+        "zn-librechat-gguf70b-turn2-reprefill": {
+            "symptom": (
+                "a 45 s first token on the second turn leads as high-ttft (critical, cause not "
+                "identified) where the case leads with the prefix miss behind it"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zo-r1-v1-070-rate4-ttft-100s": {
+            "error": (
+                "vLLM 0.7.0's V1 engine exports no vllm:* metrics: the evidence is its log's "
+                "'Running / Waiting' lines, which kvdoctor does not turn into a series, so "
+                "nothing is diagnosed (exit 2)"
+            ),
+        },
+        "zo-v064-70b-fp8-8k-tpot-regress": {
+            "symptom": (
+                "an ITL regression against an earlier release the bundle does not hold: "
+                "kvdoctor leads with the 8k-token prompts' prefill (high-ttft/prefill-bound)"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zo-v070-ttft-3x-4k-chunk2048": {
+            "symptom": (
+                "0.4-0.7 s to a first token over 4k-token prompts at 18 % of the H100's peak is "
+                "no harm by the defaults; the case judges it 3x slower than the previous "
+                "release, which the bundle does not hold (the 0 % hits question leads)"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zp-bench-maxconc4-client-ttft-2xspark": {
+            "symptom": (
+                "the benchmark client's own concurrency gate made the ~30 s TTFT; the server "
+                "side shows long prompts' prefill, which kvdoctor reads as prefill-bound"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zq-kimi-k25-pd-decode-staging-starved": {
+            "cause": (
+                "every slot taken, the pool at 94.6 % and most waiting requests deferred for "
+                "their KV transfer: queueing, kv-admission and deferred-admission each stand "
+                "aside for another, so the slow first tokens lead with the cause not identified"
+            ),
+        },
+        "zq-tp2-3090-offload-parked-loads-wedge": {
+            "symptom": (
+                "requests parked for an async KV load wedge the queue; kvdoctor reads the "
+                "~100k-token contexts against a 74k-token pool as request-exceeds-kv-capacity "
+                "under the preemptions/stalls symptom"
+            ),
+            "cause": "follows from the symptom",
+        },
+    }
+)
+
+
 # The splits that are development material: every split but the round's unrun holdout
 # (cases/score.py's CURRENT_HOLDOUT); a holdout joins once it was run and quoted as run
 # (docs/accuracy/corpus-holdout*-as-run.txt).
@@ -409,8 +477,13 @@ def _dev_cases() -> list[str]:
 @pytest.mark.parametrize("case", _dev_cases())
 def test_dev_case(case: str) -> None:
     outcome = SCORE.judge(CASES / case)
-    assert not outcome.error, outcome.error
     known = KNOWN_MISSES.get(case, {})
+    if "error" in known:
+        # Nothing diagnosed (exit 2, one line why), listed with its reason; a report that
+        # starts coming back fails here until the entry is removed.
+        assert outcome.error, f"{case}: the known error is gone; remove it from the list"
+        return
+    assert not outcome.error, outcome.error
     if "healthy" in known:
         assert outcome.healthy_on_broken, f"{case}: the known healthy miss is gone"
     else:

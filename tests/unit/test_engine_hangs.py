@@ -73,3 +73,21 @@ def test_the_window_end_with_requests_running_and_nothing_counted() -> None:
     # A busy, healthy window ends with tokens moving.
     busy = compute_signals(read_bundle(CASES / "zb-qwen2-72b-gptq-one-h100-rate12" / "bundle"))
     assert busy.get("stalled_tail_s") == 0.0
+
+
+def test_a_stall_mid_window_is_its_longest_stretch() -> None:
+    # zq-axk2: 51 requests running at 100 % KV, no token for 430 s, then the client aborts.
+    ss = compute_signals(read_bundle(CASES / "zq-axk2-2p2d-decode-kv-full-stall" / "bundle"))
+    assert ss.get("stalled_span_s") == 430.0
+    assert ss.get("stalled_span_running") == 51
+    assert ss.get("stalled_tail_s") == 0.0
+    # A 178k-token prompt prefilling for 240 s ends with its prompt tokens counted: one long
+    # prefill step, not a stall (e-openclaw).
+    long = compute_signals(read_bundle(CASES / "e-openclaw-daily-date-line" / "bundle"))
+    stretch = long.get("stalled_span_s")
+    assert isinstance(stretch, float) and stretch < 60
+    # A stall at the window's end is the longest stretch too.
+    tail = compute_signals(
+        read_bundle(CASES / "zf-nvfp4-mtp-b300-last-request-stall-undecided" / "bundle")
+    )
+    assert tail.get("stalled_span_s") == 390.0

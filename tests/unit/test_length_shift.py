@@ -42,3 +42,45 @@ def test_a_cache_that_stopped_serving_mid_window_has_no_late_hits() -> None:
     assert ss.get("prefix_hit_rate_late") == 0.0
     window = ss.get("prefix_hit_rate_window")
     assert isinstance(window, float) and window > 0.5
+
+
+def _two_scrapes_of_answers(buckets: dict[str, int], total_tokens: int) -> object:
+    from kvdoctor.bundle.model import Bundle, Manifest, Scrape
+
+    def text(scale: int) -> str:
+        lines = [
+            f'vllm:request_generation_tokens_bucket{{le="{le}"}} {n * scale}'
+            for le, n in buckets.items()
+        ]
+        count = buckets["+Inf"] * scale
+        lines += [
+            f"vllm:request_generation_tokens_sum {total_tokens * scale}",
+            f"vllm:request_generation_tokens_count {count}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    return compute_signals(
+        Bundle(
+            manifest=Manifest(
+                created_by="test", endpoint="test", started_at=0.0, ended_at=10.0, interval_s=10.0
+            ),
+            scrapes=[
+                Scrape(t=0.0, status=200, text=text(0)),
+                Scrape(t=10.0, status=200, text=text(1)),
+            ],
+        )
+    ).get("runaway_answer_share")
+
+
+def test_answers_far_beyond_the_median_are_counted_as_runaways() -> None:
+    # A layout with a bound at 8x the median: the answers above it.
+    wide = {"200": 40, "500": 80, "1000": 90, "5000": 92, "10000": 100, "+Inf": 100}
+    assert _two_scrapes_of_answers(wide, 100 * 900) == 0.08
+    # zr-gptoss's layout stops at 2,000: 74 answers beyond it averaging about 8,000 tokens
+    # against a median near 400 are runaways; the same tail averaging 2,500 is not.
+    short = {"200": 38, "500": 271, "1000": 388, "2000": 419, "+Inf": 493}
+    assert _two_scrapes_of_answers(short, 822_000) == round(74 / 493, 4)
+    assert _two_scrapes_of_answers(short, 221_000 + 74 * 2_500) == 0.0
+    # Every answer at one long limit (a benchmark, a reasoning cap): no typical length.
+    capped = {"200": 0, "2000": 0, "+Inf": 50}
+    assert _two_scrapes_of_answers(capped, 50 * 32768) is None

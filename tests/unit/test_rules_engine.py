@@ -273,6 +273,17 @@ def test_verdict_unknown_without_metrics() -> None:
     assert overall_verdict([], sigs(scrapes_ok=5, kv_usage_max=0.2)) == "unknown"
 
 
+def test_a_release_without_the_preemption_counter_is_judged_by_its_pool() -> None:
+    # vLLM 0.4.2 (external case zn-l4-multiturn): no preemption counter. A pool under half full
+    # at every scrape had a block for every sequence, so none can have been preempted.
+    quiet = dict(scrapes_ok=52, waiting_max=0, ttft_p95=0.2)
+    assert overall_verdict([], sigs(kv_usage_max=0.134, **quiet)) == "healthy"
+    # A pool that came near half full could have preempted between scrapes: unknown.
+    assert overall_verdict([], sigs(kv_usage_max=0.5, **quiet)) == "unknown"
+    # Waiting unknown is never excused.
+    assert overall_verdict([], sigs(scrapes_ok=52, kv_usage_max=0.134)) == "unknown"
+
+
 def test_verdict_healthy_with_evidence() -> None:
     signals = sigs(
         scrapes_ok=30, kv_usage_max=0.42, preemptions_window=0, waiting_max=0, ttft_p95=0.2
