@@ -17,7 +17,7 @@ from kvdoctor.report.model import (
 from kvdoctor.rules.conditions import Context, eval_clause
 from kvdoctor.rules.explain import evidence_value, signal_label
 from kvdoctor.rules.predicates import SignalView
-from kvdoctor.rules.schema import Condition
+from kvdoctor.rules.schema import Condition, Group
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
@@ -37,7 +37,7 @@ class _HealthRow:
     otherwise: str = ""
     # A required number may stand unknown where this condition holds and makes its harm
     # impossible (a release without the counter, a pool that never came near full).
-    unknown_ok: Condition | None = None
+    unknown_ok: Condition | Group | None = None
 
 
 # The numbers that must be known to call the locker healthy, and what healthy looks like.
@@ -55,10 +55,17 @@ _HEALTH: tuple[_HealthRow, ...] = (
         Condition(signal="preemptions_window", op="==", value=0),
         "0: no sequence lost its KV blocks",
         "> 0: some sequences lost their KV blocks, fewer than the preemption check counts as harm",
-        # Releases before the preemption counter (vLLM 0.4.2 and older): vLLM preempts only a
-        # sequence it cannot give a block, and a pool under half full at every scrape had
-        # blocks to give (external case zn-l4-multiturn: 0.4.2, the pool at most 13 % full).
-        unknown_ok=Condition(signal="kv_usage_max", op="<", value=0.5),
+        # A release without the preemption counter (external case zn-l4-multiturn: vLLM 0.4.2
+        # counts tokens and requests, not preemptions): vLLM preempts only a sequence it cannot
+        # give a block, and a pool under half full at every scrape had blocks to give. A
+        # capture that lacks the server's other counters too (a partial series) stays unknown.
+        unknown_ok=Group(
+            all=[
+                Condition(signal="kv_usage_max", op="<", value=0.5),
+                Condition(signal="requests_finished_window", op=">=", value=0),
+                Condition(signal="generation_tokens_per_s", op=">=", value=0),
+            ]
+        ),
     ),
     _HealthRow(
         "waiting_max",

@@ -276,8 +276,17 @@ def test_verdict_unknown_without_metrics() -> None:
 def test_a_release_without_the_preemption_counter_is_judged_by_its_pool() -> None:
     # vLLM 0.4.2 (external case zn-l4-multiturn): no preemption counter. A pool under half full
     # at every scrape had a block for every sequence, so none can have been preempted.
-    quiet = dict(scrapes_ok=52, waiting_max=0, ttft_p95=0.2)
+    quiet = dict(
+        scrapes_ok=52,
+        waiting_max=0,
+        ttft_p95=0.2,
+        requests_finished_window=28,
+        generation_tokens_per_s=14.0,
+    )
     assert overall_verdict([], sigs(kv_usage_max=0.134, **quiet)) == "healthy"
+    # A capture holding only the gauges (a partial series in Prometheus) is no such release.
+    gauges = sigs(scrapes_ok=52, waiting_max=0, kv_usage_max=0.134)
+    assert overall_verdict([], gauges) == "unknown"
     # A pool that came near half full could have preempted between scrapes: unknown.
     assert overall_verdict([], sigs(kv_usage_max=0.5, **quiet)) == "unknown"
     # Waiting unknown is never excused.
