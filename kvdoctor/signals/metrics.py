@@ -154,10 +154,7 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
         return
     for a, b in itertools.pairwise(reversed(times)):
         # a is the later scrape, b the earlier one.
-        moved = prompt[a] > prompt[b] or gen[a] > gen[b]
-        if a in done and b in done and done[a] > done[b]:
-            moved = True
-        if moved or runs[b] < 1:
+        if _moved(b, a, prompt, gen, done) or runs[b] < 1:
             break
         start = b
     out.set(
@@ -168,6 +165,20 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
         f"{obs.wire(REQUEST_SUCCESS)}",
     )
     _stalled_span(out, obs, times, runs, prompt, gen, done)
+
+
+def _moved(
+    earlier: float,
+    later: float,
+    prompt: dict[float, float],
+    gen: dict[float, float],
+    done: dict[float, float],
+) -> bool:
+    """Whether the engine computed a prompt or output token, or finished a request, between two
+    scrapes (the finished counter only where both scrapes carry it)."""
+    if prompt[later] > prompt[earlier] or gen[later] > gen[earlier]:
+        return True
+    return earlier in done and later in done and done[later] > done[earlier]
 
 
 def _stalled_span(
@@ -196,10 +207,7 @@ def _stalled_span(
         j = i
         while j + 1 < len(times):
             a, b = times[j], times[j + 1]
-            moved = prompt[b] > prompt[a] or gen[b] > gen[a]
-            if a in done and b in done and done[b] > done[a]:
-                moved = True
-            if moved or runs[b] < 1:
+            if _moved(a, b, prompt, gen, done) or runs[b] < 1:
                 break
             j += 1
         # Prompt tokens are counted when a prefill completes, and its first tokens follow in
