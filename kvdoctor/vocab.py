@@ -68,6 +68,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "spec-decode-low-acceptance",
         "engine-imbalance",
         "cpu-offload-weights",
+        "eager-decode",
         "cudagraph-batch-above-capture",
     ),
     "prefix-miss": (

@@ -186,6 +186,12 @@ _DEFS: list[tuple[str, str, str]] = [
         "weights and KV heads are split over.",
     ),
     ("quantization", "name", "--quantization (awq, gptq, fp8, ...): the weights' kernel."),
+    (
+        "enforce_eager",
+        "bool",
+        "--enforce-eager, else the engine config log line; false from a full command line "
+        "without it: no CUDA graphs are captured and every step launches its kernels eagerly.",
+    ),
     ("served_model", "name", "Served model name (first of /v1/models)."),
     ("vllm_version", "name", "vLLM version from /version."),
     # --- model and locker math
@@ -694,6 +700,8 @@ SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit
 # cause's condition reads to a label, so no rule-variable name reaches the first screen.
 LABELS: dict[str, str] = {
     "block_size": "the KV block size",
+    "enforce_eager": "CUDA graphs off (--enforce-eager)",
+    "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",
     "external_prefix_hit_rate_window": "the external cache's hit rate",
@@ -827,6 +835,10 @@ VALUES: dict[str, dict[str, str]] = {
 
 # Yes/no signals in words: what the value says when true, and when false.
 STATES: dict[str, tuple[str, str]] = {
+    "enforce_eager": (
+        "CUDA graphs are off (--enforce-eager)",
+        "CUDA graphs are captured (no --enforce-eager)",
+    ),
     "hybrid_model": ("the model is hybrid (Mamba or linear attention)", "the model is not hybrid"),
     "kv_transfer_configured": ("a KV connector is configured", "no KV connector is configured"),
     "log_oom": ("the log shows an out-of-memory error", "no out-of-memory error in the log"),

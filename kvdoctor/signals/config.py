@@ -93,6 +93,7 @@ _CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[object], Scalar]
     ("cpu_offload_gb", "cpu_offload_gb", ("cpu-offload-gb",), to_float),
     ("tensor_parallel_size", None, ("tensor-parallel-size",), to_int),
     ("quantization", None, ("quantization",), to_str),
+    ("enforce_eager", None, ("enforce-eager",), to_bool),
 ]
 
 
@@ -149,6 +150,15 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
         and bundle.engine_args.argv is not None
     ):
         out.set("cpu_offload_gb", 0.0, "engine_args: full command line without --cpu-offload-gb")
+    # Likewise CUDA graphs: a full command line without --enforce-eager captures them (the log's
+    # engine config line, read later, is the witness where no command line was recorded).
+    if (
+        out.ss.get("enforce_eager") is None
+        and bundle.engine_args is not None
+        and bundle.engine_args.argv is not None
+        and not any(a.startswith("--enforce-eager") for a in bundle.engine_args.argv)
+    ):
+        out.set("enforce_eager", False, "engine_args: full command line without --enforce-eager")
     # What the operator asked for, apart from what runs: vLLM turns prefix caching off for
     # models that cannot use it ("Hybrid or mamba-based model detected: disabling prefix
     # caching") although the flag was given.

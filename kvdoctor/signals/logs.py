@@ -44,6 +44,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"Sleep mode freed [\d.]+ GiB memory, ([\d.]+) GiB memory is still in use"
     ),
     "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
+    # The engine config line (enforce_eager=True) or the non-default args dict
+    # ('enforce_eager': True).
+    "eager": re.compile(r"enforce_eager'?\s*[=:]\s*(True|False)"),
     # The engine config line (tensor_parallel_size=8) or the non-default args dict
     # ('tensor_parallel_size': 8).
     "tensor": re.compile(r"tensor_parallel_size'?\s*[=:]\s*(\d+)"),
@@ -353,6 +356,9 @@ def logs(out: Out, bundle: Bundle) -> None:
     tp = [int(m.group(1)) for m in p["tensor"].finditer(text)]
     if tp and out.ss.get("tensor_parallel_size") is None:
         out.set("tensor_parallel_size", tp[-1], "logs.txt: engine config tensor_parallel_size")
+    eager = [m.group(1) == "True" for m in p["eager"].finditer(text)]
+    if eager and out.ss.get("enforce_eager") is None:
+        out.set("enforce_eager", eager[-1], "logs.txt: engine config enforce_eager")
     pp = [int(m.group(1)) for m in p["pipeline"].finditer(text)]
     out.set(
         "log_pipeline_parallel_size",

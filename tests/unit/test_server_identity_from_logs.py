@@ -59,3 +59,28 @@ def test_tensor_parallel_size_comes_from_the_flag_else_the_log() -> None:
         update={"engine_args": EngineArgs(argv=None, args={"tensor-parallel-size": 2})}
     )
     assert compute_signals(flagged).get("tensor_parallel_size") == 2
+
+
+def test_enforce_eager_comes_from_the_flag_else_the_log_else_a_full_command_line() -> None:
+    line = (
+        "INFO 05-12 09:00:02 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with config: "
+        "model='org/m', enforce_eager=True, kv_cache_dtype=auto\n"
+    )
+    b = bundle("healthy").model_copy(
+        update={"logs": line, "engine_args": EngineArgs(argv=None, args={"model": "org/m"})}
+    )
+    assert compute_signals(b).get("enforce_eager") is True
+    off = b.model_copy(update={"logs": line.replace("enforce_eager=True", "enforce_eager=False")})
+    assert compute_signals(off).get("enforce_eager") is False
+    flagged = b.model_copy(
+        update={"logs": "", "engine_args": EngineArgs(argv=None, args={"enforce-eager": True})}
+    )
+    assert compute_signals(flagged).get("enforce_eager") is True
+    # A recorded command line without the flag captures graphs (vLLM's default).
+    argv = b.model_copy(
+        update={"logs": "", "engine_args": EngineArgs(argv=["vllm", "serve", "org/m"], args={})}
+    )
+    assert compute_signals(argv).get("enforce_eager") is False
+    # Neither flags nor a log line: not known.
+    unknown = b.model_copy(update={"logs": "", "engine_args": None})
+    assert compute_signals(unknown).get("enforce_eager") is None
