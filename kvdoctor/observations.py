@@ -22,10 +22,19 @@ import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kvdoctor.bundle.model import Bundle
+from kvdoctor.bundle.model import Bundle, Scrape
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels, parse
-from kvdoctor.vllm_metrics import KV_USAGE, PREFIXES, RENAMED, RUNNING, WAITING
+from kvdoctor.logstats import LOG_WIRE, parse_stats_lines, stats_series
+from kvdoctor.vllm_metrics import (
+    GENERATION_TOKENS,
+    KV_USAGE,
+    PREFIXES,
+    PROMPT_TOKENS,
+    RENAMED,
+    RUNNING,
+    WAITING,
+)
 
 NAN = math.nan
 # Distinct vLLM series (name + label set) a bundle may hold. A real server has a few hundred per
@@ -204,6 +213,10 @@ class Observations:
     cumulative: set[str] = field(default_factory=set)
     # Indices into ``times`` where at least one counter dropped (a restart).
     reset_indices: list[int] = field(default_factory=list)
+    # Stats lines of the engine's log the columns were built from, where no scrape held vLLM
+    # metrics (kvdoctor.logstats); 0 when the columns are the scrapes'.
+    log_stats_lines: int = 0
+    log_stats_interval_s: float = 0.0
     nonfinite_values: int = 0
     # canonical name -> samples dropped as impossible (NaN or infinite, negative, usage above
     # 100 %, absurd size)
@@ -520,7 +533,7 @@ def observe(bundle: Bundle) -> Observations:
             obs.failed.append((scrape.t, f"unparsable payload: {exc}"))
             continue
         if not samples:
-            obs.failed.append((scrape.t, "no vLLM metrics (vllm:*) in the payload"))
+            obs.failed.append((scrape.t, _no_vllm_metrics(scrape.text)))
             continue
         for name, labels, value in samples:
             c = canonical(name)
@@ -578,9 +591,53 @@ def observe(bundle: Bundle) -> Observations:
                 wires.append(w)
     obs.cumulative = cumulative
     obs.nonfinite_values = nonfinite
+    if not obs.times and bundle.logs:
+        _from_log_stats(obs, bundle, scrapes)
     resets: set[int] = set()
     for cname in cumulative:
         for col in obs.columns.get(cname, {}).values():
             resets.update(counter_resets(col))
     obs.reset_indices = sorted(resets)
     return obs
+
+
+def _no_vllm_metrics(text: str) -> str:
+    """Why a parsable payload gave nothing, with the families it did hold (the wrong process or
+    port answers with other families; a release whose API server holds no engine metrics
+    answers with the process and garbage-collector ones only)."""
+    families: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            parts = line.split()
+            if len(parts) >= 3:
+                families.add(parts[2])
+    if not families:
+        return "no vLLM metrics (vllm:*) in the payload"
+    shown = sorted(families)
+    more = f" and {len(shown) - 3} more" if len(shown) > 3 else ""
+    return "no vLLM metrics (vllm:*) in the payload, only " + ", ".join(shown[:3]) + more
+
+
+def _from_log_stats(obs: Observations, bundle: Bundle, scrapes: list[Scrape]) -> None:
+    """No scrape held vLLM metrics: the engine's periodic stats lines are the series.
+
+    Their gauges (running, waiting, KV usage) and token counters land under the canonical names,
+    so every signal built on them is computed the same way; the wire name says where each came
+    from. The scrapes stay recorded as failed: that is what /metrics answered.
+    """
+    assert bundle.logs is not None
+    times = [sc.t for sc in scrapes]
+    span = times[-1] - times[0] if len(times) >= 2 else None
+    series = stats_series(parse_stats_lines(bundle.logs), times[-1] if times else None, span)
+    if series is None:
+        return
+    obs.times = series.times
+    obs.log_stats_lines = series.lines
+    obs.log_stats_interval_s = series.interval_s
+    for name, by_engine in series.columns.items():
+        cols = obs.columns.setdefault(name, {})
+        for engine, col in by_engine.items():
+            cols[(("engine", engine),) if engine else ()] = col
+        obs.wire_names[name] = [LOG_WIRE[name]]
+        if name in (PROMPT_TOKENS, GENERATION_TOKENS):
+            obs.cumulative.add(name)

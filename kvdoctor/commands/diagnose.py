@@ -391,6 +391,21 @@ def _unknown_why(report: Any, signals: Any) -> str:
     if ok is not None and ok.value == 0:
         failed = signals.values.get("scrapes_failed")
         first = failed.provenance.partition("(first: ")[2][:-1] if failed is not None else ""
+        if first.startswith("no vLLM metrics"):
+            # /metrics answered, from the wrong process or a release that exports nothing of
+            # the engine's; the engine's log stats lines would have been read instead.
+            held = first.partition(", only ")[2]
+            no_logs = any(entry.what == "server logs" for entry in report.not_checked)
+            return (
+                "/metrics answered without vLLM metrics (vllm:*)"
+                + (f", only {held}" if held else "")
+                + (
+                    ", and no server log was given to read its stats lines instead"
+                    if no_logs
+                    else ", and the logs hold no engine stats line to read instead"
+                )
+                + ": check the port and the process, or give the server log with --logs"
+            )
         return "no scrape of /metrics succeeded" + (f" (first: {first})" if first else "")
     for wanted in ("impossible metric values", "KV cache usage"):
         for entry in report.not_checked:

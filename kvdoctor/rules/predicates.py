@@ -801,6 +801,17 @@ def _ttft_spread(s: SignalView) -> Scalar:
     return None if r is None else round(r, 3)
 
 
+@derived(
+    "waiting_over_running",
+    "ratio",
+    "The longest queue over the largest running batch: request lifetimes a request at the back "
+    "of the queue waits before it starts.",
+)
+def _waiting_over_running(s: SignalView) -> Scalar:
+    r = _ratio(s.num("waiting_max"), s.num("running_max"))
+    return None if r is None else round(r, 3)
+
+
 @derived("prompt_len_spread", "ratio", "Longest prompt seen / mean prompt length.")
 def _prompt_spread(s: SignalView) -> Scalar:
     r = _ratio(s.num("max_prompt_len_seen"), s.num("mean_prompt_len"))
@@ -968,6 +979,7 @@ DERIVED_LABELS: dict[str, str] = {
     "prefix_hit_rate_effective": "the prefix hit rate without recomputed prompts",
     "prompt_len_p90_p10": "prompt length p90 over p10",
     "prompt_len_spread": "the longest prompt over the mean",
+    "waiting_over_running": "the longest queue over the running batch",
     "running_max_engine": "peak running requests of the busiest engine",
     "seqs_that_fit": "the sequences the KV pool holds",
     "ttft_median_over_compute": "median TTFT over the request's own prefill",

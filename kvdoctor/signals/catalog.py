@@ -21,6 +21,12 @@ _DEFS: list[tuple[str, str, str]] = [
     # --- capture window
     ("window_s", "s", "Length of the capture window (first to last good scrape)."),
     ("scrapes_ok", "count", "Scrapes that returned a parsable exposition."),
+    (
+        "series_from_log",
+        "bool",
+        "No scrape held vLLM metrics, and the series (running, waiting, KV usage, token rates) "
+        "was read from the engine's periodic stats lines in the log instead.",
+    ),
     ("scrapes_failed", "count", "Scrapes that failed (connection, HTTP status, parse error)."),
     ("counter_resets", "count", "Counter resets seen in the window (a server restart)."),
     ("engines", "count", "Distinct engine/model_name label sets seen (data parallelism)."),

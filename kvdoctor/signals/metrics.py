@@ -60,7 +60,21 @@ QUANTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
 
 def window(out: Out, obs: Observations, bundle: Bundle) -> None:
     n = len(obs.times)
-    out.set("scrapes_ok", n, "metrics.jsonl: scrapes with a parsable vLLM payload")
+    if obs.log_stats_lines:
+        # No scrape held vLLM metrics; the engine's log stats lines stand in for them.
+        out.set(
+            "scrapes_ok",
+            n,
+            f"logs.txt: {obs.log_stats_lines} engine stats lines (about every "
+            f"{obs.log_stats_interval_s:.0f} s), where no scrape of /metrics held vLLM metrics",
+        )
+    else:
+        out.set("scrapes_ok", n, "metrics.jsonl: scrapes with a parsable vLLM payload")
+    out.set(
+        "series_from_log",
+        obs.log_stats_lines > 0,
+        "logs.txt engine stats lines" if obs.log_stats_lines else "metrics.jsonl scrapes",
+    )
     failed_prov = "metrics.jsonl: failed scrapes"
     if obs.failed:
         failed_prov += f" (first: {obs.failed[0][1]})"

@@ -259,3 +259,39 @@ def test_a_window_without_traffic_is_judged_unknown_not_refused(
     assert json.loads(out)["verdict"] == "unknown"
     rc, out, _ = _run(["diagnose", "--bundle", str(path)], capsys)
     assert rc == 1 and "The window saw no traffic" in out
+
+
+def test_metrics_without_vllm_families_say_what_they_held_and_what_would_decide(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = bundle("preemption")
+    text = (
+        "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 3.5\n"
+        "# TYPE python_gc_objects_collected_total counter\n"
+        'python_gc_objects_collected_total{generation="0"} 10\n'
+    )
+    other = [s.model_copy(update={"status": 200, "text": text}) for s in b.scrapes]
+    # A log without a stats line: nothing to read instead.
+    path = write_bundle(
+        b.model_copy(update={"scrapes": other, "logs": "INFO hello\n"}), tmp_path / "b"
+    )
+    rc, _, err = _run(["diagnose", "--bundle", str(path)], capsys)
+    assert rc == 2 and err.count("\n") == 1
+    assert (
+        "/metrics answered without vLLM metrics (vllm:*), only process_cpu_seconds_total, "
+        "python_gc_objects_collected_total, and the logs hold no engine stats line" in err
+    )
+    # With the engine's stats lines in the log, they are the series: diagnosed, not refused.
+    stats = "\n".join(
+        f"INFO 05-01 10:00:{5 * m:02d} metrics.py:341] Avg prompt throughput: 50.0 tokens/s, "
+        f"Avg generation throughput: 40.0 tokens/s, Running: 4 reqs, Swapped: 0 reqs, "
+        f"Pending: 0 reqs, GPU KV cache usage: 12.0%, CPU KV cache usage: 0.0%."
+        for m in range(10)
+    )
+    path2 = write_bundle(
+        b.model_copy(update={"scrapes": other, "logs": stats + "\n"}), tmp_path / "b2"
+    )
+    _, out2, err2 = _run(["diagnose", "--bundle", str(path2)], capsys)
+    assert "engine stats lines of the log: no scrape held vLLM metrics" in out2, err2
+    # Whatever the verdict, the refusal is not about the metrics any more.
+    assert "/metrics answered without vLLM metrics" not in err2

@@ -1,0 +1,117 @@
+"""The engine's log stats lines as the series where /metrics held no vLLM metrics
+(kvdoctor.logstats, observations._from_log_stats)."""
+
+from __future__ import annotations
+
+import math
+
+from _bundle_factory import bundle
+
+from kvdoctor.bundle.model import Scrape
+from kvdoctor.logstats import parse_stats_lines, stats_series
+from kvdoctor.observations import observe
+from kvdoctor.signals.compute import compute_signals
+from kvdoctor.vllm_metrics import GENERATION_TOKENS, KV_USAGE, PROMPT_TOKENS, RUNNING, WAITING
+
+V1 = (
+    "(APIServer pid=7) INFO 09-15 09:00:50 [loggers.py:257] Engine 000: Avg prompt throughput: "
+    "100.0 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 4 reqs, Waiting: 0 reqs, "
+    "GPU KV cache usage: 42.0%, Prefix cache hit rate: 0.0%"
+)
+V0 = (
+    "INFO 05-01 10:00:00 metrics.py:341] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+    "throughput: 31.5 tokens/s, Running: 3 reqs, Swapped: 0 reqs, Pending: 2 reqs, GPU KV cache "
+    "usage: 4.1%, CPU KV cache usage: 0.0%."
+)
+PROCESS_ONLY = "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1\n"
+V1_070 = "INFO 02-03 09:10:05 loggers.py:34] Running: 21 reqs, Waiting: 1 reqs "
+
+
+def test_every_release_format_is_read() -> None:
+    v1, v0, early = (parse_stats_lines(x)[0] for x in (V1, V0, V1_070))
+    assert (v1.engine, v1.running, v1.waiting, v1.kv_usage) == ("0", 4, 0, 0.42)
+    assert (v1.prompt_tps, v1.generation_tps) == (100.0, 20.0)
+    assert (v0.engine, v0.running, v0.waiting, v0.kv_usage) == ("", 3, 2, 0.041)
+    assert v0.generation_tps == 31.5
+    assert (early.running, early.waiting, early.kv_usage, early.prompt_tps) == (21, 1, None, None)
+    # Seconds since the start of the year: 3 February 09:10:05.
+    assert early.t == (31 + 2) * 86400 + 9 * 3600 + 10 * 60 + 5
+    assert parse_stats_lines("INFO 02-03 09:10:05 server.py:1] Running the server\n") == []
+
+
+def test_a_year_boundary_keeps_the_lines_in_order() -> None:
+    text = "\n".join(
+        [V1_070.replace("02-03 09:10:05", "12-31 23:59:55"), V1_070.replace("02-03 ", "01-01 ")]
+    )
+    first, second = parse_stats_lines(text)
+    assert second.t > first.t
+
+
+def _lines(n: int, step: int = 10) -> str:
+    out = []
+    for i in range(n):
+        s = 50 + i * step
+        stamp = f"09-15 09:{s // 60:02d}:{s % 60:02d}"
+        out.append(V1.replace("09-15 09:00:50", stamp).replace("Waiting: 0", f"Waiting: {i}"))
+    return "\n".join(out)
+
+
+def test_tokens_are_summed_from_each_interval_and_the_last_line_falls_on_the_last_scrape() -> None:
+    series = stats_series(parse_stats_lines(_lines(4)), end_t=1000.0, span_s=None)
+    assert series is not None
+    assert series.times == [970.0, 980.0, 990.0, 1000.0]
+    assert series.lines == 4 and series.interval_s == 10.0
+    # The first line's average covers the interval before the window: the count opens at 0.
+    assert series.columns[PROMPT_TOKENS]["0"] == [0.0, 1000.0, 2000.0, 3000.0]
+    assert series.columns[GENERATION_TOKENS]["0"] == [0.0, 200.0, 400.0, 600.0]
+    assert series.columns[WAITING]["0"] == [0.0, 1.0, 2.0, 3.0]
+    assert series.columns[KV_USAGE]["0"] == [0.42] * 4
+
+
+def test_only_the_captures_own_span_of_the_log_is_the_window() -> None:
+    # 10 lines 10 s apart; a capture of 30 s takes the last 30 s and the line that opens them.
+    series = stats_series(parse_stats_lines(_lines(10)), end_t=500.0, span_s=30.0)
+    assert series is not None
+    assert series.times == [460.0, 470.0, 480.0, 490.0, 500.0]
+    assert series.columns[WAITING]["0"] == [5.0, 6.0, 7.0, 8.0, 9.0]
+    assert stats_series(parse_stats_lines(V1), end_t=None, span_s=None) is None
+
+
+def _metricless(logs: str) -> object:
+    b = bundle("healthy")
+    scrapes = [
+        Scrape(
+            t=sc.t,
+            status=200,
+            text="# HELP process_cpu_seconds_total x\nprocess_cpu_seconds_total 1\n",
+        )
+        for sc in b.scrapes
+    ]
+    return b.model_copy(update={"scrapes": scrapes, "logs": logs})
+
+
+def test_a_server_without_vllm_metrics_is_read_from_its_log() -> None:
+    b = _metricless(_lines(12))
+    obs = observe(b)  # type: ignore[arg-type]
+    # The capture's span of the log's tail, and the line that opens it.
+    span = b.scrapes[-1].t - b.scrapes[0].t  # type: ignore[attr-defined]
+    assert obs.log_stats_lines == len(obs.times) == int(span // 10) + 2
+    assert len(obs.failed) == len(b.scrapes)  # type: ignore[attr-defined]
+    assert obs.times[-1] == b.scrapes[-1].t  # type: ignore[attr-defined]
+    assert obs.wire(RUNNING).startswith("the log's stats lines")
+    ss = compute_signals(b)  # type: ignore[arg-type]
+    assert ss.get("series_from_log") is True
+    assert ss.get("waiting_max") == 11
+    assert ss.get("running_max") == 4
+    assert math.isclose(ss.get("kv_usage_max"), 0.42)  # type: ignore[arg-type]
+    assert math.isclose(ss.get("prompt_tokens_per_s"), 100.0)  # type: ignore[arg-type]
+
+
+def test_scrapes_with_vllm_metrics_win_over_the_log() -> None:
+    b = bundle("healthy").model_copy(update={"logs": _lines(6)})
+    obs = observe(b)
+    assert obs.log_stats_lines == 0
+    assert compute_signals(b).get("series_from_log") is False
+    # Without a stats line there is nothing to read: the scrapes stay failed, no series.
+    none = observe(_metricless("INFO 09-15 09:00:00 [api_server.py:1] started\n"))  # type: ignore[arg-type]
+    assert none.times == [] and none.log_stats_lines == 0
