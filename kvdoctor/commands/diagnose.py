@@ -189,7 +189,9 @@ def diagnose(
     from kvdoctor.report.render import render_json, render_markdown
 
     capture_params = pop_capture_params(params)
-    _refuse_what_does_not_apply(bundle_path, prometheus, capture_params)
+    # Asked once: for an archive, the answer costs a pass over the whole compressed stream.
+    fleet_bundle = bundle_path is not None and _is_fleet(bundle_path)
+    _refuse_what_does_not_apply(bundle_path, prometheus, capture_params, fleet_bundle)
     if output is not None:
         from kvdoctor.report.output import check_output
 
@@ -236,7 +238,7 @@ def diagnose(
             fail_on=fail_on,
         )
 
-    if prometheus is not None or (bundle_path is not None and _is_fleet(bundle_path)):
+    if prometheus is not None or fleet_bundle:
         return _diagnose_fleet(
             prometheus,
             selector,
@@ -326,14 +328,17 @@ _FLEET_ONLY = {
 
 
 def _refuse_what_does_not_apply(
-    bundle_path: Path | None, prometheus: str | None, capture_params: dict[str, Any]
+    bundle_path: Path | None,
+    prometheus: str | None,
+    capture_params: dict[str, Any],
+    fleet_bundle: bool,
 ) -> None:
     """Flags the chosen source never reads are refused in one line, not silently ignored."""
     ctx = click.get_current_context()
     if bundle_path is not None:
         refuse_given(ctx, _LIVE_ONLY, "to --bundle (a replay reads what the bundle holds)")
         refuse_given(ctx, _FLEET_ONLY, "to --bundle (the bundle holds its own window)")
-        if _is_fleet(bundle_path):
+        if fleet_bundle:
             refuse_given(
                 ctx,
                 {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -102,11 +103,19 @@ VALIDATION_MODULES: tuple[str, ...] = (
 
 
 def validation_sources() -> tuple[Path, ...]:
-    """The source files of :data:`VALIDATION_MODULES` (all imported by the time this runs)."""
-    return tuple(
-        Path(getattr(sys.modules.get(name) or import_module(name), "__file__", None) or "")
-        for name in VALIDATION_MODULES
-    )
+    """The source files of :data:`VALIDATION_MODULES`, found without importing the ones a
+    replay leaves out (the ``kv`` command's parts of :mod:`kvdoctor.kvmath`)."""
+    return tuple(_source_of(name) for name in VALIDATION_MODULES)
+
+
+def _source_of(name: str) -> Path:
+    module = sys.modules.get(name)
+    if module is not None:
+        return Path(getattr(module, "__file__", None) or "")
+    spec = find_spec(name)
+    if spec is None or spec.origin is None:
+        return Path(getattr(import_module(name), "__file__", None) or "")
+    return Path(spec.origin)
 
 
 def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
