@@ -97,12 +97,17 @@ def verdict_sentence(view: VerdictInputs) -> Markup:
         )
     if case == "healthy":
         preempted = sig.get("preemptions_window")
-        # A release without the preemption counter: the pool's peak is what rules it out.
-        preemptions = (
-            "no preemption possible (this release counts none; the pool never came near full)"
-            if preempted is None
-            else count_phrase(preempted, "preemption")
-        )
+        preemptions: str
+        if preempted is not None:
+            preemptions = count_phrase(preempted, "preemption")
+        elif sig.get("series_from_log") and sig.get("log_reports_preemptions"):
+            # Read from the log alone: its scheduler warns at the first preemption.
+            preemptions = "no preemption warning in the log (its scheduler warns at the first)"
+        else:
+            # A release without the preemption counter: the pool's peak is what rules it out.
+            preemptions = (
+                "no preemption possible (this release counts none; the pool never came near full)"
+            )
         return Markup(
             f"The KV cache is fine: its usage peaked at {fmt.pct(sig.get('kv_usage_max'))}, "
             f"{preemptions} and at most "

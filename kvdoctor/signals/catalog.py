@@ -303,6 +303,19 @@ _DEFS: list[tuple[str, str, str]] = [
         "warm-up or a forward pass while serving) with the KV pool not full.",
     ),
     ("log_preemption_warnings", "count", "Preemption warnings in the log."),
+    (
+        "prefix_hits_counter_silent",
+        "bool",
+        "The prefix-cache hits counter stayed at 0 while the engine counted at least 5 % of the "
+        "queried prompt tokens as served from its own cache (prompt_tokens_by_source): the "
+        "counter is not wired on this path, and those tokens are taken as the hits.",
+    ),
+    (
+        "log_reports_preemptions",
+        "bool",
+        "The log is one that would show a preemption: a V0 scheduler's (it warns at its first "
+        "preemption) or V1 stats lines that count them.",
+    ),
     ("log_kv_cache_tokens", "tokens", "Startup line 'KV cache size: N tokens'."),
     ("log_max_concurrency", "ratio", "Startup line 'Maximum concurrency for N tokens: X'."),
     ("log_max_model_len_exceeds_kv", "bool", "Start-up refused: max_model_len above KV capacity."),

@@ -91,6 +91,7 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"[^\n]*$",
         re.MULTILINE,
     ),
+    "v0_stats": re.compile(r"Running: \d+ reqs, Swapped: \d+ reqs, Pending: \d+ reqs"),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
     "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
@@ -226,6 +227,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_oom_multimodal",
         "oom_in_activations",
         "log_preemption_warnings",
+        "log_reports_preemptions",
         "log_kv_cache_tokens",
         "log_max_concurrency",
         "log_max_model_len_exceeds_kv",
@@ -298,6 +300,14 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_preemption_warnings",
         v0 + v1,
         "logs.txt: V0 preemption warnings + 'Preemptions: N' of V1 periodic stats lines",
+    )
+    # Whether this log would show a preemption at all: the V0 scheduler warns at its first one
+    # (and every 50th after), and its stats lines say "Pending"; some V1 stats lines count them.
+    out.set(
+        "log_reports_preemptions",
+        bool(p["v0_stats"].search(text) or p["stats_preemptions"].search(text)),
+        "logs.txt: V0 stats lines ('Swapped: N reqs, Pending: N reqs', a scheduler that warns "
+        "at its first preemption) or V1 stats lines with 'Preemptions: N'",
     )
     v0_refusals = list(p["exceeds_v0"].finditer(text))
     out.set(

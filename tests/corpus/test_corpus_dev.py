@@ -473,6 +473,66 @@ KNOWN_MISSES.update(
                 "case's accepted cause is its own new-enforce-eager id"
             ),
         },
+        # Holdout-11, as run at 3153292 and after the fixes that followed it.
+        "zt-ascend-hybrid-mtp-hits-counter-zero": {
+            "symptom": (
+                "the silent hits counter is now read through the tokens the engine served from "
+                "its cache (no prefix finding any more); cold 1,536-token-block prefills of "
+                "5.5 s still read as prefill-bound against the one-second default, where the "
+                "case calls them normal"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zt-router-balance-threshold-scatter-65pct": {
+            "healthy": (
+                "one prefill worker of a routed fleet at a 65 % hit rate, no baseline and no "
+                "second engine in the bundle: kvdoctor calls it healthy where the case leaves "
+                "engine-scatter against eviction-churn open"
+            ),
+            "symptom": "see healthy",
+            "cause": "follows from the symptom",
+        },
+        "zu-ascend-draft06b-accept40-tpot60": {
+            "symptom": (
+                "40 % draft acceptance at 60 ms a token on an NPU: no SLO, no non-speculative "
+                "baseline and no card to compute a floor, so slow tokens are not shown; the "
+                "0 % prefix question leads"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zu-chat-role-chunk-first-itl-healthy": {
+            "symptom": (
+                "0 % hits over multi-block prompts with caching on is inconclusive without the "
+                "prompts (issue 28); the case calls the server healthy"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zv-v0-running-to-pending-no-swap": {
+            "symptom": (
+                "vLLM 0.3.3 counts no preemption and logs none: requests moved back to "
+                "Pending at a 99.9 % pool read as kv-read-bound ITL before admission"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zw-v060-multistep16-metrics-distorted": {
+            "symptom": (
+                "--num-scheduler-steps 16 makes V0's TPOT histogram and generation counter "
+                "miscount by the step count; kvdoctor reads the histogram as slow tokens"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zx-glm51-fp8-bf16-kv-nonsense-h200": {
+            "symptom": (
+                "every answer at max_tokens with a 16-bit cache and no complaint given: the "
+                "metrics cannot tell it from a benchmark that ignores EOS (kvdoctor's own "
+                "lab traffic), so no quality symptom; the 0 % prefix question leads"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zx-minimax-m2-awq-garbage-dec10-build": {
+            "symptom": "as zx-glm51: every answer at max_tokens, a 16-bit cache, no complaint",
+            "cause": "follows from the symptom",
+        },
         "zw-v054-metrics-only-process-families": {
             "error": (
                 "vLLM 0.5.4's API server process exports only process_* and python_gc_* "

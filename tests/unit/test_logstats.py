@@ -115,3 +115,30 @@ def test_scrapes_with_vllm_metrics_win_over_the_log() -> None:
     # Without a stats line there is nothing to read: the scrapes stay failed, no series.
     none = observe(_metricless("INFO 09-15 09:00:00 [api_server.py:1] started\n"))  # type: ignore[arg-type]
     assert none.times == [] and none.log_stats_lines == 0
+
+
+V0_QUIET = (
+    "INFO 01-16 09:{m:02d}:{s:02d} metrics.py:467] Avg prompt throughput: 300.0 tokens/s, Avg "
+    "generation throughput: 52.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, "
+    "GPU KV cache usage: 0.2%, CPU KV cache usage: 0.0%."
+)
+
+
+def _quiet_log(fmt: str) -> str:
+    return "\n".join(fmt.format(m=i // 12, s=(i % 12) * 5) for i in range(24))
+
+
+def test_a_v0_log_without_a_preemption_warning_can_be_healthy() -> None:
+    from kvdoctor.pipeline import diagnose_bundle
+
+    report = diagnose_bundle(_metricless(_quiet_log(V0_QUIET)))  # type: ignore[arg-type]
+    assert report.verdict == "healthy"
+    # A V1 log says nothing of preemptions: without the counter they stay unknown.
+    v1 = V0_QUIET.replace("Swapped: 0 reqs, Pending: 0 reqs", "Waiting: 0 reqs")
+    assert diagnose_bundle(_metricless(_quiet_log(v1))).verdict == "unknown"  # type: ignore[arg-type]
+    # One warning in the V0 log: preemptions happened, never "healthy" on the pool's word.
+    warned = _quiet_log(V0_QUIET) + (
+        "\nWARNING 01-16 09:01:55 scheduler.py:1560] Sequence group 7 is preempted by "
+        "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space.\n"
+    )
+    assert diagnose_bundle(_metricless(warned)).verdict != "healthy"  # type: ignore[arg-type]

@@ -298,3 +298,32 @@ def test_speculation_figures_come_from_the_log_when_metrics_lack_them() -> None:
     # ...and the log's lines still say how many tokens a draft holds (V0 exports no drafts).
     assert both.get("spec_decode_tokens_per_draft") == 8.0
     assert both.get("spec_decode_accepted_per_draft") == 4.8
+
+
+def test_a_silent_hits_counter_gives_way_to_the_tokens_the_engine_served_from_cache() -> None:
+    idle = (DATA / "vllm-0.32" / "metrics-idle.txt").read_text()
+    hits = (DATA / "vllm-0.32" / "metrics-prefix-hits.txt").read_text()
+    real = compute_signals(_two_scrapes(idle, hits))
+    assert real.get("prefix_hits_counter_silent") is False
+    assert real.get("prefix_hits_window") == 5632
+    # The same window with the hits counter never moving (a path where it is not wired): the
+    # 5,632 prompt tokens served from the local cache are the hits.
+    silent_text = hits.replace(
+        'vllm:prefix_cache_hits_total{engine="0",model_name="kvdoctor-tiny-llama"} 5632.0',
+        'vllm:prefix_cache_hits_total{engine="0",model_name="kvdoctor-tiny-llama"} 0.0',
+    )
+    assert silent_text != hits
+    silent = compute_signals(_two_scrapes(idle, silent_text))
+    assert silent.get("prefix_hits_counter_silent") is True
+    assert silent.get("prefix_hits_window") == 5632
+    assert silent.get("prefix_hit_rate_window") == pytest.approx(5632 / 8400)
+    assert "hits counter stayed at 0" in silent.values["prefix_hits_window"].provenance
+    assert silent.get("prefix_hit_rate_lifetime") is None
+    # A counter at 0 with nothing served from the cache either is a real 0 % (no substitution).
+    nothing = silent_text.replace(
+        'source="local_cache_hit"} 5632.0', 'source="local_cache_hit"} 0.0'
+    )
+    assert nothing != silent_text
+    cold = compute_signals(_two_scrapes(idle, nothing))
+    assert cold.get("prefix_hits_counter_silent") is False
+    assert cold.get("prefix_hit_rate_window") == 0
