@@ -28,17 +28,22 @@ from dataclasses import dataclass
 
 from kvdoctor.vllm_metrics import GENERATION_TOKENS, KV_USAGE, PROMPT_TOKENS, RUNNING, WAITING
 
-# The month-day time vLLM's logger prefixes every line with, then the stats themselves. Each
-# field after the request counts is optional: releases print different subsets.
-_LINE = re.compile(
-    r"(?P<mon>\d\d)-(?P<day>\d\d) (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d)(?:\.\d+)?\s"
-    r".*?(?:Engine (?P<engine>\d+): )?"
+# The month-day time vLLM's logger prefixes every line with, near the line's start ("INFO
+# 09-15 09:01:00", "(APIServer pid=7) INFO 09-15 ..."), then the stats themselves. Each field
+# after the request counts is optional: releases print different subsets. The two are matched
+# apart, each from a known place, so a long line costs one pass.
+_STAMP = re.compile(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+_STAMP_WITHIN = 80  # characters from the line's start the time stamp may sit at
+_STATS = re.compile(
+    r"(?:Engine (?P<engine>\d+): )?"
     r"(?:Avg prompt throughput: (?P<ptps>[\d.]+) tokens/s, "
     r"Avg generation throughput: (?P<gtps>[\d.]+) tokens/s, )?"
     r"Running: (?P<running>\d+) reqs, (?:Swapped: \d+ reqs, )?"
     r"(?:Pending|Waiting): (?P<waiting>\d+) reqs"
-    r"(?:.*?GPU KV cache usage: (?P<kv>[\d.]+)%)?"
+    r"(?:[^\n]{0,200}?GPU KV cache usage: (?P<kv>[\d.]+)%)?"
 )
+# A stats line is a few hundred characters; a longer one is not vLLM's.
+_MAX_LINE = 2000
 # Cumulative days before each month (a non-leap year: the lines carry no year, and only the
 # spacing between lines is kept).
 _DAYS_BEFORE = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
@@ -74,19 +79,25 @@ def parse_stats_lines(text: str) -> list[StatsLine]:
     year_offset = 0.0
     last = None
     for line in text.splitlines():
-        if "Running: " not in line:
+        at = line.find("Running: ")
+        if at < 0 or len(line) > _MAX_LINE:
             continue
-        m = _LINE.search(line)
-        if m is None:
+        stamp = _STAMP.search(line, 0, min(at, _STAMP_WITHIN))
+        # The stats start at "Engine N: ", else at "Avg prompt throughput", else at "Running: ".
+        m = None
+        for start in (line.rfind("Engine ", 0, at), line.rfind("Avg prompt", 0, at), at):
+            if start >= 0 and (m := _STATS.match(line, start)) is not None:
+                break
+        if stamp is None or m is None:
             continue
-        mon, day = int(m["mon"]), int(m["day"])
+        mon, day = int(stamp[1]), int(stamp[2])
         if not (1 <= mon <= 12 and 1 <= day <= 31):
             continue
         t = (
             (_DAYS_BEFORE[mon - 1] + day - 1) * 86400.0
-            + int(m["h"]) * 3600.0
-            + int(m["m"]) * 60.0
-            + int(m["s"])
+            + int(stamp[3]) * 3600.0
+            + int(stamp[4]) * 60.0
+            + int(stamp[5])
         )
         if last is not None and t + year_offset < last - 180 * 86400.0:
             year_offset += _YEAR_S  # December to January

@@ -142,3 +142,13 @@ def test_a_v0_log_without_a_preemption_warning_can_be_healthy() -> None:
         "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space.\n"
     )
     assert diagnose_bundle(_metricless(warned)).verdict != "healthy"  # type: ignore[arg-type]
+
+
+def test_a_line_of_many_time_stamps_is_read_in_one_pass() -> None:
+    # A hostile or corrupt line: thousands of stamps before "Running:" (a regex that searched
+    # for a stamp anywhere before the stats would take quadratic time on it).
+    line = "01-02 03:04:05 " * 50_000 + "x Running: 1 reqs, Waiting: 0 reqs"
+    assert parse_stats_lines(line) == []  # longer than any stats line vLLM writes
+    short = "INFO 01-02 03:04:05 " + "y" * 60 + " Running: 1 reqs, Waiting: 2 reqs"
+    (only,) = parse_stats_lines(short)
+    assert (only.running, only.waiting) == (1, 2)
