@@ -388,8 +388,9 @@ KNOWN_MISSES.update(
             "symptom": (
                 "a 0.5B model in eager mode decoding 67 streams at 50-75 ms per token (p50), "
                 "17x the L4's decode floor and just under 20 tokens a second: kvdoctor reads "
-                "slow streams by the floor default (its small-model excuse stops at 50 ms); "
-                "the case calls the speed the workload's and the server healthy"
+                "slow streams by the floor default (its small-model excuse stops at 50 ms) and "
+                "names eager-decode (--enforce-eager); the case calls the speed the workload's "
+                "and the server healthy"
             ),
             "cause": "follows from the symptom",
         },
