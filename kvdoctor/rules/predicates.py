@@ -802,6 +802,17 @@ def _ttft_spread(s: SignalView) -> Scalar:
 
 
 @derived(
+    "kv_usage_queued",
+    "fraction",
+    "Peak KV cache usage while requests waited (kv_usage_max_waiting: the scrapes with a queue "
+    "and either side), else the window's peak (kv_usage_max) where no series says when.",
+)
+def _kv_usage_queued(s: SignalView) -> Scalar:
+    queued = s.num("kv_usage_max_waiting")
+    return queued if queued is not None else s.num("kv_usage_max")
+
+
+@derived(
     "waiting_over_running",
     "ratio",
     "The longest queue over the largest running batch: request lifetimes a request at the back "
@@ -980,6 +991,7 @@ DERIVED_LABELS: dict[str, str] = {
     "prompt_len_p90_p10": "prompt length p90 over p10",
     "prompt_len_spread": "the longest prompt over the mean",
     "waiting_over_running": "the longest queue over the running batch",
+    "kv_usage_queued": "peak KV cache usage while requests waited",
     "running_max_engine": "peak running requests of the busiest engine",
     "seqs_that_fit": "the sequences the KV pool holds",
     "ttft_median_over_compute": "median TTFT over the request's own prefill",

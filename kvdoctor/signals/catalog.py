@@ -304,6 +304,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ),
     ("log_preemption_warnings", "count", "Preemption warnings in the log."),
     (
+        "kv_usage_max_waiting",
+        "fraction",
+        "Peak KV cache usage (fullest engine) at the scrapes where requests waited, and the "
+        "scrapes either side: how full the pool was while the queue stood.",
+    ),
+    (
         "prefix_hits_counter_silent",
         "bool",
         "The prefix-cache hits counter stayed at 0 while the engine counted at least 5 % of the "
@@ -720,6 +726,7 @@ SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit
 LABELS: dict[str, str] = {
     "block_size": "the KV block size",
     "enforce_eager": "CUDA graphs off (--enforce-eager)",
+    "kv_usage_max_waiting": "peak KV cache usage while requests waited",
     "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",

@@ -296,6 +296,7 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         out.ss.series[prefix] = series
     _stalled(out, obs, out.ss.series.get("waiting") or [])
     _stalled_tail(out, obs, out.ss.series.get("running") or [])
+    _kv_while_waiting(out, kv, out.ss.series.get("waiting") or [], obs.wire(KV_USAGE))
 
     pre = obs.counter_increase(PREEMPTIONS)
     if pre is None:
@@ -340,6 +341,39 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
     )
     _length_shift(out, obs)
     _runaway_answers(out, obs)
+
+
+def _kv_while_waiting(
+    out: Out, kv: list[tuple[float, float]], waiting: list[tuple[float, float]], wire: str
+) -> None:
+    """The pool's peak usage at the scrapes with requests waiting, and the scrapes either side.
+
+    A pool that filled after the queue had drained did not hold that queue back (external case
+    zy-h20, dev-12: 81 requests waited at the start of a burst with the pool under a third
+    full; the pool reached 91 % a minute later with nothing waiting). The neighbouring scrapes
+    count too: the gauges are sampled between scheduler steps, not at the admission refused.
+    """
+    if not kv or not waiting:
+        out.set("kv_usage_max_waiting", None, reason="KV usage or waiting requests unknown")
+        return
+    usage = dict(kv)
+    times = [t for t, _ in waiting]
+    near: set[float] = set()
+    for i, (_, w) in enumerate(waiting):
+        if w >= 1:
+            near.update(times[max(0, i - 1) : i + 2])
+    values = [usage[t] for t in sorted(near) if t in usage]
+    if not near:
+        out.set("kv_usage_max_waiting", None, reason="no request waited in the window")
+    elif not values:
+        out.set("kv_usage_max_waiting", None, reason="no KV usage at the scrapes with a queue")
+    else:
+        out.set(
+            "kv_usage_max_waiting",
+            max(values),
+            f"metrics: {wire} (fullest engine), max over the scrapes with requests waiting and "
+            "the scrapes either side",
+        )
 
 
 def _runaway_answers(out: Out, obs: Observations) -> None:

@@ -129,7 +129,7 @@ def test_the_engine_stores_met_from_the_playbook_condition() -> None:
     d = diagnose(read_bundle(FIXTURES / "queueing" / "bundle.tar.gz"))
     rows = {e.signal: e for e in d.report.findings[0].evidence}
     assert rows["ttft_queue_share"].met is True  # ≥ 0.5, 0.92 in the window
-    assert rows["kv_usage_max"].met is True  # < 0.90, 0.3 % in the window
+    assert rows["kv_usage_queued"].met is True  # < 0.90 while requests waited, 0.3 %
     assert rows["running_max"].met is None  # the words state no condition
     hol = diagnose(read_bundle(FIXTURES / "long-prefill-hol" / "bundle.tar.gz"))
     itl = [e for f in hol.report.findings for e in f.evidence if e.signal == "itl_prefill_r2"]

@@ -327,3 +327,21 @@ def test_a_silent_hits_counter_gives_way_to_the_tokens_the_engine_served_from_ca
     cold = compute_signals(_two_scrapes(idle, nothing))
     assert cold.get("prefix_hits_counter_silent") is False
     assert cold.get("prefix_hit_rate_window") == 0
+
+
+def test_the_pool_while_requests_wait_is_read_at_the_queue_and_either_side() -> None:
+    from kvdoctor.signals.common import Out
+    from kvdoctor.signals.metrics import _kv_while_waiting
+
+    def run(kv: list[float], waiting: list[float]) -> object:
+        out = Out()
+        times = [10.0 * i for i in range(len(kv))]
+        kv_series = list(zip(times, kv, strict=True))
+        _kv_while_waiting(out, kv_series, list(zip(times, waiting, strict=True)), "kv")
+        return out.ss.get("kv_usage_max_waiting")
+
+    # The queue at scrapes 1-2; the pool filled at scrape 6 with nothing waiting.
+    assert run([0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.95], [0, 30, 5, 0, 0, 0, 0]) == 0.6
+    # A neighbour counts: the pool full one scrape after the last one with a queue.
+    assert run([0.5, 0.6, 0.92, 0.4], [0, 3, 0, 0]) == 0.92
+    assert run([0.5, 0.6], [0, 0]) is None
