@@ -802,6 +802,19 @@ def _ttft_spread(s: SignalView) -> Scalar:
 
 
 @derived(
+    "oom_phase_unknown",
+    "bool",
+    "The log shows an out-of-memory error but not where it struck: no traceback frame names "
+    "profiling, graph capture, the pool's allocation, the sampler warm-up or serving.",
+)
+def _oom_phase_unknown(s: SignalView) -> Scalar:
+    oom = s.value("log_oom")
+    if oom is not True:
+        return None if oom is None else False
+    return s.value("log_oom_phase") is None
+
+
+@derived(
     "kv_usage_queued",
     "fraction",
     "Peak KV cache usage while requests waited (kv_usage_max_waiting: the scrapes with a queue "
@@ -1001,6 +1014,10 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "oom_phase_unknown": (
+        "the log does not say where the out-of-memory error struck",
+        "the log says where the out-of-memory error struck",
+    ),
     "prefix_hits_stopped": (
         "the prefix cache stopped serving mid-window",
         "the prefix cache kept serving",

@@ -20,7 +20,12 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         # Outside torch's caching allocator: "RuntimeError: CUDA error: out of memory" (a
         # kernel, NCCL, cuBLAS) and vLLM's sleep-mode allocator ("CUDA Error: out of memory
         # at .../cumem_allocator.cpp:163", external case y-reranker).
-        r"CUDA [Ee]rror: out of memory)"
+        r"CUDA [Ee]rror: out of memory|"
+        # The shell's word for a child the kernel's out-of-memory killer ended with SIGKILL,
+        # alone on its line (external case zza-orin, round 12: a Jetson's unified memory,
+        # "Killed" right after the pool was sized).
+        r"^Killed\s*$)",
+        re.MULTILINE,
     ),
     "preemption": re.compile(
         r"(is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space"
@@ -168,6 +173,10 @@ _SERVED = re.compile(
     r"Received request |Added request |\"POST /v1/|Avg prompt throughput: (?!0\.0 )[\d.]+"
 )
 _TRIED = re.compile(r"Tried to allocate ([\d.]+) (GiB|MiB)")
+# The engine's own report of the pool it is about to allocate (V0 and V1).
+_KV_SIZED = re.compile(
+    r"# GPU blocks: \d+|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens"
+)
 # The multimodal encoder's own frames, or the profiler's multimodal warning.
 _MULTIMODAL = re.compile(
     r"_process_image_input|_process_video_input|get_multimodal_embeddings|vision_tower|"
@@ -190,6 +199,12 @@ def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     phase = next((name for name, rx in _OOM_PHASES if rx.search(frames)), None)
     if phase is None and any(_SERVED.search(ln) for ln in lines[:start]):
         phase = "serving"
+    if phase is None and lines[first].strip() == "Killed":
+        # No traceback from a killed process: the last line it wrote says where it was. The
+        # pool is allocated right after it is sized ("# GPU blocks", "KV cache size").
+        before = next((ln for ln in reversed(lines[:first]) if ln.strip()), "")
+        if _KV_SIZED.search(before):
+            phase = "kv-allocation"
     tried = _TRIED.search(lines[first])
     size = None
     if tried:

@@ -58,3 +58,19 @@ def test_the_sleep_allocator_in_the_error_does_not_make_a_profiling_oom_a_wake_u
         "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163\n"
     )
     assert oom_phase(profiling)[0] == "profiling"
+
+
+def test_a_process_killed_after_the_pool_was_sized_ran_out_while_allocating_it() -> None:
+    sized = (
+        "INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836, # CPU blocks: 4681\n"
+        "INFO 01-23 07:34:26 gpu_executor.py:126] Maximum concurrency for 200 tokens per "
+        "request: 946.88x\n"
+    )
+    assert oom_phase(sized + "Killed\n") == ("kv-allocation", None, False)
+    # "Killed" elsewhere in a line is no out-of-memory kill; alone after other lines, the
+    # phase is not known.
+    assert oom_phase(sized + "INFO worker Killed by the user\n") == (None, None, False)
+    assert (
+        oom_phase("INFO 01-23 07:31:59 model_runner.py:1] Starting to load model\nKilled\n")[0]
+        is None
+    )
