@@ -37,7 +37,7 @@ from kvdoctor.remediation.planner import FindingPlan
 from kvdoctor.report.bounds import RATIOS_OF_PERCENTILES, Bound, percentile_bounds, ratio_range
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
-from kvdoctor.report.render import change_first, summary_sentence
+from kvdoctor.report.sentences import change_first, summary_sentence
 from kvdoctor.reproducers.host import cpu_share_warning
 from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for

@@ -186,7 +186,7 @@ def diagnose(
     """
     from kvdoctor.pipeline import diagnose as diagnose_offline
     from kvdoctor.pipeline import run_live
-    from kvdoctor.report.render import render_json, render_markdown
+    from kvdoctor.report.output import render_json
 
     capture_params = pop_capture_params(params)
     # Asked once: for an archive, the answer costs a pass over the whole compressed stream.
@@ -287,11 +287,14 @@ def diagnose(
         )
 
     report = diagnosis.report
-    text = (
-        render_json(report)
-        if fmt == "json"
-        else render_markdown(report, diagnosis.context, detail=_detail(detail))
-    )
+    if fmt == "json":
+        text = render_json(report)
+    else:
+        # Markdown only: --format json needs none of the view (report/render.py's view classes
+        # and prose, ~10 ms of start-up).
+        from kvdoctor.report.render import render_markdown
+
+        text = render_markdown(report, diagnosis.context, detail=_detail(detail))
     return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
 
 
@@ -474,7 +477,7 @@ def _diagnose_fleet(
     fail_on: str | None,
 ) -> int:
     """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
-    from kvdoctor.report.render import render_json
+    from kvdoctor.report.output import render_json
 
     if prometheus is not None:
         headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
@@ -511,7 +514,7 @@ def _diagnose_endpoints(
 ) -> int:
     """Several replicas scraped directly at the same time: the fleet report, no Prometheus."""
     from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
-    from kvdoctor.report.render import render_json
+    from kvdoctor.report.output import render_json
 
     # Both describe one server: a log stream or a flag list cannot be told apart per replica.
     if capture_params.get("logs"):
