@@ -22,9 +22,9 @@ from kvdoctor.fleet import (
     diagnose_fleet,
     diagnose_fleet_bundle,
     fleet_options,
-    is_fleet_bundle,
     parse_until,
     render_fleet_markdown,
+    scan_bundle,
 )
 
 
@@ -189,8 +189,9 @@ def diagnose(
     from kvdoctor.report.output import render_json
 
     capture_params = pop_capture_params(params)
-    # Asked once: for an archive, the answer costs a pass over the whole compressed stream.
-    fleet_bundle = bundle_path is not None and _is_fleet(bundle_path)
+    # Asked once: for an archive, the answer costs a pass over the whole compressed stream, and
+    # that pass keeps the bundle's own files for read_bundle (one decompression, not two).
+    fleet_bundle, scan = scan_bundle(bundle_path) if bundle_path is not None else (False, None)
     _refuse_what_does_not_apply(bundle_path, prometheus, capture_params, fleet_bundle)
     if output is not None:
         from kvdoctor.report.output import check_output
@@ -258,7 +259,9 @@ def diagnose(
             raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
         from kvdoctor.bundle.reader import read_bundle
 
-        bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
+        source = _bundle_in(bundle_path)
+        bundle = read_bundle(source, scan if source == bundle_path else None)
+        bundle = _with_offline_extras(bundle, capture_params)
         if capture_params.get("redact"):
             bundle = bundle.model_copy(update={"source": bundle_path.name})
         if prompts is not None:
@@ -457,10 +460,6 @@ def _bundle_in(path: Path) -> Path:
 
         return find_bundle(path)
     return path
-
-
-def _is_fleet(path: Path) -> bool:
-    return is_fleet_bundle(path)
 
 
 def _diagnose_fleet(
