@@ -28,6 +28,7 @@ from kvdoctor.bundle.model import (
     MANIFEST,
     METRICS,
     MODEL_CONFIG,
+    PROMPT_SAMPLE_FILE,
     REPRODUCERS,
     SERVER,
     Bundle,
@@ -35,13 +36,13 @@ from kvdoctor.bundle.model import (
     GpuSample,
     Manifest,
     NotChecked,
+    PromptSample,
     ReproducerRecord,
     Scrape,
     ServerInfo,
     UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
-from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 from kvdoctor.slo import slo_from_bundle_file
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
