@@ -23,6 +23,7 @@ from kvdoctor.bundle.model import (
     SERVER,
     Bundle,
     NotChecked,
+    PromptSample,
     ReproducerRecord,
 )
 from kvdoctor.bundle.reader import read_bundle
@@ -31,14 +32,14 @@ from kvdoctor.experiment_catalog import why_not_run
 from kvdoctor.kvmath import kv_section
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.observations import Observations, observe
-from kvdoctor.promptshare import PromptSample, RawPrompt, analyse
 from kvdoctor.remediation import EngineConfig, engine_config, plan, remediate
 from kvdoctor.remediation.planner import FindingPlan
 from kvdoctor.report.bounds import RATIOS_OF_PERCENTILES, Bound, percentile_bounds, ratio_range
 from kvdoctor.report.context import RenderContext, SignalInfo
 from kvdoctor.report.model import Evidence, Finding, LatencyBound, Report, Scalar
-from kvdoctor.report.render import change_first, summary_sentence
+from kvdoctor.report.sentences import change_first, summary_sentence
 from kvdoctor.reproducers.host import cpu_share_warning
+from kvdoctor.requestlog import RawPrompt
 from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
@@ -525,6 +526,7 @@ def prompt_sample_live(bundle: Bundle, opts: Any, prompts: Sequence[RawPrompt]) 
     server has no ``/tokenize``."""
     from kvdoctor.probes.http import make_client
     from kvdoctor.probes.tokenize import server_tokenizer
+    from kvdoctor.promptshare import analyse
 
     model = None
     if bundle.server is not None and isinstance(bundle.server.models, dict):

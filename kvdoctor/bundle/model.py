@@ -10,13 +10,13 @@ the same validated type, and the bundle layer imports nothing above it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from kvdoctor.expfmt import Labels
-from kvdoctor.promptshare import PromptSample
 from kvdoctor.vocab import ReproducerVerdict, Symptom
 
 # A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
@@ -37,6 +37,11 @@ MODEL_CONFIG = "model_config.json"
 GPU = "gpu.jsonl"
 LOGS = "logs.txt"
 REPRODUCERS = "reproducers.jsonl"
+PROMPT_SAMPLE_FILE: Final = "prompt_sample.json"
+PROMPT_SAMPLE_SCHEMA: Final = "kvdoctor.prompts/1"
+# How a prompt sample's prompts were tokenised, and where they came from.
+PromptTokenizer = Literal["given", "server", "local", "approximate"]
+PromptSource = Literal["prompts-file", "request-log"]
 
 
 class _Record(BaseModel):
@@ -152,6 +157,44 @@ class UnreadRecord(BaseModel):
     position: int = Field(ge=0)
     line: str
     problem: NotChecked
+
+
+class PromptStat(BaseModel):
+    """One prompt of the sample, as lengths only (kvdoctor.promptshare analyses the prompts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tokens: int = Field(ge=0)
+    # Tokens it shares from the start with the most similar earlier prompt (any identity).
+    shared_prefix: int = Field(ge=0)
+    # The same, counting only earlier prompts with the same adapter and cache salt: what the
+    # cache can actually reuse.
+    shared_prefix_same_identity: int | None = Field(default=None, ge=0)
+    # Tokens after the first difference that the most similar earlier prompt also holds
+    # (content a prefix would share if what differs came later).
+    shared_after_difference: int = Field(default=0, ge=0)
+    # What the text differs in at the first difference: "timestamp", "date", "uuid",
+    # "hex id", "number", "text" or None (no text, or no difference).
+    difference: str | None = None
+    # An opaque hash of (adapter, cache salt), equal for requests the cache may share between.
+    identity: str = ""
+
+
+class PromptSample(BaseModel):
+    """``prompt_sample.json`` in a bundle: what a prompt sample shows, without its text."""
+
+    schema_: Literal["kvdoctor.prompts/1"] = Field(default=PROMPT_SAMPLE_SCHEMA, alias="schema")
+    source: PromptSource
+    tokenizer: PromptTokenizer
+    prompts: list[PromptStat] = Field(default_factory=list)
+    adapters: int = Field(default=0, ge=0)
+    salts: int = Field(default=0, ge=0)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json(self) -> str:
+        body = self.model_dump(mode="json", by_alias=True)
+        return json.dumps(body, indent=2, sort_keys=True) + "\n"
 
 
 class Bundle(BaseModel):

@@ -28,6 +28,7 @@ from kvdoctor.bundle.model import (
     MANIFEST,
     METRICS,
     MODEL_CONFIG,
+    PROMPT_SAMPLE_FILE,
     REPRODUCERS,
     SERVER,
     Bundle,
@@ -35,13 +36,13 @@ from kvdoctor.bundle.model import (
     GpuSample,
     Manifest,
     NotChecked,
+    PromptSample,
     ReproducerRecord,
     Scrape,
     ServerInfo,
     UnreadRecord,
 )
 from kvdoctor.errors import BundleError, KvdoctorError
-from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 from kvdoctor.slo import slo_from_bundle_file
 
 # Caps for untrusted archives. A one-hour capture of a busy server is a few hundred MB of raw
@@ -73,13 +74,17 @@ _SCHEMA_RE = re.compile(r"kvdoctor\.bundle/(\d{1,9})(?:\.\d{1,9})*")
 MAX_JSON_DEPTH = 200
 
 
-def read_bundle(path: str | Path) -> Bundle:
-    """Read a bundle directory or ``.tar.gz``. Raises :class:`BundleError` (one line)."""
+def read_bundle(path: str | Path, scan: ArchiveScan | None = None) -> Bundle:
+    """Read a bundle directory or ``.tar.gz``. Raises :class:`BundleError` (one line).
+
+    ``scan``: the archive at ``path`` already read by :func:`scan_archive` (keeping at least the
+    bundle's files), so that it is not decompressed a second time.
+    """
     p = Path(path)
     if p.is_dir():
         files = _read_dir(p)
     elif p.is_file():
-        files = _read_tar(p)
+        files = _read_tar(p, scan)
     else:
         raise BundleError(f"bundle not found: {p}")
     return _assemble(files, source=str(p))
@@ -110,7 +115,7 @@ def _read_dir(root: Path) -> dict[str, bytes]:
     return files
 
 
-def _read_tar(path: Path) -> dict[str, bytes]:
+def _read_tar(path: Path, scan: ArchiveScan | None = None) -> dict[str, bytes]:
     # Bundle files from two folders (a.tar.gz holding run1/ and run2/) would be merged into one
     # bundle that no capture ever made: refused instead.
     folders: list[str] = []
@@ -128,7 +133,86 @@ def _read_tar(path: Path) -> dict[str, bytes]:
                 )
         return name
 
+    if scan is not None:
+        return scan.files(select, MAX_MEMBERS)
     return read_tar_members(path, select)
+
+
+def bundle_file_name(parts: list[str]) -> str | None:
+    """The bundle file an archive member is (its path parts), ``None`` for any other member."""
+    return _bundle_name(parts)
+
+
+class ArchiveScan:
+    """An archive read in one pass: how many members it has, and the regular files a
+    predicate kept, each with its position among the members, its path parts and its bytes.
+
+    Every member passed the checks and caps of :func:`read_tar_members` under the member cap
+    the scan was made with; :meth:`files` answers what :func:`read_tar_members` would have
+    returned for another selector, without decompressing the archive again.
+    """
+
+    __slots__ = ("count", "kept", "name")
+
+    def __init__(self, name: str, count: int, kept: list[tuple[int, list[str], bytes]]) -> None:
+        self.name = name
+        self.count = count
+        self.kept = kept
+
+    def files(
+        self, select: Callable[[list[str]], str | None], max_members: int
+    ) -> dict[str, bytes]:
+        """The members ``select`` keeps, with the same errors, in the same order, as
+        :func:`read_tar_members` would raise them (``select`` must keep only members the
+        scan's predicate kept)."""
+        files: dict[str, bytes] = {}
+        for position, parts, data in self.kept:
+            if position > max_members:
+                break
+            key = select(parts)
+            if key is None:
+                continue
+            if key in files:
+                raise BundleError(f"archive {self.name} holds {key} twice; refused")
+            files[key] = data
+        if self.count > max_members:
+            raise BundleError(f"archive {self.name} has more than {max_members} members")
+        return files
+
+
+def scan_archive(
+    path: Path, keep: Callable[[list[str]], bool], max_members: int
+) -> ArchiveScan | None:
+    """Read the archive at ``path`` once, keeping the regular files ``keep`` wants.
+
+    ``None`` when the archive breaks any check or cap (or is not an archive): reading it again
+    with :func:`read_tar_members` raises the exact error for what the caller wanted.
+    """
+    kept: list[tuple[int, list[str], bytes]] = []
+    count = 0
+    try:
+        with tarfile.open(path, mode="r:*") as tar:
+            total = 0
+            for count, member in enumerate(_members(tar), 1):
+                if count > max_members:
+                    return None
+                _check_member(member)
+                if member.isdir():
+                    continue
+                total += member.size
+                if total > MAX_TOTAL_BYTES:
+                    return None
+                parts = [p for p in PurePosixPath(member.name).parts if p not in ("", ".")]
+                fh = tar.extractfile(member) if keep(parts) else None
+                if fh is None:
+                    continue
+                data = fh.read(MAX_MEMBER_BYTES + 1)
+                if len(data) > MAX_MEMBER_BYTES:
+                    return None
+                kept.append((count, parts, data))
+    except (BundleError, tarfile.TarError, OSError, EOFError, ValueError, zlib.error):
+        return None
+    return ArchiveScan(path.name, count, kept)
 
 
 def read_tar_members(

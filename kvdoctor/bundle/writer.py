@@ -27,19 +27,20 @@ from kvdoctor.bundle.model import (
     MANIFEST,
     METRICS,
     MODEL_CONFIG,
+    PROMPT_SAMPLE_FILE,
     REPRODUCERS,
     SERVER,
     Bundle,
     EngineArgs,
     GpuSample,
     Manifest,
+    PromptSample,
     ReproducerRecord,
     Scrape,
     ServerInfo,
 )
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.errors import BundleError
-from kvdoctor.promptshare import PROMPT_SAMPLE_FILE, PromptSample
 from kvdoctor.slo import SLO_FILE, slo_json
 
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")

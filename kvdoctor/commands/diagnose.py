@@ -22,9 +22,9 @@ from kvdoctor.fleet import (
     diagnose_fleet,
     diagnose_fleet_bundle,
     fleet_options,
-    is_fleet_bundle,
     parse_until,
     render_fleet_markdown,
+    scan_bundle,
 )
 
 
@@ -186,11 +186,12 @@ def diagnose(
     """
     from kvdoctor.pipeline import diagnose as diagnose_offline
     from kvdoctor.pipeline import run_live
-    from kvdoctor.report.render import render_json, render_markdown
+    from kvdoctor.report.output import render_json
 
     capture_params = pop_capture_params(params)
-    # Asked once: for an archive, the answer costs a pass over the whole compressed stream.
-    fleet_bundle = bundle_path is not None and _is_fleet(bundle_path)
+    # Asked once: for an archive, the answer costs a pass over the whole compressed stream, and
+    # that pass keeps the bundle's own files for read_bundle (one decompression, not two).
+    fleet_bundle, scan = scan_bundle(bundle_path) if bundle_path is not None else (False, None)
     _refuse_what_does_not_apply(bundle_path, prometheus, capture_params, fleet_bundle)
     if output is not None:
         from kvdoctor.report.output import check_output
@@ -258,7 +259,9 @@ def diagnose(
             raise KvdoctorError("--save-bundle applies to a live --endpoint run only")
         from kvdoctor.bundle.reader import read_bundle
 
-        bundle = _with_offline_extras(read_bundle(_bundle_in(bundle_path)), capture_params)
+        source = _bundle_in(bundle_path)
+        bundle = read_bundle(source, scan if source == bundle_path else None)
+        bundle = _with_offline_extras(bundle, capture_params)
         if capture_params.get("redact"):
             bundle = bundle.model_copy(update={"source": bundle_path.name})
         if prompts is not None:
@@ -287,11 +290,14 @@ def diagnose(
         )
 
     report = diagnosis.report
-    text = (
-        render_json(report)
-        if fmt == "json"
-        else render_markdown(report, diagnosis.context, detail=_detail(detail))
-    )
+    if fmt == "json":
+        text = render_json(report)
+    else:
+        # Markdown only: --format json needs none of the view (report/render.py's view classes
+        # and prose, ~10 ms of start-up).
+        from kvdoctor.report.render import render_markdown
+
+        text = render_markdown(report, diagnosis.context, detail=_detail(detail))
     return _emit(report, text, output, fail_on, _unknown_why(report, diagnosis.signals))
 
 
@@ -456,10 +462,6 @@ def _bundle_in(path: Path) -> Path:
     return path
 
 
-def _is_fleet(path: Path) -> bool:
-    return is_fleet_bundle(path)
-
-
 def _diagnose_fleet(
     prometheus: str | None,
     selector: str,
@@ -474,7 +476,7 @@ def _diagnose_fleet(
     fail_on: str | None,
 ) -> int:
     """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
-    from kvdoctor.report.render import render_json
+    from kvdoctor.report.output import render_json
 
     if prometheus is not None:
         headers = dict(parse_header(h) for h in capture_params.get("headers") or ())
@@ -511,7 +513,7 @@ def _diagnose_endpoints(
 ) -> int:
     """Several replicas scraped directly at the same time: the fleet report, no Prometheus."""
     from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
-    from kvdoctor.report.render import render_json
+    from kvdoctor.report.output import render_json
 
     # Both describe one server: a log stream or a flag list cannot be told apart per replica.
     if capture_params.get("logs"):

@@ -27,6 +27,7 @@ from kvdoctor.errors import KvdoctorError
 # single-replica bundle imports this package for its options and must not pay for httpx and
 # the fleet models (about a third of a replay's start-up).
 if TYPE_CHECKING:
+    from kvdoctor.bundle.reader import ArchiveScan
     from kvdoctor.fleet.capture import FleetOptions
     from kvdoctor.fleet.diagnose import FleetDiagnosis
     from kvdoctor.fleet.promapi import PromClient
@@ -40,6 +41,7 @@ __all__ = [
     "is_fleet_bundle",
     "parse_until",
     "render_fleet_markdown",
+    "scan_bundle",
 ]
 
 
@@ -61,6 +63,15 @@ def is_fleet_bundle(path: str | Path) -> bool:
     from kvdoctor.fleet.bundle import is_fleet_bundle as _is_fleet_bundle
 
     return _is_fleet_bundle(path)
+
+
+def scan_bundle(path: str | Path) -> tuple[bool, ArchiveScan | None]:
+    """Whether the bundle at ``path`` is a fleet bundle, and for an archive the one pass that
+    answered it (``read_bundle`` reads a single-server archive from it: one decompression)."""
+    from kvdoctor.fleet.bundle import scan_bundle as _scan_bundle
+
+    kind, scan = _scan_bundle(path)
+    return kind is not None, scan
 
 
 def render_fleet_markdown(fleet: FleetDiagnosis) -> str:

@@ -30,7 +30,14 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from kvdoctor.bundle.reader import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, read_tar_members
+from kvdoctor.bundle.reader import (
+    MAX_MEMBER_BYTES,
+    MAX_TOTAL_BYTES,
+    ArchiveScan,
+    bundle_file_name,
+    read_tar_members,
+    scan_archive,
+)
 from kvdoctor.errors import BundleError
 
 # ``diagnose --bundle`` asks this module whether a single-replica bundle is a fleet one, and
@@ -169,20 +176,37 @@ def prometheus_files(path: str | Path) -> dict[str, bytes]:
 
 def fleet_bundle_kind(path: str | Path) -> Literal["prometheus", "endpoints"] | None:
     """Which fleet layout the bundle at ``path`` has (``None``: a single-server bundle)."""
+    return scan_bundle(path)[0]
+
+
+def _fleet_or_bundle_file(parts: list[str]) -> bool:
+    return _wanted(parts) is not None or bundle_file_name(parts) is not None
+
+
+def scan_bundle(
+    path: str | Path,
+) -> tuple[Literal["prometheus", "endpoints"] | None, ArchiveScan | None]:
+    """Which fleet layout the bundle at ``path`` has (``None``: a single-server bundle) and, for
+    an archive that passed every check, the scan that answered: it holds the bundle's own files
+    too, so :func:`kvdoctor.bundle.reader.read_bundle` reads a single-server archive from it
+    instead of decompressing it a second time."""
     p = Path(path)
     if p.is_dir():
         if (p / PROM_DIR / QUERY_FILE).is_file():
-            return "prometheus"
-        return "endpoints" if (p / ENDPOINTS_FILE).is_file() else None
+            return "prometheus", None
+        return ("endpoints" if (p / ENDPOINTS_FILE).is_file() else None), None
     if p.is_file():
+        scan = scan_archive(p, _fleet_or_bundle_file, FLEET_MAX_MEMBERS)
+        if scan is None:
+            return None, None
         try:
-            names = set(_files_tar(p))
+            names = set(scan.files(_wanted, FLEET_MAX_MEMBERS))
         except BundleError:
-            return None
+            return None, None
         if f"{PROM_DIR}/{QUERY_FILE}" in names:
-            return "prometheus"
-        return "endpoints" if ENDPOINTS_FILE in names else None
-    return None
+            return "prometheus", scan
+        return ("endpoints" if ENDPOINTS_FILE in names else None), scan
+    return None, None
 
 
 def is_fleet_bundle(path: str | Path) -> bool:

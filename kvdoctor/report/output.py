@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import tempfile
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.report.model import Report
 
 
 def check_output(path: str | Path, *, inputs: Sequence[Path | None] = ()) -> Path:
@@ -93,3 +95,17 @@ def write_atomic(path: str | Path, text: str, *, inputs: Sequence[Path | str | N
             os.unlink(tmp)
         raise
     return target
+
+
+def render_json(report: Report) -> str:
+    """The ``kvdoctor.report/1`` object as indented JSON with a trailing newline.
+
+    Key order is the model's field order (``schema`` first) and the rule engine's ranking;
+    ``signals`` arrive sorted by name. NaN/Infinity are not JSON: the pipeline turns them into
+    ``null`` with a reason, and a report that still carries one is a bug, reported as such.
+    """
+    try:
+        text = json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise KvdoctorError(f"report holds a non-finite number and cannot be JSON: {exc}") from exc
+    return text + "\n"

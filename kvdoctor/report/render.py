@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -41,9 +40,23 @@ from kvdoctor.report.model import (
     Scalar,
     Verdict,
 )
+from kvdoctor.report.output import render_json as render_json
+from kvdoctor.report.sentences import (
+    VerdictCase,
+    normalize_durations,
+    platform_of,
+    plural_agreement,
+    primary_question_of,
+    verdict_case,
+    verdict_sentence,
+    window_of,
+)
+from kvdoctor.report.sentences import change_first as change_first
 from kvdoctor.report.sentences import count_phrase as _count
 from kvdoctor.report.sentences import finalize as _finalize
-from kvdoctor.report.sentences import verdict_sentence
+from kvdoctor.report.sentences import num_or_none as _num_or_none
+from kvdoctor.report.sentences import prose as _prose
+from kvdoctor.report.sentences import summary_sentence as summary_sentence
 from kvdoctor.report.sparkline import percentile, sparkline
 from kvdoctor.resources import data_dir
 from kvdoctor.signals.catalog import SIGNALS
@@ -85,20 +98,6 @@ KV_KEYS_IN_TEMPLATE = frozenset(
 
 
 # --------------------------------------------------------------------------- JSON
-
-
-def render_json(report: Report) -> str:
-    """The ``kvdoctor.report/1`` object as indented JSON with a trailing newline.
-
-    Key order is the model's field order (``schema`` first) and the rule engine's ranking;
-    ``signals`` arrive sorted by name. NaN/Infinity are not JSON: the pipeline turns them into
-    ``null`` with a reason, and a report that still carries one is a bug, reported as such.
-    """
-    try:
-        text = json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False)
-    except ValueError as exc:
-        raise KvdoctorError(f"report holds a non-finite number and cannot be JSON: {exc}") from exc
-    return text + "\n"
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -239,28 +238,6 @@ def _template(template_dir: str | None) -> jinja2.Template:
         return env.get_template(MARKDOWN_TEMPLATE)
     except jinja2.TemplateNotFound as exc:
         raise KvdoctorError(f"report template {exc.name!r} not found") from exc
-
-
-_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]|~<>&])")
-
-
-def summary_sentence(report: Report, context: RenderContext | None = None) -> str:
-    """The verdict sentence of the Markdown report as plain text (the JSON ``summary``).
-
-    Worded in Python (:mod:`kvdoctor.report.sentences`), which the template prints too: a JSON
-    report renders no template and imports no jinja2.
-    """
-    ctx = context or RenderContext()
-    text = str(verdict_sentence(build_view(report, ctx)))
-    return _MD_ESCAPE.sub(r"\1", text.replace("**", "")).strip()
-
-
-def change_first(report: Report) -> str | None:
-    """The primary finding's first remediation line (the JSON ``change_first``)."""
-    firing = [f for f in report.findings if f.status in FIRING]
-    if not firing or not firing[0].remediation:
-        return None
-    return dedupe_parens(" ".join(firing[0].remediation[0].split()))
 
 
 def render_markdown(
@@ -421,21 +398,6 @@ class EngineArgRow:
     value: Markup
 
 
-# Which verdict sentence the report opens with (the template holds one sentence per case).
-VerdictCase = Literal[
-    "idle",
-    "unknown",
-    "healthy",
-    "inconclusive",
-    "refused-start",
-    "card-full",
-    "kv-full",
-    "lead-kv-not-full",
-    "lead",
-    "too-thin",
-]
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class ReportView:
     """Everything ``report.md.j2`` reads, computed once by :func:`build_view`."""
@@ -483,13 +445,6 @@ class ReportView:
         """The fields as the template's globals, shallow: ``dataclasses.asdict`` would turn the
         nested views into dicts and deep-copy every value, Markup included."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-
-
-def _num_or_none(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    f = float(value)
-    return f if math.isfinite(f) else None
 
 
 def _series_values(ctx: RenderContext, name: str) -> list[float]:
@@ -551,45 +506,6 @@ _LATENCY_PERCENTILE = re.compile(r"^(?P<h>[a-z_]+)_(?P<q>p50|p95|p99)$")
 _FRACTION_IN_TEXT = re.compile(
     r"(?P<op>≥|≤|>|<|=|above|below|under|over)\s*(?P<x>0?\.\d+|[01](?:\.0+)?)(?![\d.%])"
 )
-# "fp8 (fp8)", "512 B (512 B)": a parenthesis that only repeats what stands before it.
-_REPEATED_PAREN = re.compile(r"(?<!\S)(?P<w>[^\s()][^()]{0,40}?) \((?P=w)\)")
-
-
-# Durations written by playbooks and experiments ("0.061 s", "1,500 ms"): restated the way the
-# report states every duration (ms below one second, s above), so one unit per size.
-_SECONDS_BELOW_ONE = re.compile(r"(?<![\d.,/])(?P<n>0\.\d+) s\b")
-_MS_ABOVE_ONE_S = re.compile(r"(?<![\d.,/])(?P<n>\d[\d,]*(?:\.\d+)?) ms\b")
-
-
-# "1 concurrent requests" in text recorded by an experiment or written by a playbook: one
-# thing takes the singular noun (the template's own counts use the ``count`` filter).
-_ONE_THINGS = re.compile(
-    r"(?<![\d.,])1 ((?:[a-z-]+ )?)(request|token|sequence|preemption|block|scrape|prompt|step)s\b"
-)
-
-
-def plural_agreement(text: str) -> str:
-    return _ONE_THINGS.sub(lambda m: f"1 {m.group(1)}{m.group(2)}", text)
-
-
-def dedupe_parens(text: str) -> str:
-    return _REPEATED_PAREN.sub(lambda m: m.group("w"), text)
-
-
-def normalize_durations(text: str) -> str:
-    def big_ms(m: re.Match[str]) -> str:
-        ms = float(m.group("n").replace(",", ""))
-        return fmt.secs(ms / 1000) if ms >= 1000 else m.group(0)
-
-    text = _SECONDS_BELOW_ONE.sub(lambda m: fmt.secs(float(m.group("n"))), text)
-    return _MS_ABOVE_ONE_S.sub(big_ms, text)
-
-
-def _prose(value: object) -> Markup:
-    """kvdoctor's own prose (playbook titles, remediation) without repeated parentheses."""
-    if isinstance(value, Markup):
-        return value
-    return escape_trusted(plural_agreement(normalize_durations(dedupe_parens(str(value)))))
 
 
 def _expected_text(signal: str, text: str, unit: str | None = None) -> Markup:
@@ -719,32 +635,6 @@ def _status_case(finding: Finding, reproducer: ReproducerView | None) -> StatusC
     return "suspected"
 
 
-def _verdict_case(
-    verdict: Verdict,
-    card_full: bool,
-    kv_full: bool,
-    lead: FindingView | None,
-    kv_max: Scalar,
-    refused_start: bool = False,
-    idle: bool = False,
-) -> VerdictCase:
-    if verdict == "unknown":
-        return "idle" if idle else "unknown"
-    if verdict == "healthy":
-        return "healthy"
-    if verdict == "inconclusive":
-        return "inconclusive"
-    if refused_start:
-        return "refused-start"
-    if card_full:
-        return "card-full"
-    if kv_full:
-        return "kv-full"
-    if lead is not None:
-        return "lead" if kv_max is None else "lead-kv-not-full"
-    return "too-thin"
-
-
 def _kv_label(key: str) -> str:
     return key.replace("_", " ")
 
@@ -854,18 +744,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
     for f in ruled_out:
         if all(v.ref != f"{f.symptom}/{f.cause}" for v in ruled_out_view):
             ruled_out_view.append(_finding_view(f, 0, records, numbers))
-    window_s = (
-        ctx.ended_at - ctx.started_at
-        if ctx.started_at is not None and ctx.ended_at is not None
-        else None
-    )
-    if window_s is not None and not (math.isfinite(window_s) and window_s >= 0):
-        window_s = None  # an impossible manifest window (the not-checked list says so)
-    primary_question = (
-        next((q for q in report.undecided if q.symptom == lead.f.symptom), None)
-        if lead is not None and lead.f.cause == "unidentified" and report.verdict != "inconclusive"
-        else None
-    )
+    primary_question = primary_question_of(report, None if lead is None else lead.f)
     return ReportView(
         report=report,
         full=detail == "full",
@@ -886,7 +765,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         # The notes not already leading the report.
         notes=tuple(notes_view if findings_view else notes_view[1:]),
         ruled_out=tuple(ruled_out_view),
-        verdict_case=_verdict_case(
+        verdict_case=verdict_case(
             report.verdict,
             facts.card_full,
             facts.kv_full,
@@ -897,13 +776,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ),
         card_full_reason=facts.card_full_reason,
         gpu_fraction=gpu_fraction,
-        platform=(
-            "cpu"
-            if sig.get("platform") == "cpu"
-            else "gpu"
-            if sig.get("platform") == "gpu"
-            else "unknown"
-        ),
+        platform=platform_of(sig),
         free_blocks_at_peak=free_blocks_at_peak,
         series=series_stats,
         kv_extra=tuple(r for r in _kv_rows(extra_kv) if r.value != fmt.MISSING),
@@ -920,7 +793,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
         ),
         server_restarted=facts.server_restarted,
         engine_args=_engine_arg_rows(ctx.engine_args),
-        window_s=window_s,
+        window_s=window_of(ctx),
         healthy_evidence=tuple(_evidence_row(ev, numbers) for ev in ctx.healthy_evidence),
         undecided=tuple(q for q in report.undecided if q is not primary_question),
         primary_question=primary_question,

@@ -1,19 +1,26 @@
 """The report's verdict sentence, in Python: the Markdown report prints it and the JSON carries
-it (report/1.1 ``summary``), so neither needs the other's machinery.
+it (report/1.1 ``summary``, with ``change_first``), so neither needs the other's machinery.
 
-``--format json`` renders no template: this module imports no jinja2 (a test holds it so), and
-``report.md.j2`` prints the sentence built here instead of wording it a second time.
+``--format json`` renders no template: this module imports no jinja2 (a test holds it so), nor
+the Markdown view (``report.render``): :func:`summary_sentence` reads the few things the sentence
+needs straight from the report, and ``report.md.j2`` prints the same sentence built here from
+the view instead of wording it a second time.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from markupsafe import Markup
 
 from kvdoctor.report import fmt
-from kvdoctor.report.escape import escape_md
+from kvdoctor.report.context import RenderContext
+from kvdoctor.report.escape import escape_md, escape_trusted
+from kvdoctor.report.model import CardFullReason, Finding, OpenQuestion, Report, Scalar, Verdict
+from kvdoctor.vocab import ACTIVE_STATUSES
 
 
 class _Titled(Protocol):
@@ -150,3 +157,193 @@ def verdict_sentence(view: VerdictInputs) -> Markup:
     if case == "lead" and view.primary is not None:
         return Markup(f"{finalize(view.primary.title)}.")
     return Markup("Nothing fires, but the evidence is too thin to call the server healthy.")
+
+
+# --------------------------------------------------------------------------- kvdoctor's prose
+
+# "fp8 (fp8)", "512 B (512 B)": a parenthesis that only repeats what stands before it.
+_REPEATED_PAREN = re.compile(r"(?<!\S)(?P<w>[^\s()][^()]{0,40}?) \((?P=w)\)")
+
+
+# Durations written by playbooks and experiments ("0.061 s", "1,500 ms"): restated the way the
+# report states every duration (ms below one second, s above), so one unit per size.
+_SECONDS_BELOW_ONE = re.compile(r"(?<![\d.,/])(?P<n>0\.\d+) s\b")
+_MS_ABOVE_ONE_S = re.compile(r"(?<![\d.,/])(?P<n>\d[\d,]*(?:\.\d+)?) ms\b")
+
+
+# "1 concurrent requests" in text recorded by an experiment or written by a playbook: one
+# thing takes the singular noun (the template's own counts use the ``count`` filter).
+_ONE_THINGS = re.compile(
+    r"(?<![\d.,])1 ((?:[a-z-]+ )?)(request|token|sequence|preemption|block|scrape|prompt|step)s\b"
+)
+
+
+def plural_agreement(text: str) -> str:
+    return _ONE_THINGS.sub(lambda m: f"1 {m.group(1)}{m.group(2)}", text)
+
+
+def dedupe_parens(text: str) -> str:
+    return _REPEATED_PAREN.sub(lambda m: m.group("w"), text)
+
+
+def normalize_durations(text: str) -> str:
+    def big_ms(m: re.Match[str]) -> str:
+        ms = float(m.group("n").replace(",", ""))
+        return fmt.secs(ms / 1000) if ms >= 1000 else m.group(0)
+
+    text = _SECONDS_BELOW_ONE.sub(lambda m: fmt.secs(float(m.group("n"))), text)
+    return _MS_ABOVE_ONE_S.sub(big_ms, text)
+
+
+def prose(value: object) -> Markup:
+    """kvdoctor's own prose (playbook titles, remediation) without repeated parentheses."""
+    if isinstance(value, Markup):
+        return value
+    return escape_trusted(plural_agreement(normalize_durations(dedupe_parens(str(value)))))
+
+
+# --------------------------------------------------------------------------- the verdict case
+
+# Which verdict sentence the report opens with (the template holds one sentence per case).
+VerdictCase = Literal[
+    "idle",
+    "unknown",
+    "healthy",
+    "inconclusive",
+    "refused-start",
+    "card-full",
+    "kv-full",
+    "lead-kv-not-full",
+    "lead",
+    "too-thin",
+]
+
+
+def verdict_case(
+    verdict: Verdict,
+    card_full: bool,
+    kv_full: bool,
+    lead: object | None,
+    kv_max: Scalar,
+    refused_start: bool = False,
+    idle: bool = False,
+) -> VerdictCase:
+    if verdict == "unknown":
+        return "idle" if idle else "unknown"
+    if verdict == "healthy":
+        return "healthy"
+    if verdict == "inconclusive":
+        return "inconclusive"
+    if refused_start:
+        return "refused-start"
+    if card_full:
+        return "card-full"
+    if kv_full:
+        return "kv-full"
+    if lead is not None:
+        return "lead" if kv_max is None else "lead-kv-not-full"
+    return "too-thin"
+
+
+def num_or_none(value: object) -> float | None:
+    """A finite number as a float, else ``None`` (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    f = float(value)
+    return f if math.isfinite(f) else None
+
+
+def platform_of(sig: Mapping[str, object]) -> Literal["cpu", "gpu", "unknown"]:
+    """ "cpu" / "gpu" / "unknown": the sentences name a GPU only where one may be."""
+    platform = sig.get("platform")
+    return "cpu" if platform == "cpu" else "gpu" if platform == "gpu" else "unknown"
+
+
+def window_of(ctx: RenderContext) -> float | None:
+    """The capture window in seconds; ``None`` for none or an impossible one (the not-checked
+    list says so)."""
+    if ctx.started_at is None or ctx.ended_at is None:
+        return None
+    window_s = ctx.ended_at - ctx.started_at
+    return window_s if math.isfinite(window_s) and window_s >= 0 else None
+
+
+def lead_of(report: Report) -> Finding | None:
+    """The finding the report leads with: the first firing one, else the first firing note
+    (report/1.2: on a healthy server it is what a reader asks about next)."""
+    for finding in (*report.findings, *report.notes):
+        if finding.status in ACTIVE_STATUSES:
+            return finding
+    return None
+
+
+def primary_question_of(report: Report, lead: Finding | None) -> OpenQuestion | None:
+    """The open question of the lead's own symptom when no cause of it was identified: the
+    first screen states its differential, not the look-alikes' lines."""
+    if lead is None or lead.cause != "unidentified" or report.verdict == "inconclusive":
+        return None
+    return next((q for q in report.undecided if q.symptom == lead.symptom), None)
+
+
+class _Lead:
+    __slots__ = ("title",)
+
+    def __init__(self, title: Markup) -> None:
+        self.title = title
+
+
+class _VerdictFacts:
+    """:class:`VerdictInputs` read straight from a report, without the Markdown view."""
+
+    __slots__ = (
+        "card_full_reason",
+        "gpu_fraction",
+        "platform",
+        "primary",
+        "sig",
+        "undecided",
+        "verdict_case",
+        "window_s",
+    )
+
+    def __init__(self, report: Report, ctx: RenderContext) -> None:
+        sig = report.signals
+        lead = lead_of(report)
+        facts = report.facts
+        primary_question = primary_question_of(report, lead)
+        self.verdict_case: VerdictCase = verdict_case(
+            report.verdict,
+            facts.card_full,
+            facts.kv_full,
+            lead,
+            sig.get("kv_usage_max"),
+            facts.refused_start,
+            idle=facts.idle_window,
+        )
+        self.sig: Mapping[str, object] = sig
+        self.window_s = window_of(ctx)
+        self.platform: str = platform_of(sig)
+        self.card_full_reason: CardFullReason | None = facts.card_full_reason
+        self.gpu_fraction = num_or_none(sig.get("gpu_memory_used_fraction"))
+        self.primary = None if lead is None else _Lead(prose(lead.title))
+        self.undecided: Sequence[OpenQuestion] = tuple(
+            q for q in report.undecided if q is not primary_question
+        )
+
+
+_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]|~<>&])")
+
+
+def summary_sentence(report: Report, context: RenderContext | None = None) -> str:
+    """The verdict sentence of the Markdown report as plain text (the JSON ``summary``)."""
+    ctx = context or RenderContext()
+    text = str(verdict_sentence(_VerdictFacts(report, ctx)))
+    return _MD_ESCAPE.sub(r"\1", text.replace("**", "")).strip()
+
+
+def change_first(report: Report) -> str | None:
+    """The primary finding's first remediation line (the JSON ``change_first``)."""
+    firing = [f for f in report.findings if f.status in ACTIVE_STATUSES]
+    if not firing or not firing[0].remediation:
+        return None
+    return dedupe_parens(" ".join(firing[0].remediation[0].split()))

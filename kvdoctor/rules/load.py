@@ -83,7 +83,6 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.kvmath.result",
     "kvdoctor.kvmath.section",
     "kvdoctor.kvmath.sizes",
-    "kvdoctor.promptshare",
     "kvdoctor.report",
     "kvdoctor.report.model",
     "kvdoctor.resources",

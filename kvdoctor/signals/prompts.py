@@ -12,14 +12,8 @@
 
 from __future__ import annotations
 
-from kvdoctor.bundle.model import Bundle
-from kvdoctor.promptshare import (
-    PromptSample,
-    adapters_in_log,
-    analyse,
-    requests_from_log,
-    sharing,
-)
+from kvdoctor.bundle.model import Bundle, PromptSample
+from kvdoctor.requestlog import adapters_in_log, requests_from_log
 from kvdoctor.signals.common import Out
 
 _PROMPT_SIGNALS = (
@@ -47,6 +41,9 @@ def _sample(bundle: Bundle) -> tuple[PromptSample | None, str]:
         return None, "no prompt sample (--prompts FILE) and no server log with request lines"
     raw, logged = requests_from_log(bundle.logs)
     if len(raw) >= 2:
+        # Only with prompts to analyse: a replay without them skips the analysis's start-up.
+        from kvdoctor.promptshare import analyse
+
         return analyse(raw, "request-log"), ""
     if logged:
         return None, (
@@ -99,6 +96,9 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         for name in _PROMPT_SIGNALS[3:12]:
             out.set(name, None, reason=reason)
         return
+    # Only with a sample: a replay without one skips the analysis's start-up.
+    from kvdoctor.promptshare import sharing
+
     share = sharing(sample, unit)
     if share is None:
         reason = "a prompt sample needs at least two prompts"

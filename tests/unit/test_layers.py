@@ -43,7 +43,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Collecting: the probes and the capture loop that drives them.
     "probes": ("kvdoctor.probes", "kvdoctor.capture"),
     # Pure functions of a bundle.
-    "signals": ("kvdoctor.observations", "kvdoctor.signals"),
+    # kvdoctor.promptshare analyses a prompt sample into the bundle's prompt_sample.json record.
+    "signals": ("kvdoctor.observations", "kvdoctor.signals", "kvdoctor.promptshare"),
     # The report/1 contract: findings, verdict, the report object (below everything that makes
     # or reads findings).
     "contracts": ("kvdoctor.report.model",),
@@ -160,6 +161,11 @@ LAZY: dict[tuple[str, str], str] = {
     ),
     ("kvdoctor.pipeline", "kvdoctor.probes.http"): _LIVE_ONLY,
     ("kvdoctor.pipeline", "kvdoctor.probes.tokenize"): _LIVE_ONLY,
+    ("kvdoctor.pipeline", "kvdoctor.promptshare"): _LIVE_ONLY,
+    ("kvdoctor.signals.prompts", "kvdoctor.promptshare"): (
+        "the prompt analysis runs only with a sample (--prompts, or two prompts in the request "
+        "log): a replay without one skips its regexes and types (~2.5 ms)"
+    ),
     **{
         (m, t): _HELP
         for m, t in (
