@@ -286,8 +286,26 @@ UPPER_BOUND_SUBSTITUTES: dict[str, str] = {
 }
 
 
+def _kv_usage_while_waiting(ctx: Ctx) -> str:
+    """The pool's peak at the evaluations with a queue: never above the local path's
+    ``kv_usage_max_waiting`` (which also counts the scrapes either side of a queue)."""
+    n = ctx.names
+    on = "on (" + ", ".join(GROUP_LABELS) + ")"
+    queued = f"(max {BY} ({n.kv_usage}) and {on} (sum {BY} ({n.m(vm.WAITING)}) >= 1))"
+    return f"max {BY} (max_over_time({queued}[{ctx.window}:{ctx.resolution}]))"
+
+
 def bounded_signal_expr(name: str, op: str, ctx: Ctx) -> str | None:
-    """``signal_expr``, or for ``<``/``<=`` an upper-bound substitute of a derived signal."""
+    """``signal_expr``, or a bound that keeps the alert at most as broad as the playbook: for
+    ``<``/``<=`` an upper-bound substitute of a derived signal, and for the pool while requests
+    waited (``kv_usage_queued``, at most the window's peak) the peak below and the peak at the
+    queue's own evaluations above."""
+    if name == "kv_usage_queued":
+        if op in ("<", "<="):
+            return signal_expr("kv_usage_max", ctx)
+        if op in (">", ">="):
+            return _kv_usage_while_waiting(ctx)
+        return None
     expr = signal_expr(name, ctx)
     if expr is None and op in ("<", "<=") and name in UPPER_BOUND_SUBSTITUTES:
         return signal_expr(UPPER_BOUND_SUBSTITUTES[name], ctx)
