@@ -652,6 +652,14 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
 ITL_TARGET_S = 0.1
 _CHUNK_MARGIN = 0.8
 _CHUNK_STEP = 64
+# The smallest chunk worth advising on a GPU. A step's cost is linear in its prompt tokens only
+# above the card's roofline ridge (peak FLOP/s over bandwidth: about 300 tokens on an H100,
+# 150-250 on smaller cards); below it every step costs about one read of the weights, so a
+# smaller chunk no longer shortens the step and only spreads each prompt over more steps.
+# 512 keeps the linear estimate honest with a margin (external case u-qwen3-14b: 16,000-token
+# prompts at 1.17 ms per prompt token, where a 64-token chunk would have meant 250 steps per
+# prompt). A CPU server has no such ridge in this range (the lab's chunks of 128 measure so).
+_GPU_CHUNK_FLOOR = 512
 
 
 def _stall_per_token(c: _Ctx) -> float | None:
@@ -676,8 +684,9 @@ def _chunk_target(c: _Ctx) -> int | None:
         target = max(512, _pow2_floor(c.win.prompt / 2))
     else:
         return None
+    floor = _CHUNK_STEP if c.cfg.platform == "cpu" else _GPU_CHUNK_FLOOR
     # vLLM refuses a batched-token budget below --max-num-seqs.
-    return max(target, _CHUNK_STEP, c.cfg.max_num_seqs)
+    return max(target, floor, c.cfg.max_num_seqs)
 
 
 def _chunk_effect(c: _Ctx, chunk: int, today: str) -> str:
@@ -686,10 +695,18 @@ def _chunk_effect(c: _Ctx, chunk: int, today: str) -> str:
     text = f"each step carries ≤ {fmt_int(chunk)} prompt tokens"
     if per_token is not None:
         p99 = c.view.num("itl_p99") or 0.0
+        wait = chunk * per_token
         text += (
             f": at the window's {per_token * 1000:.2f} ms per prompt token a decode step waits "
-            f"about {chunk * per_token * 1000:.0f} ms (ITL p99 today {p99:.2f} s)"
+            f"about {wait * 1000:.0f} ms (ITL p99 today {p99:.2f} s)"
         )
+        if wait > ITL_TARGET_S:
+            # The floor, not the target, set the chunk: say what chunking cannot reach.
+            text += (
+                f", still above the {ITL_TARGET_S * 1000:.0f} ms a stream needs: a smaller "
+                "chunk would not shorten a GPU step, so the rest is prefill compute (more GPUs "
+                "per replica or more replicas)"
+            )
     if win.prompt:
         steps = math.ceil(win.prompt / chunk)
         # The price, said up front: smaller chunks prefill a long prompt over more steps, so

@@ -324,3 +324,25 @@ def test_a_token_budget_just_above_the_largest_graph_is_put_on_the_capture_ladde
     f = next(x for x in advised if x.cause == "cudagraph-batch-above-capture")
     assert f.remediation[0].startswith("Raise --max-num-batched-tokens from 700 to 704: ")
     assert not any("--max-cudagraph-capture-size" in line for line in f.remediation)
+
+
+def test_a_gpu_chunk_is_never_sized_below_what_shortens_a_step() -> None:
+    # External case u-qwen3-14b (one A100, 16,000-token prompts, 1.17 ms per prompt token):
+    # the linear estimate asked for 64-token chunks, 250 steps per prompt, on a card whose
+    # step costs one weights' read below a few hundred tokens. The advice stops at 512 and
+    # says that the rest is compute.
+    b = read_bundle(CASES / "u-qwen3-14b-awq-16k-prompts-prefill-bound" / "bundle")
+    _, findings, _ = plan_bundle(b)
+    lines = [line for f in findings for line in f.remediation]
+    lowered = [line for line in lines if line.startswith("Lower --max-num-batched-tokens")]
+    assert lowered, lines
+    assert lowered[0].startswith("Lower --max-num-batched-tokens from 2048 to 512: "), lowered
+    assert "the rest is prefill compute" in lowered[0]
+
+
+def test_a_cpu_server_keeps_the_measured_chunk() -> None:
+    # The lab's long-prefill-hol (vLLM's CPU build): no roofline ridge at these sizes, so the
+    # chunk the measured stall asks for stands.
+    _, findings, _ = plan_bundle(read_bundle(FIXTURES / "long-prefill-hol" / "bundle.tar.gz"))
+    first = findings[0].remediation[0]
+    assert "lower --max-num-batched-tokens from 8192 to 128" in first, first
