@@ -40,6 +40,10 @@ KV_BLOCK_LIFETIME = "vllm:kv_block_lifetime_seconds"
 KV_BLOCK_IDLE_BEFORE_EVICT = "vllm:kv_block_idle_before_evict_seconds"
 KV_BLOCK_REUSE_GAP = "vllm:kv_block_reuse_gap_seconds"
 
+# V0's averaged throughput gauges (removed in 0.7): set with each stats line, so they stop
+# moving when the engine stops stepping.
+V0_GENERATION_TPS = "vllm:avg_generation_throughput_toks_per_s"
+
 # Read by kvdoctor.signals.v1_extra only (metrics vLLM added from 0.12 on).
 WAITING_BY_REASON = "vllm:num_requests_waiting_by_reason"
 PROMPT_BY_SOURCE = "vllm:prompt_tokens_by_source"
@@ -145,6 +149,7 @@ READS: dict[str, tuple[str | None, str | None]] = {
     "vllm:num_requests_swapped": (None, "0.9.2"),
     "vllm:cpu_cache_usage_perc": (None, "0.9.2"),
     V0_PREFIX_HIT_RATE: (None, "0.9.2"),
+    V0_GENERATION_TPS: (None, "0.9.2"),
     # added from 0.12 on (kvdoctor/signals/v1_extra.py)
     EXT_Q: ("0.12.0", None),
     EXT_H: ("0.12.0", None),

@@ -60,6 +60,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "deferred-admission",
         "kv-transfer-trouble",
         "scheduler-stall",
+        "engine-died",
     ),
     "slow-itl": (
         "kv-read-bound",

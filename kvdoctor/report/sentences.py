@@ -143,11 +143,16 @@ def verdict_sentence(view: VerdictInputs) -> Markup:
             if view.gpu_fraction is not None
             else "the server reported no out-of-memory error"
         )
+        preempted = sig.get("preemptions_window")
+        # A release without the preemption counter: say so rather than print a dash.
+        preemptions = (
+            f"{count_phrase(preempted, 'preemption')} in the window"
+            if preempted is not None
+            else "preemptions this release does not count"
+        )
         return Markup(
             f"The KV cache is full, not {gpu}: KV cache usage reached "
-            f"{fmt.pct(sig.get('kv_usage_max'))} with "
-            f"{count_phrase(sig.get('preemptions_window'), 'preemption')} in the window, "
-            f"while {stayed}."
+            f"{fmt.pct(sig.get('kv_usage_max'))} with {preemptions}, while {stayed}."
         )
     if case == "lead-kv-not-full" and view.primary is not None:
         return Markup(

@@ -601,6 +601,19 @@ def _requests_never_reach_engine(s: SignalView) -> Scalar:
 
 
 @derived(
+    "engine_died_in_kv_connector",
+    "bool",
+    "The traceback at the engine's death ends in a KV connector's or KV offloading's code "
+    "(vllm/distributed/kv_transfer/..., a *kv_offload* module).",
+)
+def _engine_died_in_kv_connector(s: SignalView) -> Scalar:
+    site = s.value("log_engine_death_site")
+    if not isinstance(site, str) or not site:
+        return None
+    return any(part in site for part in ("kv_transfer/", "kv_connector/", "kv_offload"))
+
+
+@derived(
     "other_process_over_weights",
     "bool",
     "Other processes on the device held 1 GiB or more, and more than this server's own "
@@ -975,6 +988,7 @@ def _kv_too_small(s: SignalView) -> bool | None:
 DERIVED_LABELS: dict[str, str] = {
     "prefix_hits_stopped": "a prefix cache that stopped serving mid-window",
     "requests_never_reach_engine": "accepted requests that never reached the engine",
+    "engine_died_in_kv_connector": "the engine's death in a KV connector's code",
     "capacity_tokens": "the KV pool",
     "max_model_len_held_tokens": "what the longest admitted request holds of the pool",
     "spec_verify_tokens_per_step": "tokens each decode step verifies",
@@ -1014,6 +1028,10 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "engine_died_in_kv_connector": (
+        "the engine died in a KV connector's code",
+        "the engine died outside any KV connector's code",
+    ),
     "oom_phase_unknown": (
         "the log does not say where the out-of-memory error struck",
         "the log says where the out-of-memory error struck",

@@ -28,6 +28,13 @@ _DEFS: list[tuple[str, str, str]] = [
         "was read from the engine's periodic stats lines in the log instead.",
     ),
     ("scrapes_failed", "count", "Scrapes that failed (connection, HTTP status, parse error)."),
+    (
+        "down_tail_s",
+        "s",
+        "Seconds from the last good scrape to the capture's last, when every scrape after it "
+        "failed (two or more): the server stopped answering /metrics (0 when the capture ends "
+        "with a good scrape).",
+    ),
     ("counter_resets", "count", "Counter resets seen in the window (a server restart)."),
     ("engines", "count", "Distinct engine/model_name label sets seen (data parallelism)."),
     # --- KV usage and requests
@@ -277,6 +284,18 @@ _DEFS: list[tuple[str, str, str]] = [
         "ERROR lines of a KV connector (module *_connector.py, NIXL, Mooncake, LMCache) or of a "
         "failed KV load, pull or transfer: a request whose remote KV never arrives can wait "
         "holding its blocks.",
+    ),
+    (
+        "log_engine_deaths",
+        "count",
+        "Lines saying the engine process died while serving (EngineCore fatal error, "
+        "EngineDeadError, 'Engine core died', V0's 'Engine loop has died').",
+    ),
+    (
+        "log_engine_death_site",
+        "text",
+        "The vLLM source file the engine died in: the innermost vLLM frame of the traceback at "
+        "its death (e.g. distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py).",
     ),
     (
         "log_kv_transfer_error_line",
@@ -766,6 +785,10 @@ LABELS: dict[str, str] = {
     ),
     "log_kv_transfer_errors": "KV connector errors in the log (failed KV loads or transfers)",
     "log_kv_transfer_error_line": "what the first KV connector error says",
+    "log_engine_deaths": "lines saying the engine died",
+    "log_engine_death_site": "the vLLM file the engine died in",
+    "down_tail_s": "the capture's end during which the server did not answer /metrics",
+    "counter_resets": "restarts of the server in the window (counters that dropped)",
     "log_oom_phase": "where the out-of-memory error struck",
     "cache_lookup_settings": "settings that change how blocks are stored or looked up",
     "log_estimated_max_model_len": "the longest request the pool holds (vLLM's estimate)",
@@ -836,6 +859,7 @@ NONE: dict[str, str] = {
     "gpu_other_process_bytes": "no other process holds memory on the card",
     "log_kv_transfer_without_connector": "no KV transfer was ignored for want of a connector",
     "log_kv_transfer_errors": "no KV connector error in the log",
+    "log_engine_deaths": "no engine death in the log",
 }
 
 # Text signals with a fixed vocabulary, each value in words: a "why not" line says what the

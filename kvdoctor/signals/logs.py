@@ -96,6 +96,15 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"[^\n]*$",
         re.MULTILINE,
     ),
+    # The engine process died while serving (V1: core.py "EngineCore encountered a fatal
+    # error", then EngineDeadError on every request in flight and "Engine core died; shutting
+    # down the API server"; V0: AsyncEngineDeadError, "Engine loop has died"). The API server
+    # may then exit with status 0 (external case zzg-engine-death, vLLM 0.24: an assertion in
+    # the KV offloading scheduler, every later scrape refused).
+    "engine_death": re.compile(
+        r"EngineCore encountered a fatal error|EngineDeadError|Engine core died"
+        r"|Engine loop has died|Engine core proc \S+ died unexpectedly"
+    ),
     "v0_stats": re.compile(r"Running: \d+ reqs, Swapped: \d+ reqs, Pending: \d+ reqs"),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
     "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
@@ -215,6 +224,32 @@ def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     return phase, size, multimodal
 
 
+# A frame of vLLM's own source in a traceback: 'File ".../vllm/v1/core/sched/scheduler.py"'.
+_VLLM_FRAME = re.compile(r'File "[^"\n]*?/vllm/([\w/]+\.py)"')
+# The traceback's last line, the error itself ("AssertionError", "ValueError: ..."), alone
+# or after a log prefix ("... [core.py:1110] AssertionError"); source lines are indented.
+_ERROR_LINE = re.compile(r"(?:^|\]\s?)(?:\w+\.)*\w+(?:Error|Exception)\b")
+# How far around the first death line its traceback is looked for (V1 prints the traceback
+# after "EngineCore encountered a fatal error"; V0's AsyncEngineDeadError follows it).
+_DEATH_CONTEXT = 12_000
+
+
+def _death_site(text: str, at: int) -> str | None:
+    """The vLLM file the engine died in: the last vLLM frame of the first traceback that
+    starts near the first death line (a traceback's innermost frame is its last)."""
+    start = text.find("Traceback", max(0, at - _DEATH_CONTEXT), at + _DEATH_CONTEXT)
+    if start < 0:
+        return None
+    frames: list[str] = []
+    for line in text[start : at + _DEATH_CONTEXT].splitlines()[1:]:
+        frame = _VLLM_FRAME.search(line)
+        if frame is not None:
+            frames.append(frame.group(1))
+        elif _ERROR_LINE.search(line):
+            break
+    return frames[-1] if frames else None
+
+
 def _gib_bytes(text: str) -> int | None:
     v = to_float(text)
     return None if v is None else int(v * _GIB)
@@ -260,6 +295,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_sleep_residual_gib",
         "log_sampler_warmup_seqs",
         "log_requests_after_engine_idle",
+        "log_engine_deaths",
+        "log_engine_death_site",
         *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
@@ -355,6 +392,20 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no ERROR line of a KV connector in the logs",
     )
     out.set("log_v0_engine", bool(p["v0_engine"].search(text)), prov)
+    deaths = [m.start() for m in p["engine_death"].finditer(text)]
+    out.set(
+        "log_engine_deaths",
+        len(deaths),
+        "logs.txt: lines saying the engine died (EngineCore fatal error, EngineDeadError, "
+        "'Engine core died', 'Engine loop has died')",
+    )
+    site = _death_site(text, deaths[0]) if deaths else None
+    out.set(
+        "log_engine_death_site",
+        site,
+        "logs.txt: the last vLLM source file of the traceback at the engine's death",
+        reason="no engine death with a traceback through vLLM's source in the logs",
+    )
     _external_lookups(out, text)
     _requests_after_idle(out, text)
     warm = [int(m.group(1)) for m in p["sampler_warmup"].finditer(text)]

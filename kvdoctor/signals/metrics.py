@@ -41,6 +41,7 @@ from kvdoctor.vllm_metrics import (
     REQUEST_SUCCESS,
     RUNNING,
     TTFT,
+    V0_GENERATION_TPS,
     V0_PREFIX_HIT_RATE,
     WAITING,
 )
@@ -80,6 +81,22 @@ def window(out: Out, obs: Observations, bundle: Bundle) -> None:
     if obs.failed:
         failed_prov += f" (first: {obs.failed[0][1]})"
     out.set("scrapes_failed", len(obs.failed), failed_prov)
+    # The server stopped answering: every scrape after the last good one failed (two or more),
+    # to the capture's end. Its last good numbers say nothing of the time it was down
+    # (external case zzg-engine-death: two minutes of normal scrapes, then eight minutes of
+    # "connection refused" after the engine died; the window alone read healthy).
+    after = [(t, why) for t, why in obs.failed if obs.times and t > obs.times[-1]]
+    if n and len(after) >= 2:
+        out.set(
+            "down_tail_s",
+            round(after[-1][0] - obs.times[-1], 3),
+            f"metrics.jsonl: {len(after)} scrapes after the last good one failed, to the "
+            f"capture's end (first: {after[0][1]})",
+        )
+    elif n:
+        out.set("down_tail_s", 0.0, "metrics.jsonl: the capture ends with a good scrape")
+    else:
+        out.set("down_tail_s", None, reason="no good scrape to be down after")
     if n >= 2:
         out.set("window_s", round(obs.window_s, 6), f"first to last of {n} good scrapes")
     else:
@@ -152,6 +169,8 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
     prompt = dict(obs.counter_series(PROMPT_TOKENS))
     gen = dict(obs.counter_series(GENERATION_TOKENS))
     done = dict(obs.counter_series(REQUEST_SUCCESS))
+    if running and (not prompt or not gen) and _frozen_tail(out, obs, running):
+        return
     if not running or not prompt or not gen:
         for name in ("stalled_tail_s", "stalled_span_s", "stalled_span_running"):
             out.set(name, None, reason="needs the running gauge and the token counters")
@@ -180,6 +199,47 @@ def _stalled_tail(out: Out, obs: Observations, running: list[tuple[float, float]
         f"{obs.wire(REQUEST_SUCCESS)}",
     )
     _stalled_span(out, obs, times, runs, prompt, gen, done)
+
+
+def _frozen_tail(out: Out, obs: Observations, running: list[tuple[float, float]]) -> bool:
+    """A release without token counters (V0 before 0.4) whose gauges froze: from the last
+    scrape back, requests running and the running, waiting, KV usage and averaged throughput
+    gauges unchanged, while that throughput claims tokens flowing. V0 sets those gauges with
+    each stats line, and an engine that generates changes its KV usage with every block it
+    fills, so numbers identical across minutes mean the engine stopped stepping (external case
+    zzg-v0-4090, vLLM 0.2.4: one request's two sequences filled the pool to 97.5 %, then
+    every gauge stayed put for five minutes). False where the gauges cannot tell."""
+    gen = dict(obs.gauge_series(V0_GENERATION_TPS))
+    usage = dict(obs.gauge_series(KV_USAGE, "max"))
+    waiting = dict(obs.gauge_series(WAITING))
+    runs = dict(running)
+    times = [t for t, _ in running if t in gen and t in usage]
+    if len(times) < 3:
+        return False
+    last = times[-1]
+
+    def state(t: float) -> tuple[float, float, float, float]:
+        return (runs[t], waiting.get(t, 0.0), usage[t], gen[t])
+
+    if runs[last] < 1 or gen[last] <= 0:
+        return False
+    start = last
+    for t in reversed(times[:-1]):
+        if state(t) != state(last):
+            break
+        start = t
+    if start == last:
+        return False
+    out.set(
+        "stalled_tail_s",
+        last - start,
+        f"metrics: seconds before the last scrape with {obs.wire(RUNNING)} >= 1 and the "
+        f"running, waiting, {obs.wire(KV_USAGE)} and {obs.wire(V0_GENERATION_TPS)} gauges "
+        "unchanged (this release counts no tokens; its gauges move with every stats line)",
+    )
+    for name in ("stalled_span_s", "stalled_span_running"):
+        out.set(name, None, reason="needs the token counters (this release exports none)")
+    return True
 
 
 def _moved(
