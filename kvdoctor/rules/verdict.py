@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kvdoctor.report.model import (
     CardFullReason,
@@ -22,6 +23,18 @@ from kvdoctor.signals.model import SignalSet
 from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
+
+
+# The rows below are written here, not read from a playbook: built without validation, so that
+# importing this module (every replay does) does not build the Condition and Group validators
+# (about 1 ms; a replay's playbooks come validated from the cache). tests/rules/test_verdict_rows.py
+# validates every row's clauses, so a malformed one still fails CI.
+def _condition(**fields: Any) -> Condition:
+    return Condition.model_construct(**fields)
+
+
+def _group(**parts: Any) -> Group:
+    return Group.model_construct(**parts)
 
 
 @dataclass(frozen=True)
@@ -45,14 +58,14 @@ _HEALTH: tuple[_HealthRow, ...] = (
     _HealthRow(
         "kv_usage_max",
         True,
-        Condition(signal="kv_usage_max", op="<", value=POOL_FULL),
+        _condition(signal="kv_usage_max", op="<", value=POOL_FULL),
         f"below {POOL_FULL:.2f}: the KV pool never filled",
         f"≥ {POOL_FULL:.2f}: the KV pool filled at its peak, and no symptom shows harm from it",
     ),
     _HealthRow(
         "preemptions_window",
         True,
-        Condition(signal="preemptions_window", op="==", value=0),
+        _condition(signal="preemptions_window", op="==", value=0),
         "0: no sequence lost its KV blocks",
         "> 0: some sequences lost their KV blocks, fewer than the preemption check counts as harm",
         # A release without the preemption counter (external case zn-l4-multiturn: vLLM 0.4.2
@@ -61,20 +74,20 @@ _HEALTH: tuple[_HealthRow, ...] = (
         # capture that lacks the server's other counters too (a partial series) stays unknown.
         # A server read from its log alone (no vLLM metrics) whose log would show a preemption
         # and shows none (external case zu-ngram: vLLM 0.6.6's demo API server, no /metrics).
-        unknown_ok=Group(
+        unknown_ok=_group(
             any=[
-                Group(
+                _group(
                     all=[
-                        Condition(signal="kv_usage_max", op="<", value=0.5),
-                        Condition(signal="requests_finished_window", op=">=", value=0),
-                        Condition(signal="generation_tokens_per_s", op=">=", value=0),
+                        _condition(signal="kv_usage_max", op="<", value=0.5),
+                        _condition(signal="requests_finished_window", op=">=", value=0),
+                        _condition(signal="generation_tokens_per_s", op=">=", value=0),
                     ]
                 ),
-                Group(
+                _group(
                     all=[
-                        Condition(signal="series_from_log", op="==", value=True),
-                        Condition(signal="log_reports_preemptions", op="==", value=True),
-                        Condition(signal="log_preemption_warnings", op="==", value=0),
+                        _condition(signal="series_from_log", op="==", value=True),
+                        _condition(signal="log_reports_preemptions", op="==", value=True),
+                        _condition(signal="log_preemption_warnings", op="==", value=0),
                     ]
                 ),
             ]
@@ -83,7 +96,7 @@ _HEALTH: tuple[_HealthRow, ...] = (
     _HealthRow(
         "waiting_max",
         True,
-        Condition(signal="waiting_max", op="==", value=0),
+        _condition(signal="waiting_max", op="==", value=0),
         "0: requests are admitted at once",
         "≥ 1: requests waited, and the first-token check did not count the wait as harm",
     ),
@@ -95,7 +108,7 @@ _HEALTH: tuple[_HealthRow, ...] = (
     _HealthRow(
         "gpu_memory_used_fraction",
         False,
-        Condition(signal="gpu_memory_used_fraction", op="<", value=CARD_FULL),
+        _condition(signal="gpu_memory_used_fraction", op="<", value=CARD_FULL),
         f"below {CARD_FULL:.2f}: the card has room",
         f"≥ {CARD_FULL:.2f}: the card is at its limit, and no symptom shows harm from it",
     ),
