@@ -642,7 +642,16 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
                 edits.append(graphs[0])
                 effect += graphs[1]
             out.append(Change("tune", tuple(edits), effect))
-    if not capped:
+    if capped and not out and fit is not None and pool is not None and seq:
+        # Every slot taken and the pool holding no more sequences than the slots: both limits
+        # bind, so no flag of this replica lets more run (external case zze-llama3-8b: 256 of
+        # 256 running at 96 % of the pool, 2,450 waiting). Only more replicas serve the queue.
+        c.refuse(
+            f"Raising {cfg.spell('max-num-seqs')}: the pool holds about {fmt_int(fit)} "
+            f"sequences of {fmt_int(seq)} tokens, so more slots would wait for KV blocks "
+            "instead; it would need more KV memory per replica"
+        )
+    if not capped or not out:
         out += _replicas(c)
     return out
 
@@ -1428,12 +1437,26 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
         )
     target = max(8, cfg.max_num_seqs // 2 // 8 * 8)
     # The sampler warms up with --max-num-seqs dummy requests; other peaks do not scale with it.
-    if phase in (None, "sampler-warmup") and target < cfg.max_num_seqs:
+    # V0's profiling run gives each of --max-num-seqs dummy sequences the model's worst-case
+    # images, so the vision encoder's batch scales with it (external case zzc-mllama: 256
+    # sequences of 4 tiles, one MLP activation 15.7 GiB; 128 let profiling finish). V1 sizes
+    # that run by the encoder budget instead.
+    v0_images = (
+        phase == "profiling"
+        and c.view.value("log_oom_multimodal") is True
+        and c.view.value("log_v0_engine") is True
+    )
+    if (phase in (None, "sampler-warmup") or v0_images) and target < cfg.max_num_seqs:
         edit = Edit("lower", "max-num-seqs", cfg.max_num_seqs, target)
         effect = (
             f"the sampler warms up with {fmt_int(target)} dummy requests instead of "
             f"{fmt_int(cfg.max_num_seqs)}, half the peak of logits and sampling memory{hint}"
         )
+        if v0_images:
+            effect = (
+                f"the profiling run encodes the images of {fmt_int(target)} dummy sequences "
+                f"instead of {fmt_int(cfg.max_num_seqs)}, half the vision encoder's peak{hint}"
+            )
         if win.running_max and win.running_max > target:
             effect += (
                 f"; the window ran up to {fmt_int(win.running_max)} at once, the rest then wait"
@@ -1450,9 +1473,12 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
             effect = f"one step's prefill logits ({fmt_int(half)} tokens × vocabulary) halve"
             out.append(Change("tune", (edit,), effect))
     if not out:
+        where = f"in {phase}" if isinstance(phase, str) else "where the log does not say"
         return c.refuse(
-            f"Lowering {cfg.spell('max-num-seqs')} below {cfg.max_num_seqs}: it is already at "
-            "the smallest batch vLLM captures"
+            f"Lowering {cfg.spell('max-num-seqs')} or {cfg.spell('max-num-batched-tokens')}: "
+            f"the out-of-memory error struck {where}, a peak neither sizes in this release "
+            "from what the bundle records; it would need the server's command line (the "
+            "multimodal limits, the budget) or the traceback of the failing allocation"
         )
     return out
 

@@ -232,7 +232,10 @@ def _describe(clause: Clause, ctx: Context) -> str:
         return _comparison_words(clause, ctx, holds=True)
     # Only the parts that hold say why the group held.
     held = [c for c in (clause.all or clause.any or []) if eval_clause(c, ctx) is True]
-    return " and ".join(_describe(c, ctx) for c in held[:2])
+    # A ``none`` part that holds says nothing in words (nothing it names happened): leave it
+    # out rather than end the line on a dangling "and" (external case zzc-qwen25vl).
+    said = [d for d in (_describe(c, ctx) for c in held) if d]
+    return " and ".join(said[:2])
 
 
 def evidence_value(v: TemplateValue) -> Scalar:

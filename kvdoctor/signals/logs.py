@@ -55,6 +55,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # The engine config line (tensor_parallel_size=8) or the non-default args dict
     # ('tensor_parallel_size': 8).
     "tensor": re.compile(r"tensor_parallel_size'?\s*[=:]\s*(\d+)"),
+    # The API server's args line (V0: "args: Namespace(... max_num_seqs=256, ...)") or the
+    # non-default args dict ('max_num_seqs': 64).
+    "max_num_seqs": re.compile(r"\bmax_num_seqs'?\s*[=:]\s*(\d+)"),
     # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
     "max_seq_len": re.compile(r"\bmax_seq_len=(\d+)"),
     "kv_tokens": re.compile(
@@ -189,8 +192,14 @@ _KV_SIZED = re.compile(
 # The multimodal encoder's own frames, or the profiler's multimodal warning.
 _MULTIMODAL = re.compile(
     r"_process_image_input|_process_video_input|get_multimodal_embeddings|vision_tower|"
-    r"visual\.|encoder_cache|multi-modal embeddings in the worst case"
+    r"visual\.|encoder_cache|multi-modal embeddings in the worst case|"
+    # V0's encoder-decoder runner (mllama): "Starting profile run for multi-modal models."
+    # and the vision model's frames.
+    r"profile run for multi-modal models|vision_model\("
 )
+
+
+_PHASE_RX = dict(_OOM_PHASES)
 
 
 def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
@@ -204,8 +213,26 @@ def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     start = first
     while start > 0 and _TRACEBACK_LINE.search(lines[start - 1]) and first - start < 400:
         start -= 1
-    frames = "\n".join(lines[start : first + 1])
+    end = first
+    if start == first:
+        # V0's multiprocessing engine logs the error's repr first and its traceback after it
+        # ("OutOfMemoryError('CUDA out of memory ...')", then "Traceback", the frames, and the
+        # error again): read the frames up to that second line (external case zzc-mllama).
+        again = next(
+            (j for j in range(first + 1, min(len(lines), first + 400)) if oom.search(lines[j])),
+            None,
+        )
+        if again is not None and any("Traceback" in ln for ln in lines[first + 1 : again]):
+            end = again
+    frames = "\n".join(lines[start : end + 1])
     phase = next((name for name, rx in _OOM_PHASES if rx.search(frames)), None)
+    if phase == "kv-allocation":
+        # V0's _initialize_kv_caches profiles first, then allocates: the innermost of the two
+        # frames is where it ran out.
+        alloc = max(m.start() for m in _PHASE_RX["kv-allocation"].finditer(frames))
+        prof = [m.start() for m in _PHASE_RX["profiling"].finditer(frames)]
+        if prof and max(prof) > alloc:
+            phase = "profiling"
     if phase is None and any(_SERVED.search(ln) for ln in lines[:start]):
         phase = "serving"
     if phase is None and lines[first].strip() == "Killed":
@@ -432,6 +459,11 @@ def logs(out: Out, bundle: Bundle) -> None:
     tp = [int(m.group(1)) for m in p["tensor"].finditer(text)]
     if tp and out.ss.get("tensor_parallel_size") is None:
         out.set("tensor_parallel_size", tp[-1], "logs.txt: engine config tensor_parallel_size")
+    seqs = [int(m.group(1)) for m in p["max_num_seqs"].finditer(text)]
+    if seqs and out.ss.get("max_num_seqs") is None:
+        # No flag recorded: the server's own args line says what it ran with (external case
+        # zze-llama3-8b, vLLM 0.5.3: 256 running, 2,450 waiting, the cap only in the log).
+        out.set("max_num_seqs", seqs[-1], "logs.txt: the server's args line max_num_seqs")
     eager = [m.group(1) == "True" for m in p["eager"].finditer(text)]
     if eager and out.ss.get("enforce_eager") is None:
         out.set("enforce_eager", eager[-1], "logs.txt: engine config enforce_eager")

@@ -76,3 +76,29 @@ def test_v0_gauges_frozen_with_a_request_running_are_a_stalled_tail() -> None:
             )
         moving.append(s.model_copy(update={"text": text}))
     assert compute_signals(b.model_copy(update={"scrapes": moving})).get("stalled_tail_s") is None
+
+
+def test_an_exclusion_with_a_none_part_reads_without_a_dangling_and() -> None:
+    from kvdoctor.rules.conditions import Context
+    from kvdoctor.rules.explain import explain
+    from kvdoctor.rules.predicates import SignalView
+    from kvdoctor.rules.schema import Group
+    from kvdoctor.signals.model import SignalSet
+
+    s = SignalSet()
+    s.set("gpu_memory_utilization", 0.95, provenance="test")
+    s.set("log_sampler_warmup_seqs", None, reason="test")
+    clause = Group.model_validate(
+        {
+            "none": [
+                {
+                    "all": [
+                        {"signal": "gpu_memory_utilization", "op": ">=", "value": 0.95},
+                        {"none": [{"signal": "log_sampler_warmup_seqs", "op": ">=", "value": 512}]},
+                    ]
+                }
+            ]
+        }
+    )
+    line = explain(clause, Context(SignalView(s)))
+    assert line is not None and not line.rstrip().endswith("and"), line

@@ -74,3 +74,36 @@ def test_a_process_killed_after_the_pool_was_sized_ran_out_while_allocating_it()
         oom_phase("INFO 01-23 07:31:59 model_runner.py:1] Starting to load model\nKilled\n")[0]
         is None
     )
+
+
+V0_REPR_FIRST = """\
+INFO 10-24 18:10:14 enc_dec_model_runner.py:301] Starting profile run for multi-modal models.
+ERROR 10-24 18:10:27 engine.py:160] OutOfMemoryError('CUDA out of memory. Tried to allocate 15.70 GiB. GPU 0 has a total capacity of 95.00 GiB of which 10.21 GiB is free. Process 2891 has 84.78 GiB memory in use.')
+ERROR 10-24 18:10:27 engine.py:160] Traceback (most recent call last):
+ERROR 10-24 18:10:27 engine.py:160]   File "/x/vllm/engine/llm_engine.py", line 348, in __init__
+ERROR 10-24 18:10:27 engine.py:160]     self._initialize_kv_caches()
+ERROR 10-24 18:10:27 engine.py:160]   File "/x/vllm/worker/worker.py", line 223, in determine_num_available_blocks
+ERROR 10-24 18:10:27 engine.py:160]     self.model_runner.profile_run()
+ERROR 10-24 18:10:27 engine.py:160]   File "/x/vllm/model_executor/models/mllama.py", line 1232, in forward
+ERROR 10-24 18:10:27 engine.py:160]     cross_attention_states = self.vision_model(pixel_values,
+ERROR 10-24 18:10:27 engine.py:160] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 15.70 GiB.
+"""  # noqa: E501
+
+
+def test_a_v0_error_logged_before_its_traceback_is_read_through_the_traceback_after_it() -> None:
+    # _initialize_kv_caches profiles, then allocates: the innermost frame (profile_run) wins.
+    phase, tried, multimodal = oom_phase(V0_REPR_FIRST)
+    assert phase == "profiling"
+    assert tried == int(15.70 * (1 << 30))
+    assert multimodal is True
+
+
+def test_the_sole_process_an_oom_message_lists_is_the_servers_own() -> None:
+    from kvdoctor.signals.gpu import server_pids
+
+    assert 2891 in server_pids(V0_REPR_FIRST)
+    two = (
+        "of which 1 GiB is free. Process 1 has 2 GiB memory in use. "
+        "Process 7 has 3 GiB memory in use."
+    )
+    assert server_pids(two) == frozenset()
