@@ -33,6 +33,21 @@ _PROMPT_SIGNALS = (
 )
 
 
+# vLLM's default --block-size on CUDA and ROCm (every release): the unit prefix caching keys.
+GPU_DEFAULT_BLOCK_SIZE = 16
+
+
+def _default_block_applies(out: Out, bundle: Bundle) -> bool:
+    """Whether vLLM's GPU default block size is the server's: a GPU server, a model that is
+    neither hybrid nor MLA (whose backends choose larger blocks)."""
+    if out.ss.get("platform") != "gpu" or out.ss.get("hybrid_model") is not False:
+        return False
+    raw = bundle.model_config_raw or {}
+    text = raw.get("text_config")
+    configs = [raw, text] if isinstance(text, dict) else [raw]
+    return not any(c.get("kv_lora_rank") for c in configs)
+
+
 def _sample(bundle: Bundle) -> tuple[PromptSample | None, str]:
     """The operator's sample first; else the request log's prompts; else why there is none."""
     if bundle.prompt_sample is not None:
@@ -91,6 +106,13 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         out.set("prompt_cache_salts", sample.salts, f"{where}: distinct cache_salt values")
     else:
         out.set("prompt_cache_salts", None, reason="vLLM's request log prints no cache salt")
+    if not (isinstance(unit, int) and unit > 0) and _default_block_applies(out, bundle):
+        # No cache_config_info and no flag (V1 before it exported its cache config): vLLM's
+        # GPU default, 16 tokens, is the block (external case zzd-k8s, vLLM 0.7.3: 80 prompts
+        # of multi-turn conversations left unread for want of a block size). MLA models
+        # (64-token blocks) and hybrid ones (larger, aligned) are not defaulted.
+        unit = GPU_DEFAULT_BLOCK_SIZE
+        out.set("block_size", unit, "vLLM's default block size on a GPU (no flag, no metric)")
     if not isinstance(unit, int) or unit <= 0:
         reason = "block size unknown: the sample cannot be placed against block boundaries"
         for name in _PROMPT_SIGNALS[3:12]:
