@@ -601,6 +601,61 @@ KNOWN_MISSES.update(
 )
 
 
+# Round 13 (holdout-13 as run at bceea5c, and after the fixes that followed it).
+KNOWN_MISSES.update(
+    {
+        "zzd-agentic-turns-evicted-lru-550-blocks": {
+            "healthy": (
+                "a 42 % hit rate against about 51 % the prompt sample shares: within the 0.8 "
+                "of the shareable that kvdoctor calls the cache doing its job, so no prefix "
+                "symptom and no finding"
+            ),
+            "symptom": "follows from the healthy verdict",
+            "cause": "follows from the healthy verdict",
+        },
+        "zzd-k8s-service-8-replicas-scatter-sharegpt": {
+            "symptom": (
+                "one of eight replicas behind a round-robin Service: the prompt sample, read "
+                "at the default 16-token block, shares 2 % of its tokens, so the 30 % hit rate "
+                "is no shortfall; the slow first tokens lead (long-prefill-hol)"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zze-llama2-70b-4xa100-40g-7s-hardware-floor": {
+            "symptom": (
+                "unchunked V0 prefills of 1,500 tokens stall the streams beside them; the case "
+                "(whose writer called slow-itl/prefill-interference 'not absurd') calls the "
+                "server healthy at its hardware's floor"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zze-qwen25-1p5b-eager-tp2-l20-two-streams": {
+            "healthy": (
+                "7.8 ms a token (128 tokens/s a stream) with --enforce-eager and no SLO: "
+                "eager-decode needs a step slow enough for a reader to notice (20 tokens/s), "
+                "so nothing fires; the case calls the eager overhead degraded"
+            ),
+            "symptom": "follows from the healthy verdict",
+            "cause": "follows from the healthy verdict",
+        },
+        "zzg-engine-death-exit0-offload-assert": {
+            "cause": (
+                "kvdoctor names the engine's death in the KV offloading connector "
+                "(high-ttft/engine-died, added after the case was written under a new- id); "
+                "ids are not remapped after the fact"
+            ),
+        },
+        "zzg-v0-tp2-4090-kv-full-freeze": {
+            "symptom": (
+                "vLLM 0.2.4 counts no preemption: the frozen gauges read as a stalled engine "
+                "(high-ttft/scheduler-stall, its title naming one request holding 97.5 % of the "
+                "pool), the case as a preemption of a request larger than the pool"
+            ),
+            "cause": "follows from the symptom",
+        },
+    }
+)
+
 # The splits that are development material: every split but the round's unrun holdout
 # (cases/score.py's CURRENT_HOLDOUT); a holdout joins once it was run and quoted as run
 # (docs/accuracy/corpus-holdout*-as-run.txt).
