@@ -17,6 +17,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kvdoctor.kvmath.model import KvModel
 
+# vLLM's block size where the operator set none: CacheConfig.DEFAULT_BLOCK_SIZE on GPUs, and
+# what CpuPlatform.check_and_update_config picks on the CPU backend. The planner sizes pools
+# with them; the prompt sample is placed against the GPU one when nothing states the block.
+GPU_DEFAULT_BLOCK_SIZE = 16
+CPU_DEFAULT_BLOCK_SIZE = 128
+
 REPORTED = "metrics: vllm:cache_config_info label kv_cache_size_tokens"
 BLOCKS = "block_size × num_gpu_blocks"
 LOG = "logs: startup line 'KV cache size: N tokens'"

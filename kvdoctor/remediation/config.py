@@ -16,7 +16,7 @@ from typing import Literal
 
 from kvdoctor.bundle.model import Bundle, Manifest
 from kvdoctor.kvmath import KvModel
-from kvdoctor.kvmath.capacity import held_tokens, pool_capacity
+from kvdoctor.kvmath.capacity import CPU_DEFAULT_BLOCK_SIZE, held_tokens, pool_capacity
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -42,8 +42,6 @@ CPU_DEFAULT_MAX_NUM_SEQS = 128
 GPU_DEFAULT_BATCHED_TOKENS = 2048
 GPU_DEFAULT_MAX_NUM_SEQS = 256
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # CacheConfig.gpu_memory_utilization
-GPU_DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE
-CPU_DEFAULT_BLOCK_SIZE = 128  # CpuPlatform.check_and_update_config when not user-specified
 _GIB = 1 << 30
 
 

@@ -119,13 +119,6 @@ def gpu(out: Out, bundle: Bundle) -> None:
     named = {
         d.index for s in samples for d in s.devices if any(p.pid in log_pids for p in d.processes)
     }
-    proven = {
-        holders[0].pid
-        for s in samples
-        for d in s.devices
-        if d.index not in named
-        and sole_server(holders := [p for p in d.processes if p.used_memory])
-    }
     # A server that never answered and dies at start-up over and over (a supervisor restarting
     # it) holds a device alone under a new PID each time: on a device the log names, a sole
     # holder never seen beside a named PID is that server again (external case zzc-mllama,
@@ -139,15 +132,18 @@ def gpu(out: Out, bundle: Bundle) -> None:
         for p in d.processes
         if p.pid not in log_pids
     }
-    if not serving:
-        proven |= {
-            holders[0].pid
-            for s in samples
-            for d in s.devices
-            if d.index in named
-            and len(holders := [p for p in d.processes if p.used_memory]) == 1
-            and holders[0].pid not in beside
-        }
+
+    def proves(index: int, holders: list[GpuProcess]) -> bool:
+        if index not in named:
+            return sole_server(holders)
+        return not serving and len(holders) == 1 and holders[0].pid not in beside
+
+    proven = {
+        holders[0].pid
+        for s in samples
+        for d in s.devices
+        if proves(d.index, holders := [p for p in d.processes if p.used_memory])
+    }
     pids = log_pids | frozenset(proven)
     # A vLLM process once seen beside the server's is another instance's at every sample,
     # also after the server died and it holds the device alone.

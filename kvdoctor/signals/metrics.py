@@ -210,8 +210,8 @@ def _frozen_tail(out: Out, obs: Observations, running: list[tuple[float, float]]
     zzg-v0-4090, vLLM 0.2.4: one request's two sequences filled the pool to 97.5 %, then
     every gauge stayed put for five minutes). False where the gauges cannot tell."""
     gen = dict(obs.gauge_series(V0_GENERATION_TPS))
-    usage = dict(obs.gauge_series(KV_USAGE, "max"))
-    waiting = dict(obs.gauge_series(WAITING))
+    usage = dict(out.ss.series.get("kv_usage") or [])
+    waiting = dict(out.ss.series.get("waiting") or [])
     runs = dict(running)
     times = [t for t, _ in running if t in gen and t in usage]
     if len(times) < 3:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from kvdoctor.bundle.model import Bundle, PromptSample
+from kvdoctor.kvmath.capacity import GPU_DEFAULT_BLOCK_SIZE
 from kvdoctor.requestlog import adapters_in_log, requests_from_log
 from kvdoctor.signals.common import Out
 
@@ -31,10 +32,6 @@ _PROMPT_SIGNALS = (
     "prompt_sample_length_ratio",
     "prompt_identities",
 )
-
-
-# vLLM's default --block-size on CUDA and ROCm (every release): the unit prefix caching keys.
-GPU_DEFAULT_BLOCK_SIZE = 16
 
 
 def _default_block_applies(out: Out, bundle: Bundle) -> bool:
