@@ -99,7 +99,7 @@ def diagnose(path: Path, case: dict[str, Any]) -> tuple[dict[str, Any] | None, i
     return json.loads(proc.stdout), proc.returncode, ""
 
 
-def judge(path: Path) -> Outcome:
+def judge(path: Path, save: Path | None = None) -> Outcome:
     case = load_case(path)
     exp = case["expected"]
     e_symptom = exp.get("symptom")
@@ -107,6 +107,8 @@ def judge(path: Path) -> Outcome:
     undecided = bool(exp.get("undecided"))
     e_verdict = exp.get("verdict")
     report, code, error = diagnose(path, case)
+    if save is not None and report is not None:
+        (save / f"{path.name}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     broken = e_symptom is not None or e_verdict in ("critical", "degraded")
     if report is None:
         return Outcome(
@@ -226,12 +228,20 @@ def main(argv: list[str] | None = None) -> int:
         choices=(*SPLITS, "development", "all"),
         default="dev",
     )
+    ap.add_argument(
+        "--save",
+        type=Path,
+        metavar="DIR",
+        help="also write each case's JSON report to DIR/<case>.json (for reading the misses)",
+    )
     args = ap.parse_args(argv)
+    if args.save is not None:
+        args.save.mkdir(parents=True, exist_ok=True)
     if args.split == "development":
         paths = [p for split in SPLITS if split != CURRENT_HOLDOUT for p in cases(split)]
     else:
         paths = cases(None if args.split == "all" else args.split)
-    outcomes = [judge(p) for p in paths]
+    outcomes = [judge(p, args.save) for p in paths]
     print(f"{'case':44} {'expected':40} {'verdict':12} {'lead':40} sym cause")
     for o in outcomes:
         exp = f"{o.expected_symptom}/{'|'.join(o.expected_causes) or '-'}" + (

@@ -94,6 +94,27 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
 # The cause of a finding whose symptom fired with no cause to explain it.
 UNIDENTIFIED: Final = "unidentified"
 
+# Causes whose story is the full KV pool itself: when one of them leads (or nothing leads), the
+# report opens with "the KV cache is full, not GPU memory". Any other lead opens with its own
+# title and the full pool follows it (external case: an engine that died in its KV connector
+# with the pool full was headlined as a full KV cache).
+KV_POOL_CAUSES: Final[frozenset[str]] = frozenset(
+    {
+        "kv-capacity",
+        "request-exceeds-kv-capacity",
+        "cudagraph-profiling-shrinks-pool",
+        "queueing",
+        "kv-admission",
+        "deferred-admission",
+        "scheduler-stall",
+        "long-prefill-hol",
+        "eviction-churn",
+        "kv-read-bound",
+        "preemption-recompute",
+        UNIDENTIFIED,
+    }
+)
+
 # KV dtypes with fewer bits than the model's own: their keys and values are rounded, so they can
 # change the outputs. One pattern for the config value and the start-up log; the PromQL form is
 # fully anchored there and short enough for one line of an alert expression (every quantized

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 # with them; the prompt sample is placed against the GPU one when nothing states the block.
 GPU_DEFAULT_BLOCK_SIZE = 16
 CPU_DEFAULT_BLOCK_SIZE = 128
+# vLLM's smallest default --max-num-seqs per platform (0.32 get_batch_defaults: 128 sequences
+# per unit of world size on CPU, 256 on GPUs under 70 GiB or the A100, 1,024 above).
+CPU_DEFAULT_MAX_NUM_SEQS = 128
+GPU_DEFAULT_MAX_NUM_SEQS = 256
 
 REPORTED = "metrics: vllm:cache_config_info label kv_cache_size_tokens"
 BLOCKS = "block_size × num_gpu_blocks"

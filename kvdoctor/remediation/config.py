@@ -16,7 +16,13 @@ from typing import Literal
 
 from kvdoctor.bundle.model import Bundle, Manifest
 from kvdoctor.kvmath import KvModel
-from kvdoctor.kvmath.capacity import CPU_DEFAULT_BLOCK_SIZE, held_tokens, pool_capacity
+from kvdoctor.kvmath.capacity import (
+    CPU_DEFAULT_BLOCK_SIZE,
+    CPU_DEFAULT_MAX_NUM_SEQS,
+    GPU_DEFAULT_MAX_NUM_SEQS,
+    held_tokens,
+    pool_capacity,
+)
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.signals.locker import blocks_override
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -38,9 +44,7 @@ ALIASES: dict[str, str] = {"device-memory-utilization": "gpu-memory-utilization"
 # CPU 2048 batched tokens and 128 sequences per unit of world size; GPUs under 70 GiB (or A100)
 # 2048 and 256; H100/H200-class 8192 and 1024; ≥ 160 GiB 16384 and 1024.
 CPU_DEFAULT_BATCHED_TOKENS = 2048
-CPU_DEFAULT_MAX_NUM_SEQS = 128
 GPU_DEFAULT_BATCHED_TOKENS = 2048
-GPU_DEFAULT_MAX_NUM_SEQS = 256
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # CacheConfig.gpu_memory_utilization
 _GIB = 1 << 30
 

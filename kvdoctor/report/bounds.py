@@ -110,6 +110,13 @@ def _tighten(bound: Bound, cap: float | None, by: str) -> Bound:
     return Bound(bound.lo, max(cap, bound.lo), bound.first_bucket, tightened=True, by=by)
 
 
+def contradicts_ttft(part: Bound, ttft: Bound) -> bool:
+    """A part of the time to first token (queue, prefill) whose percentile's bucket lies wholly
+    above the TTFT's same percentile: impossible for one set of requests, so the histograms
+    disagree (a bundle stitched from different windows or servers)."""
+    return part.lo >= ttft.hi
+
+
 def percentile_bounds(
     buckets: Mapping[str, Sequence[tuple[float, float]]],
     means: Mapping[str, float | None],
@@ -126,7 +133,10 @@ def percentile_bounds(
             if mean is not None and mean >= 0:
                 bound = _tighten(bound, mean / (1.0 - q), "mean")
             ttft = out.get("ttft", {}).get(q_name)
-            if name in PARTS_OF_TTFT and ttft is not None:
+            # A part whose whole bucket lies above the TTFT's contradicts it (each request's
+            # part is within its TTFT): the bucket stays as measured, and the report says the
+            # two histograms disagree (contradicts_ttft) instead of a tightened false range.
+            if name in PARTS_OF_TTFT and ttft is not None and not contradicts_ttft(bound, ttft):
                 bound = _tighten(bound, ttft.hi, ttft.by if ttft.tightened else "ttft")
             per_q[q_name] = bound
         # p50 ≤ p95 ≤ p99 holds bucket by bucket; keep it after tightening as well.

@@ -27,7 +27,13 @@ from kvdoctor.bundle.records import newest_records
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.kvmath.section import KvSection
 from kvdoctor.report import fmt
-from kvdoctor.report.bounds import RATIOS_OF_PERCENTILES, Bound, percentile_bounds, ratio_range
+from kvdoctor.report.bounds import (
+    RATIOS_OF_PERCENTILES,
+    Bound,
+    contradicts_ttft,
+    percentile_bounds,
+    ratio_range,
+)
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import code_span, escape_md, escape_trusted
 from kvdoctor.report.model import (
@@ -383,6 +389,8 @@ class LatencyView:
     ttft: LatencyRow
     prefill_time: LatencyRow
     itl: LatencyRow
+    # The prefill p50's bucket lies wholly above the TTFT p50's: the histograms disagree.
+    prefill_p50_disagrees: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -694,11 +702,16 @@ def _latency_row(name: str, sig: Mapping[str, Scalar], numbers: _Numbers) -> Lat
 
 
 def _latency_view(sig: Mapping[str, Scalar], numbers: _Numbers) -> LatencyView:
+    prefill = numbers.bounds.get("prefill_time", {}).get("p50")
+    ttft = numbers.bounds.get("ttft", {}).get("p50")
     return LatencyView(
         queue_time=_latency_row("queue_time", sig, numbers),
         ttft=_latency_row("ttft", sig, numbers),
         prefill_time=_latency_row("prefill_time", sig, numbers),
         itl=_latency_row("itl", sig, numbers),
+        prefill_p50_disagrees=(
+            prefill is not None and ttft is not None and contradicts_ttft(prefill, ttft)
+        ),
     )
 
 
@@ -769,7 +782,7 @@ def build_view(report: Report, ctx: RenderContext, detail: Detail = "summary") -
             report.verdict,
             facts.card_full,
             facts.kv_full,
-            lead,
+            None if lead is None else lead.f,
             sig.get("kv_usage_max"),
             facts.refused_start,
             idle=facts.idle_window,

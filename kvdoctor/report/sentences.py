@@ -20,7 +20,7 @@ from kvdoctor.report import fmt
 from kvdoctor.report.context import RenderContext
 from kvdoctor.report.escape import escape_md, escape_trusted
 from kvdoctor.report.model import CardFullReason, Finding, OpenQuestion, Report, Scalar, Verdict
-from kvdoctor.vocab import ACTIVE_STATUSES
+from kvdoctor.vocab import ACTIVE_STATUSES, KV_POOL_CAUSES
 
 
 class _Titled(Protocol):
@@ -154,6 +154,17 @@ def verdict_sentence(view: VerdictInputs) -> Markup:
             f"The KV cache is full, not {gpu}: KV cache usage reached "
             f"{fmt.pct(sig.get('kv_usage_max'))} with {preemptions}, while {stayed}."
         )
+    if case == "lead-kv-full" and view.primary is not None:
+        preempted = sig.get("preemptions_window")
+        also = (
+            f" with {count_phrase(preempted, 'preemption')} in the window"
+            if preempted is not None
+            else ""
+        )
+        return Markup(
+            f"{finalize(view.primary.title)}. The KV cache had filled too: its usage reached "
+            f"{fmt.pct(sig.get('kv_usage_max'))}{also}."
+        )
     if case == "lead-kv-not-full" and view.primary is not None:
         return Markup(
             f"{finalize(view.primary.title)}, but the KV cache is not full: its usage peaked "
@@ -218,6 +229,7 @@ VerdictCase = Literal[
     "refused-start",
     "card-full",
     "kv-full",
+    "lead-kv-full",
     "lead-kv-not-full",
     "lead",
     "too-thin",
@@ -228,7 +240,7 @@ def verdict_case(
     verdict: Verdict,
     card_full: bool,
     kv_full: bool,
-    lead: object | None,
+    lead: Finding | None,
     kv_max: Scalar,
     refused_start: bool = False,
     idle: bool = False,
@@ -244,7 +256,10 @@ def verdict_case(
     if card_full:
         return "card-full"
     if kv_full:
-        return "kv-full"
+        # The full pool is the headline only where it is the lead's story.
+        if lead is None or lead.cause in KV_POOL_CAUSES:
+            return "kv-full"
+        return "lead-kv-full"
     if lead is not None:
         return "lead" if kv_max is None else "lead-kv-not-full"
     return "too-thin"

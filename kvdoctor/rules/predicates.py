@@ -11,7 +11,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
+from kvdoctor.kvmath.capacity import (
+    CPU_DEFAULT_MAX_NUM_SEQS,
+    GPU_DEFAULT_MAX_NUM_SEQS,
+    pool_capacity,
+    sequences_that_fit,
+)
 from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
@@ -261,6 +266,38 @@ def _kv_read_step_share(s: SignalView) -> Scalar:
     if bw is None or bw <= 0 or kv is None or itl is None or itl <= 0:
         return None
     return round(kv / _tensor_parallel(s) / bw / itl, 6)
+
+
+@derived(
+    "weights_bound_floor",
+    "s",
+    "Where the weights one step reads are not known (a mixture of experts reads only its routed "
+    "experts; no model config): every weight on one device (the start-up log's, × pipeline "
+    "stages, plus what --cpu-offload-gb keeps in host memory) and its share of the live KV, "
+    "read once at the device's published bandwidth. No routing reads more, so a step several "
+    "times slower is slow for any routing.",
+)
+def _weights_bound_floor(s: SignalView) -> Scalar:
+    if s.num("weights_read_per_device") is not None:
+        return None  # decode_floor holds the step's own read
+    bw, loaded = s.num("gpu_bandwidth"), s.num("log_weights_bytes")
+    if bw is None or bw <= 0 or loaded is None or loaded <= 0:
+        return None
+    pp = s.num("log_pipeline_parallel_size")
+    weights = loaded * (int(pp) if pp is not None and pp > 1 else 1)
+    weights += max(s.num("cpu_offload_gb") or 0.0, 0.0) * 2**30
+    kv = (s.num("kv_read_bytes_per_step") or 0.0) / _tensor_parallel(s)
+    return (weights + kv) / bw
+
+
+@derived(
+    "itl_over_weights_bound",
+    "ratio",
+    "ITL p50 / weights_bound_floor: how many times slower a step is than reading every weight "
+    "on the device once.",
+)
+def _itl_over_weights_bound(s: SignalView) -> Scalar:
+    return _ratio(s.num("itl_p50"), s.num("weights_bound_floor"))
 
 
 @derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
@@ -662,7 +699,7 @@ def _offload_step_floor(s: SignalView) -> Scalar:
     gb = s.num("cpu_offload_gb")
     if gb is None or gb <= 0:
         return None
-    return gb * 1e9 / HOST_LINK_BYTES_PER_S
+    return gb * 2**30 / HOST_LINK_BYTES_PER_S  # vLLM reads --cpu-offload-gb as GiB
 
 
 @derived(
@@ -687,7 +724,7 @@ def _offload_fits_on_device(s: SignalView) -> Scalar:
     total, util = s.num("gpu_memory_total_bytes"), s.num("gpu_memory_utilization")
     if gb is None or resident is None or total is None or util is None or gb <= 0:
         return None
-    return resident + gb * 1e9 <= 0.85 * util * total
+    return resident + gb * 2**30 <= 0.85 * util * total
 
 
 # Connectors that move a prefill instance's KV to a decode instance (disaggregated prefill);
@@ -728,6 +765,43 @@ def _connector_recomputes_prompts(s: SignalView) -> Scalar:
     if step is None:
         return None
     return step >= 0.8 * prompt and (hits is None or hits < 0.5)
+
+
+@derived(
+    "consumer_prefill_is_transfer",
+    "bool",
+    "This instance is the decode side (kv_role kv_consumer) of a disaggregated-prefill "
+    "connector and does not compute its prompts itself: the time its histograms count as "
+    "prefill is the wait for the KV the prefill instance sends (no prompt compute here runs at "
+    "a tenth of the GPUs' peak or more).",
+)
+def _consumer_prefill_is_transfer(s: SignalView) -> Scalar:
+    role, connector = s.value("kv_role"), s.value("kv_connector")
+    if s.value("kv_transfer_configured") is not True or not isinstance(role, str):
+        return False
+    if "consumer" not in role.lower() or not isinstance(connector, str):
+        return False
+    if not any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS):
+        return False
+    if s.value("connector_recomputes_prompts") is True:
+        return False
+    mfu = s.num("prefill_mfu")
+    return mfu is None or mfu < 0.1
+
+
+@derived(
+    "consumer_waits_for_transfer",
+    "bool",
+    "First tokens are slow on a decode instance whose prefill time is the KV transfer "
+    "(consumer_prefill_is_transfer), and that time is half the time to first token or more. "
+    "One value, so that an alert rule, which cannot read the connector's role, leaves the "
+    "whole test out instead of keeping its latency half.",
+)
+def _consumer_waits_for_transfer(s: SignalView) -> Scalar:
+    is_transfer, share = s.value("consumer_prefill_is_transfer"), s.num("ttft_prefill_share")
+    if is_transfer is not True or s.value("symptom_high_ttft") is not True:
+        return False if is_transfer is False else None
+    return None if share is None else share >= 0.5
 
 
 def capture_size(n: int) -> int:
@@ -789,6 +863,59 @@ def _max_num_seqs_effective(s: SignalView) -> Scalar:
         return None
     big = total >= 70 * (1 << 30) and "a100" not in str(name or "").lower()
     return 1024 if big else 256
+
+
+@derived(
+    "max_num_seqs_floor",
+    "requests",
+    "The least the slot limit can be: --max-num-seqs as given; else, where every flag is known "
+    "(a full command line, the log's non-default args line), vLLM's default, taken at its "
+    "smallest for the platform when the device's memory is unknown (128 on CPU, 256 on "
+    "GPUs); else unknown (an operator may have set any limit).",
+)
+def _max_num_seqs_floor(s: SignalView) -> Scalar:
+    given = s.num("max_num_seqs")
+    if given is not None:
+        return given
+    if s.value("flags_complete") is not True:
+        return None
+    default = s.num("max_num_seqs_effective")
+    if default is not None:
+        return default
+    return CPU_DEFAULT_MAX_NUM_SEQS if s.value("platform") == "cpu" else GPU_DEFAULT_MAX_NUM_SEQS
+
+
+@derived(
+    "max_loras_effective",
+    "count",
+    "Distinct LoRA adapters the scheduler admits per batch: --max-loras, else vLLM's default "
+    "of 1 when --enable-lora is on.",
+)
+def _max_loras_effective(s: SignalView) -> Scalar:
+    if s.value("lora_enabled") is not True:
+        return None
+    given = s.num("max_loras")
+    return given if given is not None and given >= 1 else 1
+
+
+@derived(
+    "lora_budget_binds",
+    "bool",
+    "With --enable-lora, no more requests ran at once than --max-loras adapters allow while "
+    "requests waited in a quarter of the window or more, and the slot limit is far away: "
+    "requests that name other adapters wait for the running ones. One value, so that an alert "
+    "rule, which cannot read the flags, leaves the whole test out instead of keeping its queue "
+    "half.",
+)
+def _lora_budget_binds(s: SignalView) -> Scalar:
+    loras = s.num("max_loras_effective")
+    if loras is None:
+        return False if s.value("lora_enabled") is False else None
+    running, floor = s.num("running_max_engine"), s.num("max_num_seqs_floor")
+    waited = s.fraction_of_window("waiting", ">=", 1)
+    if running is None or floor is None or waited is None:
+        return None
+    return running <= loras and running < 0.5 * floor and waited >= 0.25
 
 
 @derived(
@@ -995,6 +1122,8 @@ DERIVED_LABELS: dict[str, str] = {
     "decode_step_tokens_max": "tokens in the busiest decode step (sequences × drafts + 1)",
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
     "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
+    "consumer_prefill_is_transfer": "the decode instance's prefill time is the KV transfer",
+    "consumer_waits_for_transfer": "slow first tokens spent waiting for the prefill instance's KV",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
     "engine_stalled": "requests running while the engine computed nothing",
     "other_process_over_weights": "other processes holding more than the server's weights",
@@ -1003,12 +1132,17 @@ DERIVED_LABELS: dict[str, str] = {
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
     "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
     "weights_floor": "one read of the weights",
+    "weights_bound_floor": "one read of every weight on the device",
+    "itl_over_weights_bound": "ITL p50 over one read of every weight on the device",
     "weights_read_per_device": "the weights one device reads per step",
     "kv_read_step_share": "the share of a decode step that reading the live KV takes",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
     "kv_read_over_weights": "the KV read per step over the weights",
     "engine_load_over_fair": "the busiest engine's load over an even share",
     "max_num_seqs_effective": "the slot limit (--max-num-seqs, or vLLM's default)",
+    "max_num_seqs_floor": "the least the slot limit can be",
+    "max_loras_effective": "adapters per batch (--max-loras, default 1)",
+    "lora_budget_binds": "running held at the --max-loras adapter budget, slots far from full",
     "itl_spread": "ITL p99 over p50",
     "kv_read_gib_per_step": "KV read per decode step",
     "max_model_len_over_capacity": "the longest request against the KV pool",
@@ -1028,6 +1162,18 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "consumer_waits_for_transfer": (
+        "slow first tokens here are spent waiting for the prefill instance's KV",
+        "the first tokens do not wait on the KV transfer",
+    ),
+    "consumer_prefill_is_transfer": (
+        "this decode instance's prefill time is the wait for the prefill instance's KV",
+        "this instance computes its own prompts",
+    ),
+    "lora_budget_binds": (
+        "running is held at the --max-loras adapter budget with slots far from full",
+        "the LoRA adapter budget does not hold requests back",
+    ),
     "engine_died_in_kv_connector": (
         "the engine died in a KV connector's code",
         "the engine died outside any KV connector's code",

@@ -205,6 +205,19 @@ _DEFS: list[tuple[str, str, str]] = [
         "--enforce-eager, else the engine config log line; false from a full command line "
         "without it: no CUDA graphs are captured and every step launches its kernels eagerly.",
     ),
+    (
+        "flags_complete",
+        "bool",
+        "Every flag the server runs with is known: the full command line was recorded, or the "
+        "log holds vLLM's 'non-default args' line; a flag named in neither is vLLM's default.",
+    ),
+    (
+        "lora_enabled",
+        "bool",
+        "--enable-lora; false from a full command line without it: the scheduler admits "
+        "requests for at most --max-loras distinct adapters per batch.",
+    ),
+    ("max_loras", "count", "--max-loras: distinct LoRA adapters per batch (vLLM's default 1)."),
     ("served_model", "name", "Served model name (first of /v1/models)."),
     ("vllm_version", "name", "vLLM version from /version."),
     # --- model and locker math
@@ -535,6 +548,12 @@ _DEFS += [
     ),
     ("kv_transfer_configured", "bool", "A KV connector is configured (--kv-transfer-config)."),
     ("kv_connector", "name", "kv_connector of --kv-transfer-config (NixlConnector, ...)."),
+    (
+        "kv_role",
+        "name",
+        "kv_role of --kv-transfer-config: kv_producer (computes prompts and sends their KV), "
+        "kv_consumer (receives the KV and decodes) or kv_both.",
+    ),
     ("mamba_cache_mode", "name", "cache_config_info mamba_cache_mode (hybrid models)."),
     ("sliding_window", "tokens", "cache_config_info sliding_window."),
     ("hash_block_size", "tokens", "cache_config_info hash_block_size (prefix-hash granularity)."),
@@ -745,6 +764,10 @@ SIGNALS: dict[str, SignalDef] = {name: SignalDef(name, unit, doc) for name, unit
 LABELS: dict[str, str] = {
     "block_size": "the KV block size",
     "enforce_eager": "CUDA graphs off (--enforce-eager)",
+    "lora_enabled": "LoRA adapters enabled (--enable-lora)",
+    "kv_role": "the KV connector role (kv_role)",
+    "flags_complete": "every flag known (command line or non-default args line)",
+    "max_loras": "adapters per batch (--max-loras)",
     "kv_usage_max_waiting": "peak KV cache usage while requests waited",
     "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
@@ -885,6 +908,14 @@ VALUES: dict[str, dict[str, str]] = {
 
 # Yes/no signals in words: what the value says when true, and when false.
 STATES: dict[str, tuple[str, str]] = {
+    "flags_complete": (
+        "every flag the server runs with is known",
+        "the server's flags are not all known",
+    ),
+    "lora_enabled": (
+        "LoRA adapters are enabled (--enable-lora)",
+        "LoRA adapters are off (no --enable-lora)",
+    ),
     "enforce_eager": (
         "CUDA graphs are off (--enforce-eager)",
         "CUDA graphs are captured (no --enforce-eager)",

@@ -94,6 +94,8 @@ _CONFIG: list[tuple[str, str | None, tuple[str, ...], Callable[[object], Scalar]
     ("tensor_parallel_size", None, ("tensor-parallel-size",), to_int),
     ("quantization", None, ("quantization",), to_str),
     ("enforce_eager", None, ("enforce-eager",), to_bool),
+    ("lora_enabled", None, ("enable-lora",), to_bool),
+    ("max_loras", None, ("max-loras",), to_int),
 ]
 
 
@@ -150,6 +152,16 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
         and bundle.engine_args.argv is not None
     ):
         out.set("cpu_offload_gb", 0.0, "engine_args: full command line without --cpu-offload-gb")
+    if bundle.engine_args is not None and bundle.engine_args.argv is not None:
+        out.set("flags_complete", True, "engine_args: the full command line")
+    # Likewise LoRA: a full command line without --enable-lora serves no adapter.
+    if (
+        out.ss.get("lora_enabled") is None
+        and bundle.engine_args is not None
+        and bundle.engine_args.argv is not None
+        and not any(a.startswith("--enable-lora") for a in bundle.engine_args.argv)
+    ):
+        out.set("lora_enabled", False, "engine_args: full command line without --enable-lora")
     # Likewise CUDA graphs: a full command line without --enforce-eager captures them (the log's
     # engine config line, read later, is the witness where no command line was recorded).
     if (

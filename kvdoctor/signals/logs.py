@@ -464,6 +464,10 @@ def logs(out: Out, bundle: Bundle) -> None:
         # No flag recorded: the server's own args line says what it ran with (external case
         # zze-llama3-8b, vLLM 0.5.3: 256 running, 2,450 waiting, the cap only in the log).
         out.set("max_num_seqs", seqs[-1], "logs.txt: the server's args line max_num_seqs")
+    if out.ss.get("flags_complete") is None and "non-default args:" in text:
+        # vLLM prints every flag that differs from its default on this line: one it does not
+        # name runs at the default.
+        out.set("flags_complete", True, "logs.txt: vLLM's non-default args line")
     eager = [m.group(1) == "True" for m in p["eager"].finditer(text)]
     if eager and out.ss.get("enforce_eager") is None:
         out.set("enforce_eager", eager[-1], "logs.txt: engine config enforce_eager")

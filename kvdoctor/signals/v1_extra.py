@@ -351,6 +351,13 @@ def _json_arg(bundle: Bundle, flag: str) -> dict[str, object] | None:
     return raw if isinstance(raw, dict) else None
 
 
+def _kv_role(bundle: Bundle) -> str | None:
+    """The kv_role named in --kv-transfer-config (a JSON object), if recorded."""
+    config = _json_arg(bundle, "kv-transfer-config")
+    role = config.get("kv_role") if config is not None else None
+    return role if isinstance(role, str) and role else None
+
+
 def _kv_connector(bundle: Bundle) -> str | None:
     """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
     config = _json_arg(bundle, "kv-transfer-config")
@@ -555,6 +562,12 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
         connector,
         "engine_args: kv_connector of --kv-transfer-config (else NIXL metrics)",
         reason="no --kv-transfer-config recorded",
+    )
+    out.set(
+        "kv_role",
+        _kv_role(bundle),
+        "engine_args: kv_role of --kv-transfer-config",
+        reason="no kv_role in a recorded --kv-transfer-config",
     )
     configured = _flag(bundle, "kv-transfer-config") or obs.has(NIXL_FAILED) or obs.has(KV_FETCH)
     out.set("kv_transfer_configured", configured, "engine_args --kv-transfer-config, NIXL metrics")

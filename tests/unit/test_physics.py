@@ -112,3 +112,30 @@ def test_the_decode_floor_is_one_devices_share_of_the_read() -> None:
     assert (
         derived_value(_signals(gpu_bandwidth=2.0e12, log_weights_bytes=5e9), "decode_floor") is None
     )
+
+
+def test_a_mixture_of_experts_is_judged_on_every_weight_on_the_device_read_once() -> None:
+    def derived_value(ss: SignalSet, name: str) -> object:
+        return SignalView(ss).value(name)
+
+    # No dense estimate (a mixture of experts): the bound reads the loaded weights, the
+    # offloaded GiB and the device's share of the live KV once; no routing reads more.
+    moe = dict(gpu_bandwidth=2.0e12, log_weights_bytes=4e9, tensor_parallel_size=2)
+    assert derived_value(_signals(**moe), "weights_bound_floor") == 0.002
+    # 1 MB per token × half of a 8,000-token pool live: 4 GB of KV, 2 GB on each rank.
+    kv = dict(kv_bytes_per_token=1e6, kv_usage_mean=0.5, kv_capacity_tokens=8000)
+    offload = _signals(cpu_offload_gb=2, **kv, **moe)
+    assert derived_value(offload, "weights_bound_floor") == (4e9 + 2 * 2**30 + 2e9) / 2.0e12
+    # Where the dense read is known, decode_floor judges and the bound stays out.
+    dense = _signals(weights_bytes=16e9, **moe)
+    assert derived_value(dense, "weights_bound_floor") is None
+
+    def slow_itl(itl_p50: float) -> list[object]:
+        ss = _signals(itl_p50=itl_p50, itl_p95=itl_p50 * 1.1, gpu_name="X", **moe)
+        return [f for f in evaluate(ss, None, load_playbooks()) if f.symptom == "slow-itl"]
+
+    # 4x the 2 ms bound would be 8 ms, but tokens under 50 ms are no harm a reader sees; at
+    # 60 ms (30x) the stream is slow whatever the routing.
+    assert not slow_itl(0.045)
+    found = slow_itl(0.060)
+    assert found and found[0].basis is not None and "every weight on the device" in found[0].basis

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvdoctor.report import fmt
-from kvdoctor.report.bounds import Bound, percentile_bounds, quantile_bucket
+from kvdoctor.report.bounds import Bound, contradicts_ttft, percentile_bounds, quantile_bucket
 
 # vLLM 0.32's queue-time buckets start at 0.3 s.
 QUEUE = [(0.3, 10.0), (0.5, 10.0), (0.8, 10.0), (math.inf, 10.0)]
@@ -41,6 +41,18 @@ def test_queue_and_prefill_never_above_ttft() -> None:
     for q in ("p50", "p95", "p99"):
         assert b["prefill_time"][q].hi <= b["ttft"][q].hi
     assert b["prefill_time"]["p50"].text() == "≤ 20 ms"
+
+
+def test_a_part_wholly_above_ttft_keeps_its_bucket_and_is_called_a_contradiction() -> None:
+    # Every request's prefill is within its TTFT: a prefill p50 bucket (0.8, 1] above a TTFT
+    # p50 of at most 0.75 s says the two histograms disagree (external case zzi-glm45), and
+    # tightening it to "0.8 s, from the TTFT" would state a range neither histogram holds.
+    ttft = [(0.5, 0.0), (0.75, 60.0), (1.0, 100.0), (math.inf, 100.0)]
+    prefill = [(0.8, 0.0), (1.0, 100.0), (math.inf, 100.0)]
+    b = percentile_bounds({"ttft": ttft, "prefill_time": prefill}, {})
+    assert b["prefill_time"]["p50"] == Bound(0.8, 1.0)
+    assert contradicts_ttft(b["prefill_time"]["p50"], b["ttft"]["p50"])
+    assert not contradicts_ttft(Bound(0.5, 1.0), b["ttft"]["p50"])
 
 
 def test_units_switch_on_the_rounded_figure() -> None:

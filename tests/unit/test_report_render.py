@@ -82,6 +82,35 @@ def test_no_locker_sentence_when_the_card_is_full_or_kv_is_low() -> None:
     assert "but the KV cache is not full: its usage peaked at 12 %" in text
 
 
+def test_a_lead_that_is_not_the_full_pool_speaks_first() -> None:
+    # External case zzg-engine-death: the engine died in its KV connector with the pool full;
+    # "The KV cache is full, not GPU memory" first would send the reader to the cache.
+    died = report(
+        verdict="critical",
+        findings=[
+            finding(
+                id="high-ttft",
+                symptom="high-ttft",
+                cause="engine-died",
+                severity="critical",
+                title="The engine died while serving",
+            )
+        ],
+        signals={**report().signals, "kv_usage_max": 0.98, "preemptions_window": 3},
+    )
+    text = render_markdown(died, context())
+    assert (
+        "**Verdict: critical.** The engine died while serving. The KV cache had filled too: "
+        "its usage reached 98 % with 3 preemptions in the window."
+    ) in text
+    assert "The KV cache is full, not" not in text
+    # A lead whose story is the pool keeps the full-pool sentence.
+    queued = died.model_copy(
+        update={"findings": [died.findings[0].model_copy(update={"cause": "kv-admission"})]}
+    )
+    assert "The KV cache is full, not GPU memory" in render_markdown(queued, context())
+
+
 def test_healthy_report_states_the_numbers() -> None:
     healthy = report(
         verdict="healthy",
