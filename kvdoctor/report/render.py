@@ -616,6 +616,10 @@ def _finding_view(
     # The rows that decided the finding come first (the first screen shows six); a condition
     # the window did not meet is still listed, below them, and says so.
     decided = tuple([row for row in evidence if row.met] + [r for r in evidence if not r.met])
+    # A row the capture could not fill ("—") never takes first-screen space: it stays in the
+    # folded table, and the not-checked list says why it is missing.
+    known = tuple(row for row in decided if row.value != fmt.MISSING)
+    shown = known[:EVIDENCE_ROWS_SHOWN]
     return FindingView(
         rank=rank,
         status_case=_status_case(finding, reproducer),
@@ -627,8 +631,8 @@ def _finding_view(
         basis=_prose(finding.basis) if finding.basis else None,
         ref=f"{finding.symptom}/{finding.cause}",
         evidence=decided,
-        evidence_shown=decided[:EVIDENCE_ROWS_SHOWN],
-        evidence_more=decided[EVIDENCE_ROWS_SHOWN:],
+        evidence_shown=shown,
+        evidence_more=tuple(row for row in decided if row not in shown),
         reproducer=reproducer,
     )
 

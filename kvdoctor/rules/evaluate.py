@@ -235,8 +235,17 @@ def _held(explains: Explains | None, ctx: Context) -> Explains | None:
 
 
 def _ruled_out_line(cause: str, why: str) -> str:
-    """A look-alike line: "not <cause>: <why>" (``_open_candidates_not_ruled_out`` reads it)."""
+    """A look-alike line: "not <cause>: <why>", or "not <a>, <b>: <why>" for look-alikes ruled
+    out for the same reason (``_ruled_out_causes`` reads it back)."""
     return f"not {cause}: {why}"
+
+
+def _ruled_out_causes(line: str) -> tuple[list[str], str] | None:
+    """The cause ids and the reason of a look-alike line; None for any other line."""
+    if not line.startswith("not ") or ": " not in line:
+        return None
+    head, why = line[4:].split(": ", 1)
+    return head.split(", "), why
 
 
 def _drop_conflicting_advice(built: list[_Built]) -> None:
@@ -398,11 +407,15 @@ def _open_candidates_not_ruled_out(
         q = next((q for q in undecided if q.symptom == f.symptom), None)
         if q is not None and f.why_not:
             open_ = {d.cause for d in q.differential}
-            kept = [
-                ln
-                for ln in f.why_not
-                if not any(ln.startswith(_ruled_out_line(c, "")) for c in open_)
-            ]
+            kept: list[str] = []
+            for ln in f.why_not:
+                parsed = _ruled_out_causes(ln)
+                if parsed is None:
+                    kept.append(ln)
+                    continue
+                closed = [c for c in parsed[0] if c not in open_]
+                if closed:
+                    kept.append(_ruled_out_line(", ".join(closed), parsed[1]))
             f = f.model_copy(update={"why_not": kept})
         out.append(f)
     return out
@@ -656,6 +669,8 @@ def _add_why_not(
         if pb is None:
             continue
         lines: list[str] = []
+        # Look-alikes ruled out for the same reason share one line, at the first one's place.
+        same_reason: dict[str, list[str]] = {}
         for other in pb.causes:
             if other.id == f.cause:
                 continue
@@ -667,7 +682,15 @@ def _add_why_not(
                     f"confidence {o.confidence:.2f})"
                 )
             elif key in ruled_out:
-                lines.append(_ruled_out_line(other.id, ruled_out[key]))
+                why = ruled_out[key]
+                if why not in same_reason:
+                    same_reason[why] = []
+                    lines.append(why)  # a placeholder, replaced below
+                same_reason[why].append(other.id)
+        lines = [
+            _ruled_out_line(", ".join(same_reason[ln]), ln) if ln in same_reason else ln
+            for ln in lines
+        ]
         if b.explains is not None:
             symptoms, why, causes = b.explains.symptoms, b.explains.why, b.explains.causes
             follow = [

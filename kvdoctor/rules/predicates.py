@@ -768,6 +768,18 @@ def _connector_recomputes_prompts(s: SignalView) -> Scalar:
 
 
 @derived(
+    "kv_connector_nixl",
+    "bool",
+    "The KV connector is NIXL's (its side channel, UCX transport and KV lease apply).",
+)
+def _kv_connector_nixl(s: SignalView) -> Scalar:
+    connector = s.value("kv_connector")
+    if not isinstance(connector, str):
+        return None if s.value("kv_transfer_configured") is True else False
+    return "nixl" in connector.lower()
+
+
+@derived(
     "consumer_prefill_is_transfer",
     "bool",
     "This instance is the decode side (kv_role kv_consumer) of a disaggregated-prefill "
@@ -783,8 +795,11 @@ def _consumer_prefill_is_transfer(s: SignalView) -> Scalar:
         return False
     if not any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS):
         return False
-    if s.value("connector_recomputes_prompts") is True:
-        return False
+    recomputes = s.value("connector_recomputes_prompts")
+    if recomputes is not None:
+        return recomputes is False
+    # Not known whether it computes them: a prompt "prefilled" at under a tenth of the GPUs'
+    # peak is no computation.
     mfu = s.num("prefill_mfu")
     return mfu is None or mfu < 0.1
 
@@ -1123,6 +1138,7 @@ DERIVED_LABELS: dict[str, str] = {
     "budget_step_uncaptured": "a step filled to the token budget has no captured CUDA graph",
     "connector_recomputes_prompts": "a decode instance prefilling prompts a KV connector brings",
     "consumer_prefill_is_transfer": "the decode instance's prefill time is the KV transfer",
+    "kv_connector_nixl": "the KV connector is NIXL's",
     "consumer_waits_for_transfer": "slow first tokens spent waiting for the prefill instance's KV",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
     "engine_stalled": "requests running while the engine computed nothing",
@@ -1162,6 +1178,7 @@ DERIVED_LABELS: dict[str, str] = {
     "ttft_spread": "TTFT p99 over p50",
 }
 DERIVED_STATES: dict[str, tuple[str, str]] = {
+    "kv_connector_nixl": ("the KV connector is NIXL's", "the KV connector is not NIXL's"),
     "consumer_waits_for_transfer": (
         "slow first tokens here are spent waiting for the prefill instance's KV",
         "the first tokens do not wait on the KV transfer",

@@ -669,6 +669,41 @@ KNOWN_MISSES.update(
                 "thread's own re-sent prefixes"
             ),
         },
+        # Round 14's holdout, run once at 15a3e5f (docs/accuracy/corpus-holdout-14-as-run.txt).
+        "zzh-lmcache-cpu-full-second-pass-zero": {
+            "cause": (
+                "LMCache's CPU tier full (allocation failures in its log) and 0.3 % of 2.8 M "
+                "looked-up tokens hit, over a second pass of prompts whose first pass is outside "
+                "the window: a tier too small for the replayed set and traffic that shares "
+                "nothing read the same here, so kvdoctor leaves it undecided (both candidates "
+                "in its differential); the case decides it from the thread's replay"
+            ),
+        },
+        "zzh-lmcache-four-engines-local-cpu": {
+            "symptom": (
+                "one of four engines, each with its own LMCache CPU tier, scraped alone: 42 % "
+                "hits on that engine is what it serves, and nothing in its capture shows the "
+                "other three engines (give every replica as --endpoint to see the fleet)"
+            ),
+            "cause": "follows from the symptom",
+            "healthy": "see the symptom reason",
+        },
+        "zzj-v063-swap-preempt-engine-halts": {
+            "symptom": (
+                "the engine stalls right after a swap preemption: kvdoctor files the stall "
+                "under slow first tokens (high-ttft/scheduler-stall, critical, the preemption "
+                "second), the case under preemption with the same cause id"
+            ),
+            "cause": "follows from the symptom (the lead's cause id agrees)",
+        },
+        "zzl-tls-lb-sse-buffer-healthy": {
+            "symptom": (
+                "a healthy server behind a proxy that buffers the stream, but caching is on and "
+                "0 % of prompts of several blocks hit with no prompt sample: issue 28 rules "
+                "that out of 'healthy' (verdict inconclusive, the prefix question leads)"
+            ),
+            "cause": "follows from the symptom",
+        },
     }
 )
 
