@@ -189,10 +189,26 @@ def _weights_read_per_device(s: SignalView) -> Scalar:
     dense = s.num("weights_bytes")
     if dense is None or dense <= 0:
         return None
+    loaded = _loaded_per_step(s)
+    return loaded if loaded is not None else dense / _tensor_parallel(s)
+
+
+def _loaded_per_step(s: SignalView) -> float | None:
+    """The start-up log's weights on one device × pipeline stages (a step passes each)."""
     loaded, pp = s.num("log_weights_bytes"), s.num("log_pipeline_parallel_size")
-    if loaded is not None and loaded > 0:
-        return loaded * (int(pp) if pp is not None and pp > 1 else 1)
-    return dense / _tensor_parallel(s)
+    if loaded is None or loaded <= 0:
+        return None
+    return loaded * (int(pp) if pp is not None and pp > 1 else 1)
+
+
+def _read_once(s: SignalView, weights: float | None) -> Scalar:
+    """``weights`` and one device's share of the live KV, read once at its published
+    bandwidth."""
+    bw = s.num("gpu_bandwidth")
+    if bw is None or bw <= 0 or weights is None:
+        return None
+    kv = (s.num("kv_read_bytes_per_step") or 0.0) / _tensor_parallel(s)
+    return (weights + kv) / bw
 
 
 @derived(
@@ -203,11 +219,7 @@ def _weights_read_per_device(s: SignalView) -> Scalar:
     "each read their share at once.",
 )
 def _decode_floor(s: SignalView) -> Scalar:
-    bw, weights = s.num("gpu_bandwidth"), s.num("weights_read_per_device")
-    if bw is None or bw <= 0 or weights is None:
-        return None
-    kv = (s.num("kv_read_bytes_per_step") or 0.0) / _tensor_parallel(s)
-    return (weights + kv) / bw
+    return _read_once(s, s.num("weights_read_per_device"))
 
 
 @derived(
@@ -280,14 +292,10 @@ def _kv_read_step_share(s: SignalView) -> Scalar:
 def _weights_bound_floor(s: SignalView) -> Scalar:
     if s.num("weights_read_per_device") is not None:
         return None  # decode_floor holds the step's own read
-    bw, loaded = s.num("gpu_bandwidth"), s.num("log_weights_bytes")
-    if bw is None or bw <= 0 or loaded is None or loaded <= 0:
+    loaded = _loaded_per_step(s)
+    if loaded is None:
         return None
-    pp = s.num("log_pipeline_parallel_size")
-    weights = loaded * (int(pp) if pp is not None and pp > 1 else 1)
-    weights += max(s.num("cpu_offload_gb") or 0.0, 0.0) * 2**30
-    kv = (s.num("kv_read_bytes_per_step") or 0.0) / _tensor_parallel(s)
-    return (weights + kv) / bw
+    return _read_once(s, loaded + max(s.num("cpu_offload_gb") or 0.0, 0.0) * 2**30)
 
 
 @derived(

@@ -144,33 +144,21 @@ def engine_config(out: Out, obs: Observations, bundle: Bundle) -> dict[str, str]
             why = "not in vllm:cache_config_info"
         src = "no engine flags recorded" if bundle.engine_args is None else "no such flag given"
         out.set(name, None, reason=f"{why}; {src} (server default unknown)")
-    # A recorded full command line without --cpu-offload-gb runs with vLLM's default, none:
-    # "no weights offloaded" is known, not a guess (every release defaults to 0).
-    if (
-        out.ss.get("cpu_offload_gb") is None
-        and bundle.engine_args is not None
-        and bundle.engine_args.argv is not None
-    ):
-        out.set("cpu_offload_gb", 0.0, "engine_args: full command line without --cpu-offload-gb")
-    if bundle.engine_args is not None and bundle.engine_args.argv is not None:
+    # A recorded full command line runs every flag it does not name at vLLM's default, so these
+    # are known, not guessed: no weights offloaded (every release defaults to 0), no LoRA
+    # adapter, CUDA graphs captured (the log's engine config line, read later, is the witness
+    # where no command line was recorded).
+    argv = bundle.engine_args.argv if bundle.engine_args is not None else None
+    if argv is not None:
         out.set("flags_complete", True, "engine_args: the full command line")
-    # Likewise LoRA: a full command line without --enable-lora serves no adapter.
-    if (
-        out.ss.get("lora_enabled") is None
-        and bundle.engine_args is not None
-        and bundle.engine_args.argv is not None
-        and not any(a.startswith("--enable-lora") for a in bundle.engine_args.argv)
-    ):
-        out.set("lora_enabled", False, "engine_args: full command line without --enable-lora")
-    # Likewise CUDA graphs: a full command line without --enforce-eager captures them (the log's
-    # engine config line, read later, is the witness where no command line was recorded).
-    if (
-        out.ss.get("enforce_eager") is None
-        and bundle.engine_args is not None
-        and bundle.engine_args.argv is not None
-        and not any(a.startswith("--enforce-eager") for a in bundle.engine_args.argv)
-    ):
-        out.set("enforce_eager", False, "engine_args: full command line without --enforce-eager")
+        defaults: tuple[tuple[str, str, Scalar], ...] = (
+            ("cpu_offload_gb", "--cpu-offload-gb", 0.0),
+            ("lora_enabled", "--enable-lora", False),
+            ("enforce_eager", "--enforce-eager", False),
+        )
+        for name, flag, default in defaults:
+            if out.ss.get(name) is None and not any(a.startswith(flag) for a in argv):
+                out.set(name, default, f"engine_args: full command line without {flag}")
     # What the operator asked for, apart from what runs: vLLM turns prefix caching off for
     # models that cannot use it ("Hybrid or mamba-based model detected: disabling prefix
     # caching") although the flag was given.
