@@ -740,6 +740,10 @@ def _offload_fits_on_device(s: SignalView) -> Scalar:
 PD_CONNECTORS = ("nixl", "p2pnccl", "mooncake")
 
 
+def _is_pd_connector(connector: str) -> bool:
+    return any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS)
+
+
 @derived(
     "connector_recomputes_prompts",
     "bool",
@@ -753,7 +757,7 @@ def _connector_recomputes_prompts(s: SignalView) -> Scalar:
     connector = s.value("kv_connector")
     if not isinstance(connector, str):
         return None
-    if not any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS):
+    if not _is_pd_connector(connector):
         return False
     gen, prompt = s.num("mean_generation_len"), s.num("mean_prompt_len")
     if gen is None or prompt is None or prompt <= 0:
@@ -801,7 +805,7 @@ def _consumer_prefill_is_transfer(s: SignalView) -> Scalar:
         return False
     if "consumer" not in role.lower() or not isinstance(connector, str):
         return False
-    if not any(k in connector.lower().replace("_", "") for k in PD_CONNECTORS):
+    if not _is_pd_connector(connector):
         return False
     recomputes = s.value("connector_recomputes_prompts")
     if recomputes is not None:
@@ -885,7 +889,7 @@ def _max_num_seqs_effective(s: SignalView) -> Scalar:
     if total is None:
         return None
     big = total >= 70 * (1 << 30) and "a100" not in str(name or "").lower()
-    return 1024 if big else 256
+    return 1024 if big else GPU_DEFAULT_MAX_NUM_SEQS
 
 
 @derived(

@@ -351,18 +351,12 @@ def _json_arg(bundle: Bundle, flag: str) -> dict[str, object] | None:
     return raw if isinstance(raw, dict) else None
 
 
-def _kv_role(bundle: Bundle) -> str | None:
-    """The kv_role named in --kv-transfer-config (a JSON object), if recorded."""
+def _kv_transfer_field(bundle: Bundle, key: str) -> str | None:
+    """A string field of --kv-transfer-config (a JSON object), if recorded: kv_connector (the
+    connector class), kv_role."""
     config = _json_arg(bundle, "kv-transfer-config")
-    role = config.get("kv_role") if config is not None else None
-    return role if isinstance(role, str) and role else None
-
-
-def _kv_connector(bundle: Bundle) -> str | None:
-    """The connector class named in --kv-transfer-config (a JSON object), if recorded."""
-    config = _json_arg(bundle, "kv-transfer-config")
-    name = config.get("kv_connector") if config is not None else None
-    return name if isinstance(name, str) and name else None
+    value = config.get(key) if config is not None else None
+    return value if isinstance(value, str) and value else None
 
 
 _SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens")
@@ -554,7 +548,7 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
                 obs, KV_FETCH, "only a KV consumer (--kv-transfer-config) exports it", window=False
             ),
         )
-    connector = _kv_connector(bundle)
+    connector = _kv_transfer_field(bundle, "kv_connector")
     if connector is None and obs.has(NIXL_FAILED):
         connector = "NixlConnector"
     out.set(
@@ -565,7 +559,7 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
     )
     out.set(
         "kv_role",
-        _kv_role(bundle),
+        _kv_transfer_field(bundle, "kv_role"),
         "engine_args: kv_role of --kv-transfer-config",
         reason="no kv_role in a recorded --kv-transfer-config",
     )
