@@ -93,6 +93,7 @@ _ALL: tuple[ExperimentSpec, ...] = (
             "sample_pattern",
             "user_repeat_hit_tokens",
             "user_next_hit_tokens",
+            "repeat_error",
         ),
     ),
     ExperimentSpec(

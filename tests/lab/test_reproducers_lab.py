@@ -120,20 +120,41 @@ def test_guard_aborts_when_kv_pool_fills() -> None:
         assert res.guard is not None and res.guard["max_kv_usage"] > 0.5
 
 
-def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, WorkloadRunner]]:
-    """The scenario's server with its workload running (as production traffic would be)."""
+def _preemptions(url: str) -> float:
+    async def go() -> float:
+        async with httpx.AsyncClient() as http:
+            snap = await scrape(http, url)
+        assert snap is not None, "the lab's /metrics did not answer"
+        return snap.get("preemptions") or 0.0
+
+    return asyncio.run(go())
+
+
+def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, float]]:
+    """The scenario's server with its workload running (as production traffic would be), and
+    the workload's own preemption rate over the settle time (per second).
+
+    ``diagnose`` hands the experiments the capture window's preemption rate, so the guard does
+    not blame a probe for the preemptions the server's own traffic causes; a test that left it
+    out relied on the lifetime estimate, which a server younger than a minute does not give,
+    and the probe was stopped at the workload's first preemption on a slow host.
+    """
     for handle in _lab(scenario, KV_METRICS):
         runner = WorkloadRunner(handle.url, handle.model, SCENARIOS[scenario]).start()
         try:
-            time.sleep(settle_s)
-            yield handle, runner
+            time.sleep(settle_s / 2)
+            t0, before = time.monotonic(), _preemptions(handle.url)
+            time.sleep(settle_s / 2)
+            rate = (_preemptions(handle.url) - before) / (time.monotonic() - t0)
+            yield handle, rate
         finally:
             runner.stop()
 
 
 def test_ttft_split_confirms_queueing_under_the_queueing_workload() -> None:
-    for handle, _runner in _with_workload("queueing", settle_s=20.0):
-        rec = run_experiment("ttft-split", ReproContext(endpoint=handle.url))
+    for handle, pre_rate in _with_workload("queueing", settle_s=20.0):
+        ctx = ReproContext(endpoint=handle.url, background_preemptions_per_s=pre_rate)
+        rec = run_experiment("ttft-split", ctx)
         m = rec.measured
         print(f"ttft-split on queueing: {rec.verdict}: {rec.summary}")
         assert rec.cause_verdicts["queueing"] == "confirmed", (rec.summary, m)
@@ -142,8 +163,10 @@ def test_ttft_split_confirms_queueing_under_the_queueing_workload() -> None:
 
 
 def test_prefix_probe_confirms_eviction_churn_under_its_workload() -> None:
-    for handle, _runner in _with_workload("eviction-churn", settle_s=10.0):
-        ctx = ReproContext(endpoint=handle.url, turnover_wait_s=20.0)
+    for handle, pre_rate in _with_workload("eviction-churn", settle_s=10.0):
+        ctx = ReproContext(
+            endpoint=handle.url, turnover_wait_s=20.0, background_preemptions_per_s=pre_rate
+        )
         rec = run_experiment("prefix-probe", ctx)
         m = rec.measured
         print(f"prefix-probe on eviction-churn: {rec.cause_verdicts}: {rec.summary}")
@@ -175,9 +198,10 @@ def test_capacity_ramp_confirms_on_preemption_storm(storm: LabHandle, attempt: i
 
 # The head-of-line trial of ttft-split on the long-prefill-hol scenario (8,000-token prompts
 # beside short streams): what the context would say after a capture of that workload.
-def _hol_ctx(url: str) -> ReproContext:
+def _hol_ctx(url: str, background_preemptions_per_s: float | None = None) -> ReproContext:
     return ReproContext(
         endpoint=url,
+        background_preemptions_per_s=background_preemptions_per_s,
         allow_load=True,
         max_model_len=8192,
         mean_prompt_len=600.0,
@@ -186,8 +210,8 @@ def _hol_ctx(url: str) -> ReproContext:
 
 
 def test_ttft_split_head_of_line_trial_confirms_one_step_prefills() -> None:
-    for handle, _runner in _with_workload("long-prefill-hol", settle_s=10.0):
-        rec = run_experiment("ttft-split", _hol_ctx(handle.url))
+    for handle, pre_rate in _with_workload("long-prefill-hol", settle_s=10.0):
+        rec = run_experiment("ttft-split", _hol_ctx(handle.url, pre_rate))
         m = rec.measured
         print(f"ttft-split HOL trial, one-step prefill: {rec.cause_verdicts}: {rec.summary}")
         assert m["hol_long_prompt_tokens"] == 8000

@@ -249,7 +249,18 @@ def test_prefix_probe_own_text_missing_seconds_later_is_eviction() -> None:
 
 
 def test_prefix_probe_without_numbers_is_inconclusive() -> None:
-    assert set(_causes(pp.judge(_prefix(repeat_hit_tokens=None))).values()) == {"inconclusive"}
+    j = pp.judge(_prefix(repeat_hit_tokens=None))
+    assert set(_causes(j).values()) == {"inconclusive"}
+    assert "no prefix-cache hit counter" in j.summary
+
+
+def test_prefix_probe_says_why_the_repeat_has_no_count() -> None:
+    # A repeat the guard stopped has no hit count because it never ran, not for want of a
+    # counter: the summary names the stop (a CI run read "no counter" on a server that had one).
+    stop = "stopped (guard: 3 preemption(s) during the run (guard allows 1))"
+    j = pp.judge(_prefix(repeat_hit_tokens=None, repeat_error=stop))
+    assert set(_causes(j).values()) == {"inconclusive"}
+    assert stop in j.summary and "no prefix-cache hit counter" not in j.summary
 
 
 # -------------------------------------------------------------------------------- ttft-split

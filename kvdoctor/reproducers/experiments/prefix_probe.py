@@ -78,6 +78,9 @@ class PrefixMeasured(Measured):
     sample_pattern: str | None = None
     user_repeat_hit_tokens: float | None = None
     user_next_hit_tokens: float | None = None
+    # Why the immediate repeat got no answer (the guard stopped it, the server refused it):
+    # its hit count is then unknown for that reason, not for want of a counter.
+    repeat_error: str | None = None
 
 
 def probe_lengths(ctx: ReproContext) -> tuple[int, int | None]:
@@ -163,11 +166,12 @@ def judge(m: PrefixMeasured) -> Judgement:
     }
     hits = m.repeat_hit_tokens
     if hits is None:
-        return Judgement(
-            causes,
-            "no prefix-cache hit counter and no cached_tokens in usage: cannot tell",
-            expected,
+        why = (
+            f"the immediate repeat did not complete ({m.repeat_error})"
+            if m.repeat_error
+            else "no prefix-cache hit counter and no cached_tokens in usage"
         )
+        return Judgement(causes, f"{why}: cannot tell", expected)
     if want == 0 or hits < 0.5 * want:
         # An exact repeat of a several-block prompt missed: the cache does not serve repeats, so
         # neither a short shared prefix nor drift is the explanation.
@@ -368,7 +372,7 @@ class PrefixProbe(Experiment[PrefixMeasured]):
         if not r1.ok_requests():
             raise KvdoctorError(f"prefix-probe: the first probe failed: {r1.first_error()}")
         session.step("repeating the probe at once")
-        _, hits_repeat = await one(base)
+        r2, hits_repeat = await one(base)
         session.step("sending the probe with its first token changed")
         _, hits_changed = await one(base.model_copy(update={"perturb_at": 0}))
         hits_shared = None
@@ -429,6 +433,7 @@ class PrefixProbe(Experiment[PrefixMeasured]):
             sample_pattern=ctx.sample_pattern,
             user_repeat_hit_tokens=user_repeat,
             user_next_hit_tokens=user_next,
+            repeat_error=None if r2.ok_requests() else r2.first_error(),
             effect=Effect(
                 metric="prefix hit tokens: repeat after the turnover / repeat at once",
                 baseline=hits_repeat,
