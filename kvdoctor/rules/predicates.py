@@ -20,7 +20,7 @@ from kvdoctor.kvmath.capacity import (
 from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
-from kvdoctor.signals.physics import HOST_LINK_BYTES_PER_S
+from kvdoctor.signals.physics import host_link_of
 from kvdoctor.thresholds import POOL_FULL
 
 GIB = 1024**3
@@ -285,7 +285,7 @@ def _kv_read_step_share(s: SignalView) -> Scalar:
     "s",
     "Where the weights one step reads are not known (a mixture of experts reads only its routed "
     "experts; no model config): every weight on one device (the start-up log's, × pipeline "
-    "stages, plus what --cpu-offload-gb keeps in host memory) and its share of the live KV, "
+    "stages, plus what it keeps in host memory) and its share of the live KV, "
     "read once at the device's published bandwidth. No routing reads more, so a step several "
     "times slower is slow for any routing.",
 )
@@ -295,7 +295,7 @@ def _weights_bound_floor(s: SignalView) -> Scalar:
     loaded = _loaded_per_step(s)
     if loaded is None:
         return None
-    return _read_once(s, loaded + max(s.num("cpu_offload_gb") or 0.0, 0.0) * 2**30)
+    return _read_once(s, loaded + max(s.num("offloaded_weights_per_device") or 0.0, 0.0))
 
 
 @derived(
@@ -698,16 +698,68 @@ def _lmcache_never_serves_resent(s: SignalView) -> Scalar:
 
 
 @derived(
+    "offload_inferred",
+    "bool",
+    "The model's weights (model config, split over tensor-parallel ranks and pipeline stages) "
+    "are larger than the whole device, yet the server runs and no --cpu-offload-gb is given: "
+    "part of them lives in host memory, by whatever mechanism (an offload flag of another "
+    "release or fork, unified memory).",
+)
+def _offload_inferred(s: SignalView) -> Scalar:
+    if (s.num("cpu_offload_gb") or 0.0) > 0:
+        return False
+    share, total = _weights_share_per_device(s), s.num("gpu_memory_total_bytes")
+    if share is None or total is None or total <= 0:
+        return None
+    return share > total
+
+
+def _weights_share_per_device(s: SignalView) -> float | None:
+    """The model config's weights over the devices one replica spreads them across."""
+    dense = s.num("weights_bytes")
+    if dense is None or dense <= 0:
+        return None
+    pp = s.num("log_pipeline_parallel_size")
+    return dense / _tensor_parallel(s) / (int(pp) if pp is not None and pp > 1 else 1)
+
+
+@derived(
+    "offloaded_weights_per_device",
+    "bytes",
+    "Weight bytes each device keeps in host memory: --cpu-offload-gb (GiB, as vLLM reads it); "
+    "else, where the weights cannot fit on the device (offload_inferred), its share of the "
+    "model config's weights less what the start-up log says it loaded (less the whole device "
+    "where the log does not say). 0 where the flag says none and the weights do not prove it "
+    "wrong.",
+)
+def _offloaded_weights_per_device(s: SignalView) -> Scalar:
+    gb = s.num("cpu_offload_gb")
+    if gb is not None and gb > 0:
+        return gb * 2**30
+    if s.flag("offload_inferred") is not True:
+        # The flag's word (no offload) stands unless the weights prove it wrong.
+        return 0.0 if gb is not None else None
+    share, total = _weights_share_per_device(s), s.num("gpu_memory_total_bytes")
+    loaded = s.num("log_weights_bytes")
+    resident = loaded if loaded is not None and 0 < loaded < (total or 0) else total
+    if share is None or resident is None:
+        return None
+    return max(share - resident, 0.0)
+
+
+@derived(
     "offload_step_floor",
     "s",
     "The least time a forward pass spends streaming the weights offloaded to CPU memory: "
-    "--cpu-offload-gb over the fastest host link (PCIe 5.0 x16, 64 GB/s).",
+    "offloaded_weights_per_device over the device's host link (PCIe 5.0 x16, 64 GB/s; "
+    "NVLink-C2C, 450 GB/s, on a Grace superchip).",
 )
 def _offload_step_floor(s: SignalView) -> Scalar:
-    gb = s.num("cpu_offload_gb")
-    if gb is None or gb <= 0:
+    offloaded = s.num("offloaded_weights_per_device")
+    if offloaded is None or offloaded <= 0:
         return None
-    return gb * 2**30 / HOST_LINK_BYTES_PER_S  # vLLM reads --cpu-offload-gb as GiB
+    name = s.value("gpu_name")
+    return offloaded / host_link_of(name if isinstance(name, str) else None)
 
 
 @derived(
@@ -1156,6 +1208,8 @@ DERIVED_LABELS: dict[str, str] = {
     "engine_stalled": "requests running while the engine computed nothing",
     "other_process_over_weights": "other processes holding more than the server's weights",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
+    "offload_inferred": "weights larger than the device: some run from host memory",
+    "offloaded_weights_per_device": "weights each device keeps in host memory",
     "offload_step_floor": "the offloaded weights' crossing of the host link per step",
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
     "offload_fits_on_device": "the offloaded weights fit on the GPU beside the resident ones",
@@ -1233,6 +1287,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "lmcache_never_serves_resent": (
         "LMCache served none of the prompts sent again",
         "LMCache's log shows no unserved resent prompts",
+    ),
+    "offload_inferred": (
+        "the weights are larger than the device: part of them runs from host memory",
+        "the weights fit on the device",
     ),
     "offload_fits_on_device": (
         "the offloaded weights would fit on the GPU",

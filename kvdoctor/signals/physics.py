@@ -140,6 +140,14 @@ GPU_PEAK_FLOPS: tuple[tuple[str, float, bool, str], ...] = (
 # bytes over it.
 HOST_LINK_BYTES_PER_S = 64e9
 
+# Superchips whose GPU reaches CPU memory over NVLink-C2C instead (900 GB/s both ways, 450 GB/s
+# one way): offloaded weights cross it seven times faster than PCIe, so judging their copy at
+# PCIe speed would put the floor above the step it is part of.
+HOST_LINKS: tuple[tuple[str, float, str], ...] = (
+    ("GB200", 450e9, "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+    ("GH200", 450e9, "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/"),
+)
+
 _DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1}
 
 
@@ -149,6 +157,13 @@ def _longest_match(name: str, rows: tuple[tuple[Any, ...], ...]) -> tuple[Any, .
         if row[0].lower() in low:
             return row
     return None
+
+
+def host_link_of(name: str | None) -> float:
+    """Bytes/s one way between the named device and CPU memory (PCIe 5.0 x16 unless a
+    superchip's C2C link is named)."""
+    row = _longest_match(name, HOST_LINKS) if name else None
+    return HOST_LINK_BYTES_PER_S if row is None else float(row[1])
 
 
 def bandwidth_of(name: str) -> tuple[float, str] | None:
