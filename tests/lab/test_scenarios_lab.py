@@ -68,6 +68,11 @@ def test_primary_diagnosis_is_the_scenario_cause(
     assert primary["status"] == expected.status, describe(run)
     reproducer = primary["reproducer"]
     assert reproducer is not None and reproducer["verdict"] == "confirmed", describe(run)
+    if (primary["cause"], reproducer["name"]) == ("queueing", "ttft-split"):
+        # The queue is most of the probes' wait, measured on several probes (this is the
+        # ttft-split queueing test: diagnose runs it under the scenario's own workload).
+        measured = reproducer["measured"]
+        assert measured["queue_share"] >= 0.5 and measured["probes_ok"] >= 4, describe(run)
 
 
 def test_healthy_server_has_nothing_firing(diagnose_run: Callable[[str], ScenarioRun]) -> None:
