@@ -63,6 +63,8 @@ OFFLOAD_LOAD = "vllm:kv_offload_load_bytes"
 NIXL_FAILED = "vllm:nixl_num_failed_transfers"
 NIXL_FAILED_NOTIF = "vllm:nixl_num_failed_notifications"
 NIXL_EXPIRED = "vllm:nixl_num_kv_expired_reqs"
+NIXL_XFER_TIME = "vllm:nixl_xfer_time_seconds"
+NIXL_POST_TIME = "vllm:nixl_post_time_seconds"
 KV_FETCH = "vllm:num_requests_kv_fetch_by_stage"
 # The V0 engine's own hit-rate gauge (no V1 equivalent with the same meaning).
 V0_PREFIX_HIT_RATE = "vllm:gpu_prefix_cache_hit_rate"
@@ -159,6 +161,8 @@ READS: dict[str, tuple[str | None, str | None]] = {
     NIXL_FAILED: ("0.12.0", None),
     NIXL_FAILED_NOTIF: ("0.12.0", None),
     NIXL_EXPIRED: ("0.18.0", None),
+    NIXL_XFER_TIME: ("0.12.0", None),
+    NIXL_POST_TIME: ("0.12.0", None),
     PROMPT_BY_SOURCE: ("0.18.0", None),
     PROMPT_CACHED: ("0.18.0", None),
     PREFILL_KV: ("0.18.0", None),

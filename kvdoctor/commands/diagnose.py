@@ -417,6 +417,14 @@ def _unknown_why(report: Any, signals: Any) -> str:
                 )
                 + ": check the port and the process, or give the server log with --logs"
             )
+        started = signals.values.get("log_startup_failed")
+        if started is not None and started.value is True:
+            # The server never served: the reason is in its log, above the failure line.
+            return (
+                "the server never answered /metrics, and its log says the engine failed while "
+                "starting without the error that made it fail: give the whole log of the start "
+                "with --logs (the traceback above 'Engine core initialization failed')"
+            )
         return "no scrape of /metrics succeeded" + (f" (first: {first})" if first else "")
     for wanted in ("impossible metric values", "KV cache usage"):
         for entry in report.not_checked:

@@ -35,7 +35,7 @@ from kvdoctor.rules.predicates import (
 )
 from kvdoctor.rules.schema import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
-from kvdoctor.thresholds import ENGINES_UNEVEN
+from kvdoctor.thresholds import ENGINES_UNEVEN, POOL_FULL
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,13 @@ class Window:
     # Share of its tokens a sequence holds in the pool as the engine counts it (signals'
     # kv_held_share: sliding-window layers keep only the window); None counts every token.
     held_share: float | None = None
+    # The most sequences the pool held when it was full (scrapes at POOL_FULL or more: running
+    # over usage), None where it never filled. Sequences can hold far more than their mean
+    # length says (a fixed state per request, speculative or hybrid pages): what the pool held
+    # when it filled bounds what it holds (external case zzo-glm53-hybrid, holdout-15: 4
+    # running at 99.5 % of a 356k-token pool with 11.7k-token requests, where "raise
+    # --max-num-seqs to 11" claimed 36 % of the pool).
+    full_pool_sequences: int | None = None
 
     @property
     def seq_tokens(self) -> int | None:
@@ -157,6 +164,14 @@ class Window:
             seq *= self.held_share
         return sequences_that_fit(pool, seq)
 
+    def fit_seen(self, pool: int | None) -> int | None:
+        """``fit`` bounded by what the pool was seen to hold when it was full."""
+        fit = self.fit(pool)
+        seen = self.full_pool_sequences
+        if seen is None:
+            return fit
+        return seen if fit is None else min(fit, seen)
+
 
 def window_of(signals: SignalSet) -> Window:
     view = SignalView(signals)
@@ -172,6 +187,7 @@ def window_of(signals: SignalSet) -> Window:
         peak = int((n("running_max") or 0) + (n("waiting_max") or 0))
     rm, wm = n("running_max"), n("waiting_max")
     return Window(
+        full_pool_sequences=_full_pool_sequences(run, signals.series.get("kv_usage", [])),
         running_max=int(rm) if rm is not None else None,
         waiting_max=int(wm) if wm is not None else None,
         peak_demand=peak,
@@ -181,6 +197,20 @@ def window_of(signals: SignalSet) -> Window:
         hit_rate=n("prefix_hit_rate_window"),
         held_share=n("kv_held_share"),
     )
+
+
+def _full_pool_sequences(
+    running: list[tuple[float, float]], usage: list[tuple[float, float]]
+) -> int | None:
+    """The most sequences the pool held at a scrape where it was full (running / usage)."""
+    if not running or len(running) != len(usage):
+        return None
+    seen = [
+        int(r / u)
+        for (_, r), (_, u) in zip(running, usage, strict=True)
+        if u >= POOL_FULL and r >= 1
+    ]
+    return max(seen) if seen else None
 
 
 # ------------------------------------------------------------------------------ KV phrases
@@ -604,7 +634,7 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
     out: list[Change] = []
     seq = win.seq_tokens
     pool = cfg.pool_tokens
-    fit = win.fit(pool) if seq else None
+    fit = win.fit_seen(pool) if seq else None
     # Capped only against a --max-num-seqs the bundle states (not vLLM's default, assumed).
     capped = (
         cfg.knows("max-num-seqs")
@@ -646,10 +676,16 @@ def _plan_queueing(c: _Ctx) -> list[Change]:
         # Every slot taken and the pool holding no more sequences than the slots: both limits
         # bind, so no flag of this replica lets more run (external case zze-llama3-8b: 256 of
         # 256 running at 96 % of the pool, 2,450 waiting). Only more replicas serve the queue.
+        by_length = win.fit(pool)
+        pool_held = (
+            f"the pool was full with {fmt_int(fit)} sequences running, although their mean "
+            f"length of {fmt_int(seq)} tokens would fit {fmt_int(by_length)}"
+            if by_length is not None and fit < by_length
+            else f"the pool holds about {fmt_int(fit)} sequences of {fmt_int(seq)} tokens"
+        )
         c.refuse(
-            f"Raising {cfg.spell('max-num-seqs')}: the pool holds about {fmt_int(fit)} "
-            f"sequences of {fmt_int(seq)} tokens, so more slots would wait for KV blocks "
-            "instead; it would need more KV memory per replica"
+            f"Raising {cfg.spell('max-num-seqs')}: {pool_held}, so more slots would wait for KV "
+            "blocks instead; it would need more KV memory per replica"
         )
     if not capped or not out:
         out += _replicas(c)
@@ -1188,6 +1224,9 @@ def _plan_lower_gmu(
         return []
     floor = mem.min_utilization(_one_request_bytes(c))
     if floor is not None and mem.total and mem.fixed is not None and down < floor:
+        capped = _lower_gmu_with_length(c, mem, down, what)
+        if capped is not None:
+            return [capped]
         what_fixed = (
             "weights, activations and CUDA graphs take"
             if mem.exact
@@ -1208,6 +1247,47 @@ def _plan_lower_gmu(
         if floor is not None:
             effect += f" (the engine's own memory needs {floor} of the device)"
     return [Change("tune", (edit,), effect)]
+
+
+def _lower_gmu_with_length(c: _Ctx, mem: DeviceMemory, down: float, what: str) -> Change | None:
+    """A lower utilization whose smaller pool no longer holds one max-model-len request, paired
+    with the max-model-len that pool holds, where every request the window saw still fits.
+
+    vLLM's own accounting sizes the smaller pool (the pool today over the KV bytes the log
+    says it had, scaled to the bytes left at ``down``); without it, or where the window's
+    longest request would not fit, None (the caller refuses). External case
+    zzp-ds4-long-prefill (holdout-15): an out-of-memory while serving at 0.975 with a
+    1,048,576-token max-model-len, 200,000-token prompts the longest seen.
+    """
+    cfg = c.cfg
+    total, fixed, tokens = mem.total, mem.fixed, cfg.pool_tokens
+    longest = c.view.num("max_prompt_len_seen")
+    if not (mem.exact and total and fixed is not None and tokens and longest):
+        return None
+    if not cfg.max_model_len:
+        return None
+    kv_now = cfg.gpu_memory_utilization * total - fixed
+    kv_down = down * total - fixed
+    if kv_now <= 0 or kv_down <= 0:
+        return None
+    held = int(tokens * kv_down / kv_now)
+    if cfg.block_size:
+        held = held // cfg.block_size * cfg.block_size
+    need = longest + (c.win.output or 0.0)
+    if held < need or held >= cfg.max_model_len:
+        return None
+    edits = (
+        Edit("lower", "gpu-memory-utilization", cfg.gpu_memory_utilization, down),
+        Edit("lower", "max-model-len", cfg.max_model_len, held),
+    )
+    freed = (cfg.gpu_memory_utilization - down) * total / GIB
+    effect = (
+        f"vLLM reserves {freed:.1f} GiB less of each device; {what}. The smaller pool holds "
+        f"{fmt_int(held)} tokens, so no request may be longer: the window's longest prompt "
+        f"({fmt_int(longest)} tokens) still fits, a {fmt_int(cfg.max_model_len)}-token one "
+        "would not"
+    )
+    return Change("tune", edits, effect)
 
 
 def _plan_cudagraph_capture(c: _Ctx) -> list[Change]:

@@ -855,7 +855,7 @@ def _consumer_prefill_is_transfer(s: SignalView) -> Scalar:
     role, connector = s.value("kv_role"), s.value("kv_connector")
     if s.value("kv_transfer_configured") is not True or not isinstance(role, str):
         return False
-    if "consumer" not in role.lower() or not isinstance(connector, str):
+    if not _decodes_transferred_prompts(s, role) or not isinstance(connector, str):
         return False
     if not _is_pd_connector(connector):
         return False
@@ -866,6 +866,44 @@ def _consumer_prefill_is_transfer(s: SignalView) -> Scalar:
     # peak is no computation.
     mfu = s.num("prefill_mfu")
     return mfu is None or mfu < 0.1
+
+
+def _decodes_transferred_prompts(s: SignalView, role: str) -> bool:
+    """The decode side of the pair: kv_consumer, or kv_both (NIXL runs both sides so) where
+    most of the window's prompt tokens arrived through the connector (vLLM 0.18+ counts
+    prompt tokens by source; external case zzq-nixl-pull, holdout-15: 99.9 %)."""
+    if "consumer" in role.lower():
+        return True
+    if "both" not in role.lower():
+        return False
+    external, rate, window = (
+        s.num("prompt_tokens_external_window"),
+        s.num("prompt_tokens_per_s"),
+        s.num("window_s"),
+    )
+    if external is None or rate is None or window is None or rate * window <= 0:
+        return False
+    return external >= 0.5 * rate * window
+
+
+@derived(
+    "consumer_ttft_over_transfer",
+    "ratio",
+    "On the decode side of a disaggregated pair (consumer_prefill_is_transfer): the mean time "
+    "to first token over what a first token needs there, the KV transfer and posting it "
+    "(NIXL's own histograms) and one decode step (mean ITL).",
+)
+def _consumer_ttft_over_transfer(s: SignalView) -> Scalar:
+    if s.value("consumer_prefill_is_transfer") is not True:
+        return None
+    xfer, post, itl = (
+        s.num("nixl_xfer_time_mean"),
+        s.num("nixl_post_time_mean"),
+        s.num("itl_mean"),
+    )
+    if xfer is None or itl is None:
+        return None
+    return _ratio(s.num("ttft_mean"), xfer + (post or 0.0) + itl)
 
 
 @derived(
@@ -1161,6 +1199,40 @@ def _hybrid_align_one_step(s: SignalView) -> bool | None:
     return None if None in parts else True
 
 
+@derived(
+    "model_layers_unknown",
+    "bool",
+    "No model config was read and nothing marks the model hybrid: whether it mixes layer kinds "
+    "(sliding-window or linear-attention layers beside full attention, which vLLM caches in "
+    "groups whose prefix hits must line up) is not known.",
+)
+def _model_layers_unknown(s: SignalView) -> Scalar:
+    if s.flag("hybrid_model") is True:
+        return False
+    return s.value("kv_bytes_per_token") is None and s.value("kv_held_share") is None
+
+
+@derived(
+    "hybrid_align_admits_one",
+    "bool",
+    "A hybrid model in align mode runs one request at a time while others wait, the pool "
+    "below full: in align mode a new prompt starts only with a whole block-aligned chunk, and "
+    "a step budget (--max-num-batched-tokens, 2,048 where not given) under two blocks leaves "
+    "no such chunk beside a running request, so the scheduler admits requests one by one.",
+)
+def _hybrid_align_admits_one(s: SignalView) -> Scalar:
+    mode = s.value("mamba_cache_mode")
+    if s.flag("hybrid_model") is not True or mode != "align":
+        return False
+    running, waiting = s.num("running_max_engine"), s.num("waiting_max")
+    usage, block = s.num("kv_usage_queued"), s.num("block_size")
+    if running is None or waiting is None or usage is None or block is None:
+        return None
+    # vLLM's default step budget on a GPU under 70 GB (2,048) where the flag is not given.
+    budget = s.num("max_num_batched_tokens") or 2048.0
+    return running <= 1 and waiting >= 1 and usage < POOL_FULL and budget < 2 * block
+
+
 @predicate(
     "gpu_has_headroom",
     "The card has free memory (NVML) and logged no out-of-memory error: raising "
@@ -1209,6 +1281,9 @@ DERIVED_LABELS: dict[str, str] = {
     "other_process_over_weights": "other processes holding more than the server's weights",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
     "offload_inferred": "weights larger than the device: some run from host memory",
+    "hybrid_align_admits_one": "a hybrid model in align mode admitting one request at a time",
+    "model_layers_unknown": "the model's layer kinds unknown (no model config)",
+    "consumer_ttft_over_transfer": "decode-side TTFT over the KV transfer and one step",
     "offloaded_weights_per_device": "weights each device keeps in host memory",
     "offload_step_floor": "the offloaded weights' crossing of the host link per step",
     "itl_offload_share": "the offloaded weights' crossing over ITL p50",
@@ -1275,6 +1350,7 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     ),
     "symptom_high_ttft": ("first tokens are slow", "first tokens are not slow"),
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
+    "symptom_preemption": ("sequences are preempted", "no sequence is preempted"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
     "engine_stalled": (
         "requests stayed running while the engine computed nothing",
@@ -1287,6 +1363,14 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "lmcache_never_serves_resent": (
         "LMCache served none of the prompts sent again",
         "LMCache's log shows no unserved resent prompts",
+    ),
+    "model_layers_unknown": (
+        "no model config says which layer kinds the model has",
+        "the model's layer kinds are known",
+    ),
+    "hybrid_align_admits_one": (
+        "the hybrid model in align mode admits one request at a time",
+        "the hybrid model's alignment does not serialize admission",
     ),
     "offload_inferred": (
         "the weights are larger than the device: part of them runs from host memory",

@@ -111,6 +111,12 @@ _DEFS: list[tuple[str, str, str]] = [
     # --- tokens
     ("prompt_tokens_per_s", "tokens/s", "Prompt tokens processed per second."),
     ("generation_tokens_per_s", "tokens/s", "Generated tokens per second."),
+    (
+        "release_counts_no_tokens",
+        "bool",
+        "The scrapes hold V0's averaged-throughput gauge and no token counter at all: a release "
+        "that exported gauges only (vLLM before 0.4), not a capture that lost its counters.",
+    ),
     ("mean_prompt_len", "tokens", "Mean prompt length of requests finished in the window."),
     ("mean_generation_len", "tokens", "Mean generation length of requests finished in window."),
     ("max_prompt_len_seen", "tokens", "Upper bucket bound of the longest prompt in the window."),
@@ -303,6 +309,12 @@ _DEFS: list[tuple[str, str, str]] = [
         "count",
         "Lines saying the engine process died while serving (EngineCore fatal error, "
         "EngineDeadError, 'Engine core died', V0's 'Engine loop has died').",
+    ),
+    (
+        "log_startup_failed",
+        "bool",
+        "The log says the engine failed while starting (V1 'Engine core initialization "
+        "failed', 'Engine process failed to start'): the server never served.",
     ),
     (
         "log_engine_death_site",
@@ -534,6 +546,13 @@ _DEFS += [
     ("kv_offload_store_bytes_window", "bytes", "Bytes stored to the KV offload tier (0.24+)."),
     ("kv_offload_load_bytes_window", "bytes", "Bytes loaded back from the KV offload tier."),
     ("nixl_failed_transfers_window", "count", "Failed NIXL KV transfers (P/D disaggregation)."),
+    ("nixl_xfer_time_mean", "s", "Mean time of one NIXL KV transfer over the window."),
+    (
+        "nixl_post_time_mean",
+        "s",
+        "Mean time to post one NIXL transfer's reads over the window (the engine's own work "
+        "before the transfer runs).",
+    ),
     ("nixl_failed_notifications_window", "count", "Failed NIXL transfer notifications."),
     (
         "nixl_expired_requests_window",
@@ -809,6 +828,7 @@ LABELS: dict[str, str] = {
     "log_kv_transfer_errors": "KV connector errors in the log (failed KV loads or transfers)",
     "log_kv_transfer_error_line": "what the first KV connector error says",
     "log_engine_deaths": "lines saying the engine died",
+    "log_startup_failed": "the engine failed while starting",
     "log_engine_death_site": "the vLLM file the engine died in",
     "down_tail_s": "the capture's end during which the server did not answer /metrics",
     "counter_resets": "restarts of the server in the window (counters that dropped)",

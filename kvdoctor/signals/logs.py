@@ -104,6 +104,13 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # down the API server"; V0: AsyncEngineDeadError, "Engine loop has died"). The API server
     # may then exit with status 0 (external case zzg-engine-death, vLLM 0.24: an assertion in
     # the KV offloading scheduler, every later scrape refused).
+    # The engine failed before it served (V1 core.py "Engine core initialization failed. See
+    # root cause above.", the API server's "Engine process failed to start"); the root cause
+    # is a traceback above it, which a cut log may not hold (external case zzp-internvl3,
+    # holdout-15: a 78B model at TP4 on 40 GB cards, the log cut before its error).
+    "startup_failed": re.compile(
+        r"Engine core initialization failed|Engine process failed to start"
+    ),
     "engine_death": re.compile(
         r"EngineCore encountered a fatal error|EngineDeadError|Engine core died"
         r"|Engine loop has died|Engine core proc \S+ died unexpectedly"
@@ -191,6 +198,9 @@ _KV_SIZED = re.compile(
 )
 # The multimodal encoder's own frames, or the profiler's multimodal warning.
 _MULTIMODAL = re.compile(
+    # V1's model runner runs the encoder of each step's new images in _execute_mm_encoder
+    # (external case zzp-vl-image-burst, holdout-15: vLLM 0.11, a burst of image requests).
+    r"_execute_mm_encoder|"
     r"_process_image_input|_process_video_input|get_multimodal_embeddings|vision_tower|"
     r"visual\.|encoder_cache|multi-modal embeddings in the worst case|"
     # V0's encoder-decoder runner (mllama): "Starting profile run for multi-modal models."
@@ -324,6 +334,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_requests_after_engine_idle",
         "log_engine_deaths",
         "log_engine_death_site",
+        "log_startup_failed",
         *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
@@ -368,10 +379,14 @@ def logs(out: Out, bundle: Bundle) -> None:
     # not KV: the pool is allocated up front and does not grow.
     usage = out.ss.get("kv_usage_max")
     pool_not_full = not isinstance(usage, (int, float)) or usage < POOL_FULL
+    # The vision encoder's activations while serving are an activation peak however full the
+    # pool is: encoder outputs are not KV blocks.
     out.set(
         "oom_in_activations",
-        phase in ("profiling", "sampler-warmup") or (phase == "serving" and pool_not_full),
-        "logs.txt: the out-of-memory traceback's phase; the window's peak KV usage",
+        phase in ("profiling", "sampler-warmup")
+        or (phase == "serving" and (pool_not_full or multimodal)),
+        "logs.txt: the out-of-memory traceback's phase (and its encoder frames); the window's "
+        "peak KV usage",
     )
     v0 = len(p["preemption"].findall(text))
     v1 = sum(int(m.group(1)) for m in p["stats_preemptions"].finditer(text))
@@ -425,6 +440,11 @@ def logs(out: Out, bundle: Bundle) -> None:
         len(deaths),
         "logs.txt: lines saying the engine died (EngineCore fatal error, EngineDeadError, "
         "'Engine core died', 'Engine loop has died')",
+    )
+    out.set(
+        "log_startup_failed",
+        bool(p["startup_failed"].search(text)),
+        "logs.txt: 'Engine core initialization failed' or 'Engine process failed to start'",
     )
     site = _death_site(text, deaths[0]) if deaths else None
     out.set(

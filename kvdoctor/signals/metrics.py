@@ -672,6 +672,15 @@ def prefix_cache(out: Out, obs: Observations) -> None:
 
 
 def tokens(out: Out, obs: Observations) -> None:
+    gauge_only = bool(obs.gauge_series(V0_GENERATION_TPS)) and not obs.counter_series(
+        GENERATION_TOKENS
+    )
+    out.set(
+        "release_counts_no_tokens",
+        gauge_only,
+        f"metrics: {obs.wire(V0_GENERATION_TPS)} present, {obs.wire(GENERATION_TOKENS)} absent "
+        "from every scrape",
+    )
     for sig, name in (
         ("prompt_tokens_per_s", PROMPT_TOKENS),
         ("generation_tokens_per_s", GENERATION_TOKENS),

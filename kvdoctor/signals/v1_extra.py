@@ -44,6 +44,8 @@ from kvdoctor.vllm_metrics import (
     NIXL_EXPIRED,
     NIXL_FAILED,
     NIXL_FAILED_NOTIF,
+    NIXL_POST_TIME,
+    NIXL_XFER_TIME,
     OFFLOAD_LOAD,
     OFFLOAD_STORE,
     PREFILL_KV,
@@ -532,6 +534,17 @@ def _offload_and_transfer(out: Out, obs: Observations, bundle: Bundle) -> None:
             f"metrics: {base}_total increase",
             reason=_absent(obs, base, "the NIXL KV connector exports it"),
         )
+    for signal, base in (
+        ("nixl_xfer_time_mean", NIXL_XFER_TIME),
+        ("nixl_post_time_mean", NIXL_POST_TIME),
+    ):
+        hist = obs.histogram_window(base)
+        if hist is None:
+            out.set(signal, None, reason=_absent(obs, base, "the NIXL KV connector exports it"))
+        elif hist[2] <= 0:
+            out.set(signal, None, reason="no NIXL transfer in the window")
+        else:
+            out.set(signal, hist[1] / hist[2], f"metrics: {base} _sum/_count deltas")
     if obs.has(KV_FETCH):
         series = obs.gauge_series(KV_FETCH, "sum")
         out.set(

@@ -295,3 +295,27 @@ def test_metrics_without_vllm_families_say_what_they_held_and_what_would_decide(
     assert "engine stats lines of the log: no scrape held vLLM metrics" in out2, err2
     # Whatever the verdict, the refusal is not about the metrics any more.
     assert "/metrics answered without vLLM metrics" not in err2
+
+
+def test_a_failed_start_without_its_error_asks_for_the_whole_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The server never answered and its log stops at "Engine core initialization failed":
+    # the line says what to give next, not only that no scrape succeeded (external case
+    # zzp-internvl3, holdout-15, whose log was cut before the worker's error).
+    b = bundle("preemption")
+    failed = [
+        s.model_copy(update={"status": None, "text": None, "error": "connection refused"})
+        for s in b.scrapes
+    ]
+    log = (
+        "INFO 04-17 09:40:29 [api_server.py:1034] vLLM API server version 0.8.4\n"
+        "ERROR 04-17 09:42:13 [core.py:396] RuntimeError: Engine core initialization failed. "
+        "See root cause above.\n"
+    )
+    path = write_bundle(
+        b.model_copy(update={"scrapes": failed, "logs": log, "gpu": []}), tmp_path / "b"
+    )
+    rc, _, err = _run(["diagnose", "--bundle", str(path)], capsys)
+    assert rc == 2 and err.count("\n") == 1
+    assert "engine failed while starting" in err and "--logs" in err

@@ -114,3 +114,28 @@ def test_every_fixture_report_and_rules_agree(fixture: Path) -> None:
     assert kv.capacity_sequences == view.value("seqs_that_fit")
     # The remediation planner's "holds N sequences" too.
     assert window_of(signals).fit(kv.capacity_tokens) == kv.capacity_sequences
+
+
+def test_the_planner_bounds_what_fits_by_what_the_full_pool_held() -> None:
+    # Four sequences running with the pool at 99.5 %: whatever their mean length says (30 of
+    # 11,651 tokens fit 356,656), the pool holds four (external case zzo-glm53-hybrid).
+    signals = SignalSet()
+    signals.set("mean_prompt_len", 10752.0)
+    signals.set("mean_generation_len", 899.0)
+    signals.series["running"] = [(0.0, 3.0), (10.0, 4.0), (20.0, 4.0), (30.0, 2.0)]
+    signals.series["kv_usage"] = [(0.0, 0.83), (10.0, 0.995), (20.0, 0.93), (30.0, 0.6)]
+    win = window_of(signals)
+    assert win.full_pool_sequences == 4
+    assert win.fit(356_656) == 30
+    assert win.fit_seen(356_656) == 4
+
+
+def test_a_pool_that_never_filled_leaves_the_length_estimate_alone() -> None:
+    signals = SignalSet()
+    signals.set("mean_prompt_len", 1000.0)
+    signals.set("mean_generation_len", 24.0)
+    signals.series["running"] = [(0.0, 3.0), (10.0, 4.0)]
+    signals.series["kv_usage"] = [(0.0, 0.2), (10.0, 0.89)]
+    win = window_of(signals)
+    assert win.full_pool_sequences is None
+    assert win.fit_seen(102_400) == win.fit(102_400) == 100

@@ -57,6 +57,8 @@ def test_an_oom_claimed_without_one_logged() -> None:
     assert "claim-oom" not in _kinds(
         _plant(clean, "The server reported no out-of-memory error."), r
     )
+    # The capture's notes quote the operator ("reports 'OOM'"): their words, not a claim.
+    assert "claim-oom" not in _kinds(_plant(clean, "| notes | the operator reports 'OOM' |"), r)
     logged = _with(log_oom=True)
     text = _plant(render_markdown(logged, context()), "The GPU ran out of memory.")
     assert "claim-oom" not in _kinds(text, logged)
