@@ -711,6 +711,11 @@ def _offload_inferred(s: SignalView) -> Scalar:
     share, total = _weights_share_per_device(s), s.num("gpu_memory_total_bytes")
     if share is None or total is None or total <= 0:
         return None
+    loaded = s.num("log_weights_bytes")
+    if share > total and loaded is not None and loaded < 0.6 * total:
+        # The log's weights leave most of the device free: an offload fills the device first,
+        # so the config's estimate is what is wrong (a quantization it does not name).
+        return None
     return share > total
 
 
