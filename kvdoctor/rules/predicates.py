@@ -711,12 +711,17 @@ def _offload_inferred(s: SignalView) -> Scalar:
     share, total = _weights_share_per_device(s), s.num("gpu_memory_total_bytes")
     if share is None or total is None or total <= 0:
         return None
+    if share <= total:
+        return False
+    # Only where the estimate can be trusted to be the weights the server loads: no
+    # quantization named (a GGUF or AWQ checkpoint packs them below the config's dtype), and
+    # the log's loaded weights fill most of the device, as an offload does first (external
+    # cases zn-librechat, a 70B GGUF file, and zzj-qwen72b, no log of the weights).
+    quant = s.value("quantization") or s.value("log_quantization")
     loaded = s.num("log_weights_bytes")
-    if share > total and loaded is not None and loaded < 0.6 * total:
-        # The log's weights leave most of the device free: an offload fills the device first,
-        # so the config's estimate is what is wrong (a quantization it does not name).
+    if quant or loaded is None or loaded < 0.6 * total:
         return None
-    return share > total
+    return True
 
 
 def _weights_share_per_device(s: SignalView) -> float | None:

@@ -311,6 +311,12 @@ _DEFS: list[tuple[str, str, str]] = [
         "EngineDeadError, 'Engine core died', V0's 'Engine loop has died').",
     ),
     (
+        "log_quantization",
+        "name",
+        "The quantization the engine's config line names (gguf, awq, fp8, ...; empty where it "
+        "says None).",
+    ),
+    (
         "log_startup_failed",
         "bool",
         "The log says the engine failed while starting (V1 'Engine core initialization "

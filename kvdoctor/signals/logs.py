@@ -60,6 +60,8 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "max_num_seqs": re.compile(r"\bmax_num_seqs'?\s*[=:]\s*(\d+)"),
     # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
     "max_seq_len": re.compile(r"\bmax_seq_len=(\d+)"),
+    # The engine config line's quantization (None, or the method: gguf, awq, fp8, ...).
+    "quantization": re.compile(r"\bquantization=([A-Za-z0-9_]+)"),
     "kv_tokens": re.compile(
         r"(?:GPU|CPU|XPU|TPU|HPU|NPU|[A-Z]+)(?: \+ host)? KV cache size: ([\d,]+) tokens"
     ),
@@ -335,6 +337,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_engine_deaths",
         "log_engine_death_site",
         "log_startup_failed",
+        "log_quantization",
         *_EXTERNAL_LOOKUP_SIGNALS,
     )
     text = bundle.logs
@@ -491,6 +494,13 @@ def logs(out: Out, bundle: Bundle) -> None:
     eager = [m.group(1) == "True" for m in p["eager"].finditer(text)]
     if eager and out.ss.get("enforce_eager") is None:
         out.set("enforce_eager", eager[-1], "logs.txt: engine config enforce_eager")
+    quant = [m.group(1) for m in p["quantization"].finditer(text)]
+    out.set(
+        "log_quantization",
+        quant[-1] if quant and quant[-1] != "None" else ("" if quant else None),
+        "logs.txt: engine config line quantization ('' where it says None)",
+        reason="no engine config line with quantization in the logs",
+    )
     pp = [int(m.group(1)) for m in p["pipeline"].finditer(text)]
     out.set(
         "log_pipeline_parallel_size",

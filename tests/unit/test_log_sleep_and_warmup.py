@@ -107,3 +107,34 @@ def test_the_sole_process_an_oom_message_lists_is_the_servers_own() -> None:
         "Process 7 has 3 GiB memory in use."
     )
     assert server_pids(two) == frozenset()
+
+
+def test_the_vision_encoders_frame_makes_a_serving_oom_an_activation_peak() -> None:
+    # V1 runs each step's new images through _execute_mm_encoder; an out-of-memory there is
+    # no KV block however full the pool (external case zzp-vl-image-burst).
+    log = (
+        'ERROR 10-24 01:26:57 [core.py:710]   File "/v/vllm/v1/worker/gpu_model_runner.py", '
+        "line 2401, in execute_model\n"
+        "ERROR 10-24 01:26:57 [core.py:710]     self._execute_mm_encoder(scheduler_output)\n"
+        "ERROR 10-24 01:26:57 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried "
+        "to allocate 960.00 MiB.\n"
+    )
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": log}))
+    assert ss.get("log_oom_phase") == "serving"
+    assert ss.get("log_oom_multimodal") is True
+    assert ss.get("oom_in_activations") is True
+
+
+def test_the_engine_config_lines_quantization_and_a_failed_start_are_read() -> None:
+    log = (
+        "INFO 04-17 09:40:47 [core.py:61] Initializing a V1 LLM engine (v0.8.4) with config: "
+        "model='./m.gguf', quantization=gguf, enforce_eager=False\n"
+        "ERROR 04-17 09:42:13 [core.py:396] RuntimeError: Engine core initialization failed. "
+        "See root cause above.\n"
+    )
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": log}))
+    assert ss.get("log_quantization") == "gguf"
+    assert ss.get("log_startup_failed") is True
+    plain = log.replace("quantization=gguf", "quantization=None").splitlines()[0] + "\n"
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": plain}))
+    assert ss.get("log_quantization") == "" and ss.get("log_startup_failed") is False
