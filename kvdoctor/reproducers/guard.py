@@ -36,6 +36,10 @@ class GuardLimits:
     # already preempts on its own traffic would otherwise stop every probe at once, even one
     # request that adds nothing: only preemptions beyond that background count against the run.
     background_preemptions_per_s: float | None = None
+    # The highest KV usage the server's own traffic reached in the capture window (0..1), or
+    # None: a pool the traffic itself fills past the limit is not the run's doing, so the limit
+    # rises two points above that level (as for a baseline scrape already above it).
+    background_max_kv_usage: float | None = None
 
 
 def allowed_preemptions(
@@ -71,8 +75,11 @@ def decide(
         usage = current.get("kv_usage")
         limit = limits.max_kv_usage
         before = baseline.get("kv_usage") if baseline is not None else None
-        if before is not None and before > limit:
-            limit = before + 0.02
+        own = max(
+            (v for v in (before, limits.background_max_kv_usage) if v is not None), default=None
+        )
+        if own is not None and own >= limit:
+            limit = own + 0.02
         if usage is not None and usage > limit:
             return f"KV cache usage {usage:.0%} above the guard's limit {limit:.0%}"
         if baseline is not None:

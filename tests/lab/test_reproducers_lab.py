@@ -118,42 +118,49 @@ def test_guard_aborts_when_kv_pool_fills() -> None:
         assert res.guard is not None and res.guard["max_kv_usage"] > 0.5
 
 
-def _preemptions(url: str) -> float:
-    async def go() -> float:
+def _snapshot(url: str) -> tuple[float, float]:
+    """(preemptions since start, KV usage) of the lab server now."""
+
+    async def go() -> tuple[float, float]:
         async with httpx.AsyncClient() as http:
             snap = await scrape(http, url)
         assert snap is not None, "the lab's /metrics did not answer"
-        return snap.get("preemptions") or 0.0
+        return snap.get("preemptions") or 0.0, snap.get("kv_usage") or 0.0
 
     return asyncio.run(go())
 
 
-def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, float]]:
+def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, dict[str, float]]]:
     """The scenario's server with its workload running (as production traffic would be), and
-    the workload's own preemption rate over the settle time (per second).
+    what ``diagnose`` would hand the guard from a capture of that workload: its own preemption
+    rate and its highest KV usage over the settle time (``ReproContext`` keywords).
 
-    ``diagnose`` hands the experiments the capture window's preemption rate, so the guard does
-    not blame a probe for the preemptions the server's own traffic causes; a test that left it
-    out relied on the lifetime estimate, which a server younger than a minute does not give,
-    and the probe was stopped at the workload's first preemption on a slow host.
+    A test that left them out relied on the lifetime estimate, which a server younger than a
+    minute does not give, and on the guard's fixed usage limit, which the eviction-churn
+    workload reaches by itself: on a slow host the probe was stopped at the workload's first
+    preemption, then at "KV cache usage 96% above the guard's limit 95%".
     """
     for handle in _lab(scenario, KV_METRICS):
         runner = WorkloadRunner(handle.url, handle.model, SCENARIOS[scenario]).start()
         try:
-            time.sleep(settle_s / 2)
-            t0, before = time.monotonic(), _preemptions(handle.url)
-            time.sleep(settle_s / 2)
-            rate = (_preemptions(handle.url) - before) / (time.monotonic() - t0)
-            yield handle, rate
+            t0, (first, usage) = time.monotonic(), _snapshot(handle.url)
+            peak = usage
+            while time.monotonic() - t0 < settle_s:
+                time.sleep(0.5)
+                count, usage = _snapshot(handle.url)
+                peak = max(peak, usage)
+            background = {
+                "background_preemptions_per_s": (count - first) / (time.monotonic() - t0),
+                "background_kv_usage_max": peak,
+            }
+            yield handle, background
         finally:
             runner.stop()
 
 
 def test_prefix_probe_confirms_eviction_churn_under_its_workload() -> None:
-    for handle, pre_rate in _with_workload("eviction-churn", settle_s=10.0):
-        ctx = ReproContext(
-            endpoint=handle.url, turnover_wait_s=20.0, background_preemptions_per_s=pre_rate
-        )
+    for handle, background in _with_workload("eviction-churn", settle_s=10.0):
+        ctx = ReproContext(endpoint=handle.url, turnover_wait_s=20.0, **background)
         rec = run_experiment("prefix-probe", ctx)
         m = rec.measured
         print(f"prefix-probe on eviction-churn: {rec.cause_verdicts}: {rec.summary}")
@@ -185,10 +192,10 @@ def test_capacity_ramp_confirms_on_preemption_storm(storm: LabHandle, attempt: i
 
 # The head-of-line trial of ttft-split on the long-prefill-hol scenario (8,000-token prompts
 # beside short streams): what the context would say after a capture of that workload.
-def _hol_ctx(url: str, background_preemptions_per_s: float | None = None) -> ReproContext:
+def _hol_ctx(url: str, background: dict[str, float] | None = None) -> ReproContext:
     return ReproContext(
         endpoint=url,
-        background_preemptions_per_s=background_preemptions_per_s,
+        **(background or {}),
         allow_load=True,
         max_model_len=8192,
         mean_prompt_len=600.0,
@@ -197,8 +204,8 @@ def _hol_ctx(url: str, background_preemptions_per_s: float | None = None) -> Rep
 
 
 def test_ttft_split_head_of_line_trial_confirms_one_step_prefills() -> None:
-    for handle, pre_rate in _with_workload("long-prefill-hol", settle_s=10.0):
-        rec = run_experiment("ttft-split", _hol_ctx(handle.url, pre_rate))
+    for handle, background in _with_workload("long-prefill-hol", settle_s=10.0):
+        rec = run_experiment("ttft-split", _hol_ctx(handle.url, background))
         m = rec.measured
         print(f"ttft-split HOL trial, one-step prefill: {rec.cause_verdicts}: {rec.summary}")
         assert m["hol_long_prompt_tokens"] == 8000

@@ -241,3 +241,20 @@ def test_percentile() -> None:
     assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
     assert percentile([1.0, 2.0], 0.5) == 1.5
     assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.99) == pytest.approx(4.96)
+
+
+def test_guard_leaves_the_pool_level_the_servers_own_traffic_reaches() -> None:
+    # The capture saw the traffic itself fill the pool to 96 %: a probe that finds it at 96 %
+    # again is not the cause; two points above that level is (the eviction-churn lab, whose
+    # 24-block pool its own workload fills, stopped every probe at "96 % above 95 %").
+    base = parse_snapshot("vllm:kv_cache_usage_perc 0.80\nvllm:num_preemptions_total 0\n")
+    at = parse_snapshot("vllm:kv_cache_usage_perc 0.96\nvllm:num_preemptions_total 0\n")
+    over = parse_snapshot("vllm:kv_cache_usage_perc 0.99\nvllm:num_preemptions_total 0\n")
+    quiet = GuardLimits(max_kv_usage=0.95)
+    busy = GuardLimits(max_kv_usage=0.95, background_max_kv_usage=0.96)
+    assert decide(base, at, quiet, 0, 0) == "KV cache usage 96% above the guard's limit 95%"
+    assert decide(base, at, busy, 0, 0) is None
+    assert decide(base, over, busy, 0, 0) == "KV cache usage 99% above the guard's limit 98%"
+    # A window that never came near the limit changes nothing.
+    calm = GuardLimits(max_kv_usage=0.95, background_max_kv_usage=0.5)
+    assert decide(base, at, calm, 0, 0) == "KV cache usage 96% above the guard's limit 95%"

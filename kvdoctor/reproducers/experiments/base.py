@@ -143,6 +143,9 @@ class ReproContext:
     # The server's own preemption rate in the capture window (per second): the guard does not
     # count that background against a probe (None: the guard estimates it from the server).
     background_preemptions_per_s: float | None = None
+    # The highest KV usage the server's own traffic reached in the capture window (0..1): the
+    # guard does not stop a probe for a level that traffic reaches by itself.
+    background_kv_usage_max: float | None = None
     # The workload's shared prompt prefix, when the operator knows it (block-larger-than-prefix).
     shared_prefix_tokens: int | None = None
     # The operator's own prompts (``--prompts``) as (text, cache_salt), in memory only: the
@@ -229,6 +232,7 @@ class ReproContext:
             gpu_memory_utilization=num("gpu_memory_utilization"),
             kv_cache_memory_bytes=num("kv_cache_memory_bytes"),
             background_preemptions_per_s=num("preemptions_per_s"),
+            background_kv_usage_max=num("kv_usage_max"),
         )
 
 
@@ -320,7 +324,10 @@ class Session:
             self.ctx.headers,
             guard
             or Guard(
-                GuardLimits(background_preemptions_per_s=self.ctx.background_preemptions_per_s)
+                GuardLimits(
+                    background_preemptions_per_s=self.ctx.background_preemptions_per_s,
+                    background_max_kv_usage=self.ctx.background_kv_usage_max,
+                )
             ),
             insecure=self.ctx.insecure,
         )
