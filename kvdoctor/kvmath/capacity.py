@@ -26,6 +26,22 @@ CPU_DEFAULT_BLOCK_SIZE = 128
 # per unit of world size on CPU, 256 on GPUs under 70 GiB or the A100, 1,024 above).
 CPU_DEFAULT_MAX_NUM_SEQS = 128
 GPU_DEFAULT_MAX_NUM_SEQS = 256
+# And --max-num-batched-tokens: 2,048 on CPU and on GPUs under 70 GiB or the A100.
+CPU_DEFAULT_BATCHED_TOKENS = 2048
+GPU_DEFAULT_BATCHED_TOKENS = 2048
+
+
+def gpu_batch_defaults(total_bytes: float, name: str | None) -> tuple[int, int]:
+    """vLLM 0.32's default (--max-num-batched-tokens, --max-num-seqs) for a GPU of
+    ``total_bytes`` (get_batch_defaults): 16,384 and 1,024 from 160 GiB, 8,192 and 1,024 from
+    70 GiB other than the A100, else 2,048 and 256."""
+    gib = total_bytes / (1 << 30)
+    if gib >= 160:
+        return 16384, 1024
+    if gib >= 70 and "a100" not in (name or "").lower():
+        return 8192, 1024
+    return GPU_DEFAULT_BATCHED_TOKENS, GPU_DEFAULT_MAX_NUM_SEQS
+
 
 REPORTED = "metrics: vllm:cache_config_info label kv_cache_size_tokens"
 BLOCKS = "block_size × num_gpu_blocks"

@@ -17,8 +17,10 @@ from typing import Literal
 from kvdoctor.bundle.model import Bundle, Manifest
 from kvdoctor.kvmath import KvModel
 from kvdoctor.kvmath.capacity import (
+    CPU_DEFAULT_BATCHED_TOKENS,
     CPU_DEFAULT_BLOCK_SIZE,
     CPU_DEFAULT_MAX_NUM_SEQS,
+    GPU_DEFAULT_BATCHED_TOKENS,
     GPU_DEFAULT_MAX_NUM_SEQS,
     held_tokens,
     pool_capacity,
@@ -40,11 +42,8 @@ BOOL_FLAGS: tuple[str, ...] = (
 # advice names a flag the way the server's own command line spells it.
 ALIASES: dict[str, str] = {"device-memory-utilization": "gpu-memory-utilization"}
 
-# vLLM 0.32 defaults for the OpenAI server (UsageContext.OPENAI_API_SERVER), get_batch_defaults:
-# CPU 2048 batched tokens and 128 sequences per unit of world size; GPUs under 70 GiB (or A100)
-# 2048 and 256; H100/H200-class 8192 and 1024; ≥ 160 GiB 16384 and 1024.
-CPU_DEFAULT_BATCHED_TOKENS = 2048
-GPU_DEFAULT_BATCHED_TOKENS = 2048
+# vLLM 0.32 defaults for the OpenAI server (UsageContext.OPENAI_API_SERVER): the batch defaults
+# are kvmath.capacity's (the smallest per platform here, where the device may not be known).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # CacheConfig.gpu_memory_utilization
 _GIB = 1 << 30
 

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from kvdoctor.kvmath.capacity import (
     CPU_DEFAULT_MAX_NUM_SEQS,
+    GPU_DEFAULT_BATCHED_TOKENS,
     GPU_DEFAULT_MAX_NUM_SEQS,
+    gpu_batch_defaults,
     pool_capacity,
     sequences_that_fit,
 )
@@ -177,6 +179,11 @@ def _tensor_parallel(s: SignalView) -> int:
     return int(tp) if tp is not None and tp >= 1 else 1
 
 
+def _pipeline_stages(s: SignalView) -> int:
+    pp = s.num("log_pipeline_parallel_size")
+    return int(pp) if pp is not None and pp > 1 else 1
+
+
 @derived(
     "weights_read_per_device",
     "bytes",
@@ -195,10 +202,10 @@ def _weights_read_per_device(s: SignalView) -> Scalar:
 
 def _loaded_per_step(s: SignalView) -> float | None:
     """The start-up log's weights on one device × pipeline stages (a step passes each)."""
-    loaded, pp = s.num("log_weights_bytes"), s.num("log_pipeline_parallel_size")
+    loaded = s.num("log_weights_bytes")
     if loaded is None or loaded <= 0:
         return None
-    return loaded * (int(pp) if pp is not None and pp > 1 else 1)
+    return loaded * _pipeline_stages(s)
 
 
 def _read_once(s: SignalView, weights: float | None) -> Scalar:
@@ -729,8 +736,7 @@ def _weights_share_per_device(s: SignalView) -> float | None:
     dense = s.num("weights_bytes")
     if dense is None or dense <= 0:
         return None
-    pp = s.num("log_pipeline_parallel_size")
-    return dense / _tensor_parallel(s) / (int(pp) if pp is not None and pp > 1 else 1)
+    return dense / _tensor_parallel(s) / _pipeline_stages(s)
 
 
 @derived(
@@ -738,9 +744,8 @@ def _weights_share_per_device(s: SignalView) -> float | None:
     "bytes",
     "Weight bytes each device keeps in host memory: --cpu-offload-gb (GiB, as vLLM reads it); "
     "else, where the weights cannot fit on the device (offload_inferred), its share of the "
-    "model config's weights less what the start-up log says it loaded (less the whole device "
-    "where the log does not say). 0 where the flag says none and the weights do not prove it "
-    "wrong.",
+    "model config's weights less what the start-up log says it loaded. 0 where the flag says "
+    "none and the weights do not prove it wrong.",
 )
 def _offloaded_weights_per_device(s: SignalView) -> Scalar:
     gb = s.num("cpu_offload_gb")
@@ -749,12 +754,11 @@ def _offloaded_weights_per_device(s: SignalView) -> Scalar:
     if s.flag("offload_inferred") is not True:
         # The flag's word (no offload) stands unless the weights prove it wrong.
         return 0.0 if gb is not None else None
-    share, total = _weights_share_per_device(s), s.num("gpu_memory_total_bytes")
-    loaded = s.num("log_weights_bytes")
-    resident = loaded if loaded is not None and 0 < loaded < (total or 0) else total
-    if share is None or resident is None:
+    # offload_inferred holds only with the share and the log's loaded weights known.
+    share, loaded = _weights_share_per_device(s), s.num("log_weights_bytes")
+    if share is None or loaded is None:
         return None
-    return max(share - resident, 0.0)
+    return max(share - loaded, 0.0)
 
 
 @derived(
@@ -886,14 +890,8 @@ def _decodes_transferred_prompts(s: SignalView, role: str) -> bool:
         return True
     if "both" not in role.lower():
         return False
-    external, rate, window = (
-        s.num("prompt_tokens_external_window"),
-        s.num("prompt_tokens_per_s"),
-        s.num("window_s"),
-    )
-    if external is None or rate is None or window is None or rate * window <= 0:
-        return False
-    return external >= 0.5 * rate * window
+    share = s.num("prompt_external_share_window")
+    return share is not None and share >= 0.5
 
 
 @derived(
@@ -988,8 +986,7 @@ def _max_num_seqs_effective(s: SignalView) -> Scalar:
     total, name = s.num("gpu_memory_total_bytes"), s.value("gpu_name")
     if total is None:
         return None
-    big = total >= 70 * (1 << 30) and "a100" not in str(name or "").lower()
-    return 1024 if big else GPU_DEFAULT_MAX_NUM_SEQS
+    return gpu_batch_defaults(total, str(name) if name else None)[1]
 
 
 @derived(
@@ -1227,7 +1224,8 @@ def _model_layers_unknown(s: SignalView) -> Scalar:
     "bool",
     "A hybrid model in align mode runs one request at a time while others wait, the pool "
     "below full: in align mode a new prompt starts only with a whole block-aligned chunk, and "
-    "a step budget (--max-num-batched-tokens, 2,048 where not given) under two blocks leaves "
+    "a step budget (--max-num-batched-tokens, else vLLM's default for the device) under two "
+    "blocks leaves "
     "no such chunk beside a running request, so the scheduler admits requests one by one.",
 )
 def _hybrid_align_admits_one(s: SignalView) -> Scalar:
@@ -1238,8 +1236,16 @@ def _hybrid_align_admits_one(s: SignalView) -> Scalar:
     usage, block = s.num("kv_usage_queued"), s.num("block_size")
     if running is None or waiting is None or usage is None or block is None:
         return None
-    # vLLM's default step budget on a GPU under 70 GB (2,048) where the flag is not given.
-    budget = s.num("max_num_batched_tokens") or 2048.0
+    # vLLM's default step budget for the device where the flag is not given; the smallest
+    # (2,048) where the device is not known either (an NPU, as in zzq-mamba-align).
+    budget = s.num("max_num_batched_tokens")
+    if budget is None:
+        total, name = s.num("gpu_memory_total_bytes"), s.value("gpu_name")
+        budget = (
+            gpu_batch_defaults(total, str(name) if name else None)[0]
+            if total is not None
+            else GPU_DEFAULT_BATCHED_TOKENS
+        )
     return running <= 1 and waiting >= 1 and usage < POOL_FULL and budget < 2 * block
 
 

@@ -441,6 +441,12 @@ _DEFS += [
         "or an external KV transfer / all prompt tokens (prompt_tokens_by_source, 0.18+).",
     ),
     (
+        "prompt_external_share_window",
+        "fraction",
+        "Prompt tokens that arrived through an external KV transfer / all prompt tokens "
+        "(prompt_tokens_by_source, 0.18+): near 1 on the decode side of a disaggregated pair.",
+    ),
+    (
         "prompt_tokens_external_window",
         "tokens",
         "Prompt tokens that arrived by external KV transfer (a connector or offload tier).",

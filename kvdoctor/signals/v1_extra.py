@@ -177,8 +177,14 @@ def _sources(out: Out, obs: Observations) -> None:
         prov = f"metrics: {PROMPT_BY_SOURCE}_total increase"
         out.set("prompt_tokens_external_window", _num(by["external_kv_transfer"]), prov)
         if total <= 0:
-            out.set("prompt_cached_share_window", None, reason="no prompt tokens in the window")
+            for name in ("prompt_cached_share_window", "prompt_external_share_window"):
+                out.set(name, None, reason="no prompt tokens in the window")
         else:
+            out.set(
+                "prompt_external_share_window",
+                round(by["external_kv_transfer"] / total, 4),
+                f"{prov}: external_kv_transfer / all sources",
+            )
             served = math.fsum(by[s] for s in _CACHED_SOURCES)
             out.set(
                 "prompt_cached_share_window",
@@ -187,8 +193,12 @@ def _sources(out: Out, obs: Observations) -> None:
             )
     else:
         why = _absent(obs, PROMPT_BY_SOURCE)
-        out.set("prompt_tokens_external_window", None, reason=why)
-        out.set("prompt_cached_share_window", None, reason=why)
+        for name in (
+            "prompt_tokens_external_window",
+            "prompt_cached_share_window",
+            "prompt_external_share_window",
+        ):
+            out.set(name, None, reason=why)
     cached = obs.counter_increase(PROMPT_CACHED)
     out.set(
         "prompt_tokens_cached_window",
