@@ -37,6 +37,23 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class HostSizedPrompt:
+    """A phase whose prompt length is set by this host's prefill speed, not fixed.
+
+    What the scenario needs is a prefill that takes a while (about a second, as on the hosts the
+    lab was tuned on), not a number of tokens: CPU prefill speed differs 4x between CI hosts, and
+    at a fixed 8,000 tokens a slow host spent 4.8 s on every long prompt, which made its tests
+    several minutes longer and no more telling. :func:`kvdoctor.lab.workload.fit_to_host`
+    measures the host and picks the length, between ``least`` and ``most`` tokens.
+    """
+
+    phase: int
+    prefill_s: float
+    least: int
+    most: int
+
+
+@dataclass(frozen=True)
 class Expected:
     """What ``kvdoctor diagnose --reproduce --allow-load`` should conclude on this scenario."""
 
@@ -74,6 +91,7 @@ class Scenario:
     # (capacity-ramp counts preemptions, prefix-probe counts cache hits).
     load_during_reproducers: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    host_sized: HostSizedPrompt | None = None
 
     def engine_env(self) -> dict[str, str]:
         return {"VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_space_gib), **self.extra_env}
@@ -321,8 +339,9 @@ SCENARIOS: dict[str, Scenario] = {
             name="long-prefill-hol",
             title="Long prefills stall running requests (head-of-line prefill)",
             demonstrates=(
-                "Chunked prefill is off and the token budget is large, so an 8,000-token prompt "
-                "is prefilled in one engine step while short interactive requests are decoding: "
+                "Chunked prefill is off and the token budget is large, so a long prompt (up to "
+                "8,000 tokens, sized so that its prefill takes about a second on the host) is "
+                "prefilled in one engine step while short interactive requests are decoding: "
                 "every long arrival freezes their token stream for the whole prefill (gaps of "
                 "~1 s against a few ms). kvdoctor names it slow-itl / prefill-interference and "
                 "the itl-context reproducer confirms the spikes."
@@ -365,6 +384,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "to land behind a long prefill: ttft-split's few sequential probes rarely do "
                 "here and refute it, so the scenario is asserted on the ITL side."
             ),
+            host_sized=HostSizedPrompt(phase=0, prefill_s=1.2, least=2048, most=8000),
         ),
         Scenario(
             name="fp8-kv",

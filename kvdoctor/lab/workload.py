@@ -10,12 +10,64 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from kvdoctor.lab.scenarios import Phase, Scenario
-from kvdoctor.reproducers.loadgen import LoadResult, run_load
+from kvdoctor.lab.scenarios import LAB_TAG, Phase, Scenario
+from kvdoctor.reproducers.loadgen import LoadResult, LoadSpec, run_load, run_load_sync
+
+# The prompt that times this host's prefill: long enough that the prefill, not the request's
+# overhead, is what is timed; short enough to take about a second on a slow host.
+PREFILL_PROBE_TOKENS = 2048
+PREFILL_PROBE_REQUESTS = 3
+# Sized lengths are whole blocks of the lab's 128-token cache.
+_SIZE_STEP = 128
+
+
+def sized_prompt_tokens(
+    probe_ttfts: Sequence[float], prefill_s: float, least: int, most: int
+) -> int:
+    """The prompt length whose prefill takes ``prefill_s`` at the speed the probes measured.
+
+    The first probe pays the server's warm-up and is left out when there are others; the
+    quickest of the rest is the prefill with nothing else running. CPU prefill of the lab's
+    model grows about linearly with length at these sizes. No timing: the most the scenario
+    allows, as it was designed.
+    """
+    timed = [t for t in probe_ttfts[1:] or probe_ttfts if t > 0]
+    if not timed:
+        return most
+    tokens = PREFILL_PROBE_TOKENS * prefill_s / min(timed)
+    tokens = round(tokens / _SIZE_STEP) * _SIZE_STEP
+    return max(least, min(most, tokens))
+
+
+def fit_to_host(scenario: Scenario, url: str, model: str) -> Scenario:
+    """``scenario`` with its host-sized phase's prompt set by this host's measured prefill.
+
+    Scenarios without a host-sized phase come back unchanged, and no request is sent.
+    """
+    sizing = scenario.host_sized
+    if sizing is None:
+        return scenario
+    probe = LoadSpec(
+        prompt_tokens=PREFILL_PROBE_TOKENS,
+        max_tokens=1,
+        concurrency=1,
+        requests=PREFILL_PROBE_REQUESTS,
+        duration_s=120.0,
+        tag=LAB_TAG,
+    )
+    ttfts = run_load_sync(url, model, probe).ttfts()
+    tokens = sized_prompt_tokens(ttfts, sizing.prefill_s, sizing.least, sizing.most)
+    phases = list(scenario.workload)
+    sized = phases[sizing.phase]
+    phases[sizing.phase] = dataclasses.replace(
+        sized, spec=sized.spec.model_copy(update={"prompt_tokens": tokens})
+    )
+    return dataclasses.replace(scenario, workload=tuple(phases))
 
 
 async def run_groups(url: str, model: str, groups: Sequence[Sequence[Phase]]) -> list[LoadResult]:
@@ -46,6 +98,11 @@ class WorkloadRunner:
         )
 
     def start(self) -> WorkloadRunner:
+        """Size the workload to the host (:func:`fit_to_host`), then start it.
+
+        ``scenario`` is the workload as sent from here on: a test reads its sized lengths.
+        """
+        self.scenario = fit_to_host(self.scenario, self.url, self.model)
         self._thread.start()
         self._started.wait(timeout=10.0)
         return self

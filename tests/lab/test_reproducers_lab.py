@@ -17,7 +17,7 @@ import httpx
 import pytest
 from labenv import lab_python_or_skip
 
-from kvdoctor.lab.scenarios import SCENARIOS
+from kvdoctor.lab.scenarios import SCENARIOS, Scenario
 from kvdoctor.lab.server import LabHandle, lab_server
 from kvdoctor.lab.workload import WorkloadRunner
 from kvdoctor.reproducers.experiments import ReproContext, run_experiment
@@ -130,10 +130,13 @@ def _snapshot(url: str) -> tuple[float, float]:
     return asyncio.run(go())
 
 
-def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, dict[str, float]]]:
+def _with_workload(
+    scenario: str, settle_s: float
+) -> Iterator[tuple[LabHandle, dict[str, float], Scenario]]:
     """The scenario's server with its workload running (as production traffic would be), and
     what ``diagnose`` would hand the guard from a capture of that workload: its own preemption
-    rate and its highest KV usage over the settle time (``ReproContext`` keywords).
+    rate and its highest KV usage over the settle time (``ReproContext`` keywords); and the
+    workload as sent (its lengths sized to the host where the scenario says so).
 
     A test that left them out relied on the lifetime estimate, which a server younger than a
     minute does not give, and on the guard's fixed usage limit, which the eviction-churn
@@ -153,13 +156,13 @@ def _with_workload(scenario: str, settle_s: float) -> Iterator[tuple[LabHandle, 
                 "background_preemptions_per_s": (count - first) / (time.monotonic() - t0),
                 "background_kv_usage_max": peak,
             }
-            yield handle, background
+            yield handle, background, runner.scenario
         finally:
             runner.stop()
 
 
 def test_prefix_probe_confirms_eviction_churn_under_its_workload() -> None:
-    for handle, background in _with_workload("eviction-churn", settle_s=10.0):
+    for handle, background, _ in _with_workload("eviction-churn", settle_s=10.0):
         ctx = ReproContext(endpoint=handle.url, turnover_wait_s=20.0, **background)
         rec = run_experiment("prefix-probe", ctx)
         m = rec.measured
@@ -190,25 +193,33 @@ def test_capacity_ramp_confirms_on_preemption_storm(storm: LabHandle, attempt: i
     assert rec.requests_sent <= rec.budget["requests"]
 
 
-# The head-of-line trial of ttft-split on the long-prefill-hol scenario (8,000-token prompts
-# beside short streams): what the context would say after a capture of that workload.
-def _hol_ctx(url: str, background: dict[str, float] | None = None) -> ReproContext:
+# The head-of-line trial of ttft-split on the long-prefill-hol scenario (long prompts, sized to
+# the host's prefill, beside short streams): what the context would say after a capture of that
+# workload.
+def _long_prompt_tokens(sent: Scenario) -> int:
+    return sent.workload[0].spec.prompt_tokens
+
+
+def _hol_ctx(url: str, long: int, background: dict[str, float] | None = None) -> ReproContext:
     return ReproContext(
         endpoint=url,
         **(background or {}),
         allow_load=True,
         max_model_len=8192,
         mean_prompt_len=600.0,
-        prompt_len_p90=8000.0,
+        prompt_len_p90=float(long),
     )
 
 
 def test_ttft_split_head_of_line_trial_confirms_one_step_prefills() -> None:
-    for handle, background in _with_workload("long-prefill-hol", settle_s=10.0):
-        rec = run_experiment("ttft-split", _hol_ctx(handle.url, background))
+    for handle, background, sent in _with_workload("long-prefill-hol", settle_s=10.0):
+        long = _long_prompt_tokens(sent)
+        rec = run_experiment("ttft-split", _hol_ctx(handle.url, long, background))
         m = rec.measured
-        print(f"ttft-split HOL trial, one-step prefill: {rec.cause_verdicts}: {rec.summary}")
-        assert m["hol_long_prompt_tokens"] == 8000
+        print(f"ttft-split HOL trial, one-step prefill at {long} tokens: {rec.cause_verdicts}")
+        print(rec.summary)
+        assert 2048 <= long <= 8000
+        assert m["hol_long_prompt_tokens"] == long
         assert rec.cause_verdicts["long-prefill-hol"] == "confirmed", (rec.summary, m)
         assert m["hol_waited_fraction"] >= 0.3 and m["hol_effect"]["samples_treatment"] >= 2
 
@@ -230,7 +241,8 @@ def test_ttft_split_head_of_line_trial_refutes_bounded_prefill_shares() -> None:
         runner = WorkloadRunner(handle.url, handle.model, SCENARIOS["long-prefill-hol"]).start()
         try:
             time.sleep(10.0)
-            rec = run_experiment("ttft-split", _hol_ctx(handle.url))
+            long = _long_prompt_tokens(runner.scenario)
+            rec = run_experiment("ttft-split", _hol_ctx(handle.url, long))
         finally:
             runner.stop()
     m = rec.measured

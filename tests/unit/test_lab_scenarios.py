@@ -102,3 +102,31 @@ def test_cli_lists_every_scenario_with_its_expected_diagnosis() -> None:
         if sc.expected.cause:
             assert f"expected: {sc.expected.symptom}/{sc.expected.cause}" in result.output
     assert "CPU build: " in result.output
+
+
+def test_host_sized_prompt_takes_the_prefill_time_the_scenario_needs() -> None:
+    from kvdoctor.lab.workload import PREFILL_PROBE_TOKENS, sized_prompt_tokens
+
+    assert PREFILL_PROBE_TOKENS == 2048
+    # The first probe (warm-up) is left out; the quickest other one times the prefill.
+    # A host that prefills 2,048 tokens in 0.3 s needs 8,192 for 1.2 s: capped at 8,000.
+    assert sized_prompt_tokens([3.0, 0.31, 0.3], 1.2, 2048, 8000) == 8000
+    # 2,048 in 0.6 s: 4,096 tokens take 1.2 s (whole 128-token blocks).
+    assert sized_prompt_tokens([2.0, 0.6, 0.7], 1.2, 2048, 8000) == 4096
+    assert sized_prompt_tokens([2.0, 0.55], 1.2, 2048, 8000) == 4480
+    # A slow host (1.25 s for 2,048) gets the least the scenario allows, not less.
+    assert sized_prompt_tokens([5.0, 1.25, 1.3], 1.2, 2048, 8000) == 2048
+    # One timing only: it is used. None: the scenario as designed.
+    assert sized_prompt_tokens([0.6], 1.2, 2048, 8000) == 4096
+    assert sized_prompt_tokens([], 1.2, 2048, 8000) == 8000
+
+
+def test_only_long_prefill_hol_is_sized_to_the_host() -> None:
+    sized = {n: s.host_sized for n, s in SCENARIOS.items() if s.host_sized is not None}
+    assert list(sized) == ["long-prefill-hol"]
+    hol = SCENARIOS["long-prefill-hol"]
+    sizing = sized["long-prefill-hol"]
+    assert sizing is not None
+    # The most is the length the scenario was designed with; it fits the server's max-model-len.
+    assert hol.workload[sizing.phase].spec.prompt_tokens == sizing.most == 8000
+    assert sizing.most < int(_flag(hol.engine_args, "--max-model-len"))
