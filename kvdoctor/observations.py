@@ -152,6 +152,55 @@ def counter_resets(values: list[float]) -> list[int]:
     return increase(values)[1]
 
 
+def process_restarts(columns: list[list[float]]) -> tuple[list[int], dict[int, list[int]]]:
+    """Where the process restarted, and the drops of single series that were no restart.
+
+    A restart zeroes every counter at once, so at a restart most series that had counted
+    anything drop together. A drop that most series do not share is a glitch of that series (a
+    malformed exposition, a histogram bucket that is not cumulative): read as a restart it would
+    add the series' whole value to the window once more per drop (external case bundles: one
+    bucket flipping between 4,000 and 0 made a window's prompts look 8 tokens long, and a
+    decreasing ``_sum`` reported 44 restarts). Returns the restart indices and, per column
+    position in ``columns``, its drop indices that are not restarts.
+    """
+    drops = {j: counter_resets(col) for j, col in enumerate(columns)}
+    drops = {j: d for j, d in drops.items() if d}
+    if not drops:
+        return [], {}
+    dropped_at: dict[int, int] = {}
+    for d in drops.values():
+        for i in d:
+            dropped_at[i] = dropped_at.get(i, 0) + 1
+    restarts: list[int] = []
+    for i in sorted(dropped_at):
+        # Series that had counted something just before (a counter at 0 cannot drop).
+        counting = sum(
+            1 for col in columns if col[i] == col[i] and col[i - 1] == col[i - 1] and col[i - 1] > 0
+        )
+        if 2 * dropped_at[i] >= max(counting, 1):
+            restarts.append(i)
+    at_restart = set(restarts)
+    glitches = {j: [i for i in d if i not in at_restart] for j, d in drops.items()}
+    return restarts, {j: d for j, d in glitches.items() if d}
+
+
+def _without_glitches(col: list[float], restarts: set[int]) -> int:
+    """Blank (NaN) the samples of a counter column that dropped below the last kept value
+    where the process did not restart; returns how many. The series resumes at the first
+    sample back at or above that value, so its increase never counts a glitch twice."""
+    prev: float | None = None
+    blanked = 0
+    for i, v in enumerate(col):
+        if v != v:
+            continue
+        if prev is not None and v < prev and i not in restarts:
+            col[i] = NAN
+            blanked += 1
+            continue
+        prev = v
+    return blanked
+
+
 def histogram_quantile_finite(q: float, cumulative: list[tuple[float, float]]) -> float | None:
     """``histogram_quantile``, but None when the quantile lies in the ``+Inf`` bucket: there
     only a lower bound is known, and a length or a cost computed from it would be a guess
@@ -213,8 +262,12 @@ class Observations:
     # canonical sample name -> wire names seen (provenance: which alias was in use)
     wire_names: dict[str, list[str]] = field(default_factory=dict)
     cumulative: set[str] = field(default_factory=set)
-    # Indices into ``times`` where at least one counter dropped (a restart).
+    # Indices into ``times`` where the process restarted: most counters dropped together
+    # (process_restarts).
     reset_indices: list[int] = field(default_factory=list)
+    # canonical name -> samples left out because that one series dropped while the process
+    # did not restart (a counter or cumulative bucket cannot decrease otherwise).
+    decreased: dict[str, int] = field(default_factory=dict)
     # Stats lines of the engine's log the columns were built from, where no scrape held vLLM
     # metrics (kvdoctor.logstats); 0 when the columns are the scrapes'.
     log_stats_lines: int = 0
@@ -605,11 +658,17 @@ def observe(bundle: Bundle) -> Observations:
     obs.nonfinite_values = nonfinite
     if not obs.times and bundle.logs:
         _from_log_stats(obs, bundle, scrapes)
-    resets: set[int] = set()
-    for cname in cumulative:
-        for col in obs.columns.get(cname, {}).values():
-            resets.update(counter_resets(col))
-    obs.reset_indices = sorted(resets)
+    named = [
+        (cname, col) for cname in sorted(cumulative) for col in obs.columns.get(cname, {}).values()
+    ]
+    restarts, glitches = process_restarts([col for _, col in named])
+    obs.reset_indices = restarts
+    at_restart = set(restarts)
+    for j in glitches:
+        cname, col = named[j]
+        blanked = _without_glitches(col, at_restart)
+        if blanked:
+            obs.decreased[cname] = obs.decreased.get(cname, 0) + blanked
     return obs
 
 

@@ -175,6 +175,12 @@ def not_checked_for(
             "value of each was kept)",
             signals.repeated,
         ),
+        (
+            "counters that decreased without a restart",
+            "left out: one series dropped while the other counters kept counting (a malformed "
+            "exposition; a restart drops them all)",
+            signals.decreased,
+        ),
     ):
         if counts:
             listed = ", ".join(f"{name} ({n}×)" for name, n in counts.items())

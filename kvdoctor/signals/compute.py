@@ -43,6 +43,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     out = Out()
     out.ss.impossible = dict(sorted(obs.impossible.items()))
     out.ss.repeated = dict(sorted(obs.repeated.items()))
+    out.ss.decreased = dict(sorted(obs.decreased.items()))
     metrics.window(out, obs, bundle)
     metrics.kv_and_requests(out, obs)
     metrics.prefix_cache(out, obs)

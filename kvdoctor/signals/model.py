@@ -37,6 +37,8 @@ class SignalSet:
     impossible: dict[str, int] = field(default_factory=dict)
     # Series repeated within a scrape (metric name -> count of repeats); the first value kept.
     repeated: dict[str, int] = field(default_factory=dict)
+    # Counter samples left out because that one series dropped without a restart (name -> count).
+    decreased: dict[str, int] = field(default_factory=dict)
     # How the report states a value that is an estimate (name -> text): the interpolated
     # latency percentiles as the bucket range that holds them ("between 1 and 2.5 s"). Set by
     # the pipeline from the window's histograms; playbook placeholders print it.

@@ -763,6 +763,35 @@ KNOWN_MISSES.update(
     }
 )
 
+# Round 16's dev split.
+KNOWN_MISSES.update(
+    {
+        "zzs-eagle70b-tp4-sharegpt-no-speedup": {
+            "symptom": (
+                "EAGLE on a TP4 70B that gives no speed-up: a step takes 37.5 ms (3.5x the "
+                "decode floor) and emits 2.6 tokens at 40 % acceptance, well above the 20 "
+                "tokens a second a reader notices and above the 30 % acceptance kvdoctor calls "
+                "wasted drafting; whether speculation pays at all needs the same load without "
+                "it, which the case itself names as what decides"
+            ),
+            "cause": "follows from the symptom",
+            "healthy": "see the symptom reason",
+        },
+        "zzv-nixl-demo-proxy-reprefill": {
+            "symptom": (
+                "the decode side of a NIXL pair said to prefill every prompt itself: the "
+                "bundle's step-size histogram is not cumulative over time (its 8-token bucket "
+                "flips between 4,000 and 0, the 1-token one rises to 4,000 and falls back), so "
+                "the steps that would show whole prompts computed here are unreadable, and a "
+                "2,000-token prefill of 0.6 s on four H100s runs at 5 % of their peak, which "
+                "reads as a wait for a transfer; kvdoctor leaves 0 % hits over 2,000-token "
+                "prompts undecided"
+            ),
+            "cause": "follows from the symptom",
+        },
+    }
+)
+
 # The splits that are development material: every split but the round's unrun holdout
 # (cases/score.py's CURRENT_HOLDOUT); a holdout joins once it was run and quoted as run
 # (docs/accuracy/corpus-holdout*-as-run.txt).

@@ -242,3 +242,42 @@ def test_one_scrape_gives_gauges_but_no_window() -> None:
     assert s.get("preemptions_window") is None
     assert "a window needs two" in (s.values["preemptions_window"].reason or "")
     assert s.get("preemptions_lifetime") == 5
+
+
+def test_one_series_dropping_is_no_restart_and_is_left_out() -> None:
+    # One counter of the busy payload falls back while every other one keeps counting: a
+    # malformed series, not a restart (a restart zeroes them all, as the test above shows).
+    glitch = re.sub(
+        r'^(vllm:request_success_total\{[^}]*finished_reason="length"[^}]*\}) \S+$',
+        r"\1 1.0",
+        HITS,
+        count=1,
+        flags=re.M,
+    )
+    assert glitch != HITS
+    s = compute_signals(bundle_of(IDLE, HITS, glitch, HITS))
+    assert s.get("counter_resets") == 0
+    # The dropped sample is left out; its series resumes at the next good one, so the window
+    # counts the traffic once (as HITS -> HITS adds nothing).
+    assert s.get("requests_finished_window") == 12
+    assert s.decreased == {"vllm:request_success": 1}
+    report = diagnose(bundle_of(IDLE, HITS, glitch, HITS))
+    checks = report.report.not_checked
+    row = next(n for n in checks if n.what.startswith("counters that decreased"))
+    assert "vllm:request_success (1×)" in row.why
+
+
+def test_process_restarts_need_most_counting_series_to_drop() -> None:
+    from kvdoctor.observations import process_restarts
+
+    nan = math.nan
+    a = [1.0, 5.0, 0.5, 2.0]  # drops at 2
+    b = [2.0, 6.0, 1.0, 3.0]  # drops at 2
+    c = [0.0, 0.0, 0.0, 0.0]  # never counted: cannot drop, not counted
+    d = [4.0, 8.0, 9.0, 3.0]  # drops at 3 alone
+    restarts, glitches = process_restarts([a, b, c, d])
+    assert restarts == [2]  # 2 of the 3 counting series dropped together
+    assert glitches == {3: [3]}
+    # A series absent around the drop does not vote.
+    assert process_restarts([[1.0, 0.0], [nan, 3.0]]) == ([1], {})
+    assert process_restarts([[1.0, 2.0], [3.0, 4.0]]) == ([], {})
