@@ -56,6 +56,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "queueing",
         "prefill-bound",
         "long-prefill-hol",
+        "engine-imbalance",
         "kv-admission",
         "deferred-admission",
         "kv-transfer-trouble",

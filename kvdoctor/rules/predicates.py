@@ -915,6 +915,64 @@ def _consumer_ttft_over_transfer(s: SignalView) -> Scalar:
 
 
 @derived(
+    "pool_held_idle",
+    "bool",
+    "Nothing runs at the last scrape, yet a tenth of the KV pool or more stays held: blocks "
+    "kept by requests that are not running (a KV connector's pending loads or sends), not by "
+    "the work the engine does.",
+)
+def _pool_held_idle(s: SignalView) -> Scalar:
+    running, usage = s.num("running_last"), s.num("kv_usage_last")
+    if running is None or usage is None:
+        return None
+    return running < 1 and usage >= POOL_HELD_IDLE
+
+
+# A tenth of the pool: more than the partial blocks and the null block an idle pool shows.
+POOL_HELD_IDLE = 0.1
+
+
+@derived(
+    "queue_stalled_with_room",
+    "bool",
+    "The queue stalled (requests waiting and no token processed in half the window's intervals "
+    "or more) and ends with requests waiting and none running, with no preemption and the pool "
+    "not full: admission, not KV demand, holds them. A request longer than the pool also "
+    "stalls an empty pool, so where max_model_len exceeds the pool this holds only when "
+    "blocks stay held with nothing running (pool_held_idle).",
+)
+def _queue_stalled_with_room(s: SignalView) -> Scalar:
+    share, waiting, running = s.num("stalled_share"), s.num("waiting_last"), s.num("running_last")
+    usage, preempted = s.num("kv_usage_last"), s.num("preemptions_seen")
+    if share is None or waiting is None or running is None or usage is None:
+        return None
+    if share < 0.5 or waiting < 1 or running >= 1 or usage >= POOL_FULL:
+        return False
+    if preempted is not None and preempted > 0:
+        return False
+    over = s.num("max_model_len_over_capacity")
+    if over is not None and over <= 1.0:
+        return True
+    return s.value("pool_held_idle") is True
+
+
+@derived(
+    "connector_holds_idle_pool",
+    "bool",
+    "A KV connector is configured and the queue stalled with room (queue_stalled_with_room) "
+    "while blocks stay held with nothing running (pool_held_idle): the connector keeps them "
+    "for loads or sends that never complete.",
+)
+def _connector_holds_idle_pool(s: SignalView) -> Scalar:
+    if s.value("kv_transfer_configured") is not True:
+        return False
+    stalled, held = s.value("queue_stalled_with_room"), s.value("pool_held_idle")
+    if stalled is None or held is None:
+        return None
+    return stalled is True and held is True
+
+
+@derived(
     "consumer_waits_for_transfer",
     "bool",
     "First tokens are slow on a decode instance whose prefill time is the KV transfer "
@@ -1051,6 +1109,24 @@ def _lora_budget_binds(s: SignalView) -> Scalar:
 def _engine_load_over_fair(s: SignalView) -> Scalar:
     share, n = s.num("engine_busiest_running_share"), s.num("engines")
     return share * n if share is not None and n is not None and n >= 2 else None
+
+
+@derived(
+    "queue_on_one_engine",
+    "bool",
+    "A data-parallel endpoint's queue sits on one engine: nine tenths or more of the waiting "
+    "requests are on the engine whose pool filled, while every other engine's pool stayed "
+    "below full. The router keeps sending to an engine that cannot admit them; the endpoint's "
+    "capacity is not what runs out.",
+)
+def _queue_on_one_engine(s: SignalView) -> Scalar:
+    n, share = s.num("engines"), s.num("engine_busiest_waiting_share")
+    others, peak = s.num("kv_usage_max_other_engines"), s.num("kv_usage_max")
+    if n is None or n < 2:
+        return False
+    if share is None or others is None or peak is None:
+        return None
+    return share >= 0.9 and peak >= POOL_FULL and others < POOL_FULL
 
 
 @derived("itl_spread", "ratio", "itl_p99 / itl_p50: spikes (>3) versus uniformly slow (~1).")
@@ -1220,6 +1296,16 @@ def _model_layers_unknown(s: SignalView) -> Scalar:
 
 
 @derived(
+    "gpu_unknown",
+    "bool",
+    "The capture names no GPU (no NVML sample, no device in the log or the flags): no decode "
+    "floor can be computed, so how fast this card could stream is not known.",
+)
+def _gpu_unknown(s: SignalView) -> Scalar:
+    return not isinstance(s.value("gpu_name"), str)
+
+
+@derived(
     "hybrid_align_admits_one",
     "bool",
     "A hybrid model in align mode runs one request at a time while others wait, the pool "
@@ -1294,11 +1380,16 @@ DERIVED_LABELS: dict[str, str] = {
     "consumer_waits_for_transfer": "slow first tokens spent waiting for the prefill instance's KV",
     "prefill_erratic": "prefills of similar prompts, each alone, taking very different times",
     "engine_stalled": "requests running while the engine computed nothing",
+    "pool_held_idle": "KV blocks held with nothing running",
+    "queue_stalled_with_room": "a queue that stalled with room in the pool",
+    "connector_holds_idle_pool": "a KV connector holding blocks with nothing running",
     "other_process_over_weights": "other processes holding more than the server's weights",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
     "offload_inferred": "weights larger than the device: some run from host memory",
     "hybrid_align_admits_one": "a hybrid model in align mode admitting one request at a time",
     "model_layers_unknown": "the model's layer kinds unknown (no model config)",
+    "gpu_unknown": "the GPU not named by the capture",
+    "queue_on_one_engine": "the waiting queue on one data-parallel engine whose pool filled",
     "consumer_ttft_over_transfer": "decode-side TTFT over the KV transfer and one step",
     "offloaded_weights_per_device": "weights each device keeps in host memory",
     "offload_step_floor": "the offloaded weights' crossing of the host link per step",
@@ -1368,6 +1459,18 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "symptom_prefix_miss": ("prefix hits are missing", "prefix hits are not missing"),
     "symptom_preemption": ("sequences are preempted", "no sequence is preempted"),
     "symptom_slow_itl": ("tokens stream slowly", "tokens stream at the usual speed"),
+    "pool_held_idle": (
+        "KV blocks stayed held with nothing running",
+        "no KV block was held with nothing running",
+    ),
+    "queue_stalled_with_room": (
+        "requests waited with room in the pool and none was admitted",
+        "the queue did not stall with room in the pool",
+    ),
+    "connector_holds_idle_pool": (
+        "the KV connector held blocks with nothing running while requests waited",
+        "no KV connector held blocks idle while requests waited",
+    ),
     "engine_stalled": (
         "requests stayed running while the engine computed nothing",
         "the engine computed tokens for its running requests",
@@ -1383,6 +1486,11 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "model_layers_unknown": (
         "no model config says which layer kinds the model has",
         "the model's layer kinds are known",
+    ),
+    "gpu_unknown": ("the capture names no GPU", "the GPU is named"),
+    "queue_on_one_engine": (
+        "the queue sat on one engine whose pool filled while the others had room",
+        "the queue did not sit on one full engine beside engines with room",
     ),
     "hybrid_align_admits_one": (
         "the hybrid model in align mode admits one request at a time",

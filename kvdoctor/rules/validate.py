@@ -12,7 +12,7 @@ from kvdoctor.rules.predicates import DERIVED, PREDICATES
 from kvdoctor.rules.schema import Cause, Clause, Group, Playbook, Scope
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS
-from kvdoctor.vocab import CAUSES
+from kvdoctor.vocab import CAUSES, UNIDENTIFIED
 
 
 def _known(name: str) -> bool:
@@ -178,8 +178,10 @@ def check_playbook(pb: Playbook) -> list[str]:
             problems += _template_problems(open_q.seen, f"{at}.seen")
             problems += _template_problems(open_q.title, f"{at}.title")
             for di, cand in enumerate(open_q.differential):
-                # A candidate is a cause of this playbook (unshared-traffic is "no fault").
-                if cand.cause not in causes:
+                # A candidate is a cause of this playbook (unshared-traffic is "no fault"), or
+                # "unidentified": none of them, where the likeliest answer is one kvdoctor
+                # does not name.
+                if cand.cause not in causes and cand.cause != UNIDENTIFIED:
                     problems.append(f"{at}.differential.{di}: unknown cause {cand.cause!r}")
     symptoms = {pb.symptom, *pb.other_symptoms}
     for ci, cause in enumerate(pb.causes):

@@ -57,6 +57,18 @@ _DEFS: list[tuple[str, str, str]] = [
         "parallelism; engines that decoded in the window).",
     ),
     (
+        "engine_busiest_waiting_share",
+        "fraction",
+        "The data-parallel engine with the most requests waiting: its share of all waiting "
+        "(mean over the window); 1 when the whole queue is on one engine.",
+    ),
+    (
+        "kv_usage_max_other_engines",
+        "fraction",
+        "The fullest KV pool (peak usage) among the engines other than the one with the most "
+        "requests waiting.",
+    ),
+    (
         "prefix_caching_requested",
         "bool",
         "--enable-prefix-caching as the operator gave it "
@@ -803,6 +815,8 @@ LABELS: dict[str, str] = {
     "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",
+    "engine_busiest_waiting_share": "the share of the waiting requests on one engine",
+    "kv_usage_max_other_engines": "the fullest KV pool of the other engines",
     "external_prefix_hit_rate_window": "the external cache's hit rate",
     "cpu_offload_gb": "weights offloaded to CPU memory per GPU (--cpu-offload-gb)",
     "log_sleep_residual_gib": "memory the engine still held asleep",

@@ -850,12 +850,53 @@ def _engine_values(obs: Observations, g: Group) -> dict[str, Scalar]:
     return vals
 
 
+def _engine_queues(out: Out, engines: dict[str, dict[str, Scalar]]) -> None:
+    """Where a data-parallel endpoint's queue sits: the engine with the most requests waiting
+    (mean over the window), its share of all waiting, and the fullest KV pool among the other
+    engines (a queue on one engine whose pool filled, beside engines with room, is the router's
+    doing, not the pool's)."""
+    waiting = {
+        name: float(v)
+        for name, vals in engines.items()
+        if isinstance((v := vals.get("waiting_mean")), int | float) and not isinstance(v, bool)
+    }
+    total = math.fsum(waiting.values())
+    if not waiting or total <= 0:
+        for n in ("engine_busiest_waiting_share", "kv_usage_max_other_engines"):
+            out.set(n, None, reason="no engine had requests waiting")
+        return
+    busiest = max(sorted(waiting), key=lambda n: waiting[n])
+    out.set(
+        "engine_busiest_waiting_share",
+        waiting[busiest] / total,
+        f"metrics: engine {busiest}'s mean waiting over the sum of {len(engines)} engines'",
+    )
+    others = [
+        float(v)
+        for name, vals in engines.items()
+        if name != busiest
+        and isinstance((v := vals.get("kv_usage_max")), int | float)
+        and not isinstance(v, bool)
+    ]
+    out.set(
+        "kv_usage_max_other_engines",
+        max(others) if others else None,
+        f"metrics: the fullest KV pool among the engines other than {busiest}",
+        reason="no other engine reported KV usage",
+    )
+
+
 def engine_balance(out: Out) -> None:
     """How evenly a data-parallel endpoint's engines share the work: the busiest engine's share
     of the running requests and its decode speed against the fastest engine's (one engine
     overloaded while others idle is invisible in the sums)."""
     engines = out.ss.per_engine
-    names = ("engine_busiest_running_share", "itl_engine_spread")
+    names = (
+        "engine_busiest_running_share",
+        "itl_engine_spread",
+        "engine_busiest_waiting_share",
+        "kv_usage_max_other_engines",
+    )
     if len(engines) < 2:
         for n in names:
             out.set(n, None, reason="one engine")
@@ -886,6 +927,7 @@ def engine_balance(out: Out) -> None:
         f"metrics: the busiest of {len(engines)} engines' mean running over the sum",
         reason="no engine ran a request",
     )
+    _engine_queues(out, engines)
     # Each engine schedules its own queue: one engine stalled behind a request it can never
     # admit stalls every request routed to it while the others keep the endpoint's counters
     # moving (external case p-minimax: engine 2 of 4 frozen for eight minutes, the sums never
