@@ -216,9 +216,13 @@ def test_a_full_disk_during_record_is_one_line_and_leaves_nothing(tmp_path: Path
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
+    # A window long enough that a busy host still scrapes inside it (each scrape's deadline is
+    # the window's end: at 1 s a loaded host got "nothing collected" before any write); the
+    # bundle is still well past the 64 KiB the writes may take.
+    window = ["--window", "4s", "--interval", "1s", "--no-progress"]
     with serve() as (hp, _):
         run = kvdoctor(
-            ["record", "--endpoint", f"http://{hp}", *WINDOW, "-o", str(tmp_path / "b")],
+            ["record", "--endpoint", f"http://{hp}", *window, "-o", str(tmp_path / "b")],
             cwd=tmp_path,
             preexec_fn=small_files,
         )
@@ -227,7 +231,7 @@ def test_a_full_disk_during_record_is_one_line_and_leaves_nothing(tmp_path: Path
                 "diagnose",
                 "--endpoint",
                 f"http://{hp}",
-                *WINDOW,
+                *window,
                 "--no-reproduce",
                 "--save-bundle",
                 str(tmp_path / "s.tar.gz"),
