@@ -914,6 +914,10 @@ def _consumer_ttft_over_transfer(s: SignalView) -> Scalar:
     return _ratio(s.num("ttft_mean"), xfer + (post or 0.0) + itl)
 
 
+# A tenth of the pool: more than the partial blocks and the null block an idle pool shows.
+POOL_HELD_IDLE = 0.1
+
+
 @derived(
     "pool_held_idle",
     "bool",
@@ -926,10 +930,6 @@ def _pool_held_idle(s: SignalView) -> Scalar:
     if running is None or usage is None:
         return None
     return running < 1 and usage >= POOL_HELD_IDLE
-
-
-# A tenth of the pool: more than the partial blocks and the null block an idle pool shows.
-POOL_HELD_IDLE = 0.1
 
 
 @derived(
