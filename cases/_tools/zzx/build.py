@@ -65,7 +65,7 @@ def scrape(case, el):
         out.append(f"vllm:num_requests_swapped{lab(b(0))} 0.0")
     fam(out, "vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 percent usage.")
     for i, e in enumerate(engines):
-        out.append(f"vllm:gpu_cache_usage_perc{lab(b(i))} {e['kv']}")
+        out.append(f"vllm:gpu_cache_usage_perc{lab(b(i))} {round(e['kv'] + e.get('kv_per_s', 0) * el, 5)}")
     if v0:
         fam(out, "vllm:cpu_cache_usage_perc", "gauge", "CPU KV-cache usage. 1 means 100 percent usage.")
         out.append(f"vllm:cpu_cache_usage_perc{lab(b(0))} 0.0")
@@ -121,7 +121,7 @@ def build(case):
     out = ROOT / "cases" / case["id"] / "bundle"
     out.mkdir(parents=True, exist_ok=True)
     t0, iv, n = case["start"], case["interval"], case["n"]
-    recs = [json.dumps({"t": t0 + k * iv, "status": 200, "text": scrape(case, 600 + k * iv)}) for k in range(n)]
+    recs = [json.dumps({"t": t0 + k * iv, "status": 200, "text": scrape(case, case.get("el0", 600) + k * iv)}) for k in range(n)]
     (out / "metrics.jsonl").write_text("\n".join(recs) + "\n")
     man = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.2.0", "endpoint": case["endpoint"],
            "started_at": t0, "ended_at": t0 + (n - 1) * iv, "interval_s": iv, "notes": case["notes"]}
@@ -134,18 +134,22 @@ def build(case):
     (out / "gpu.jsonl").write_text("\n".join(json.dumps({"t": t0 + k * iv, "devices": case["gpus"]}) for k in range(n)) + "\n")
     logs = list(case["log_head"])
     t = t0 + 10
+    el0 = case.get("el0", 600)
     while t <= t0 + (n - 1) * iv:
+        el = el0 + (t - t0)
         for i, e in enumerate(case["engines"]):
-            g = e["running"] / e["itl"]
+            a, z = state(e, el - 10), state(e, el)
+            g = (z["gen"] - a["gen"]) / 10
+            pt = (z["prompt"] - a["prompt"]) / 10
+            kv = (e["kv"] + e.get("kv_per_s", 0) * el) * 100
             if case["v0"]:
-                logs.append(f"INFO {ts(t)} metrics.py:{case['logline']}] Avg prompt throughput: {e['running'] * e['prompt'] / (e['prompt_prefill_s'] + e['out'] * e['itl']):.1f} tokens/s, "
+                logs.append(f"INFO {ts(t)} metrics.py:{case['logline']}] Avg prompt throughput: {pt:.1f} tokens/s, "
                             f"Avg generation throughput: {g:.1f} tokens/s, Running: {e['running']} reqs, Swapped: 0 reqs, Pending: 0 reqs, "
-                            f"GPU KV cache usage: {e['kv'] * 100:.1f}%, CPU KV cache usage: 0.0%.")
+                            f"GPU KV cache usage: {kv:.1f}%, CPU KV cache usage: 0.0%.")
             else:
-                pt = e["running"] * e["prompt"] / (e["prompt_prefill_s"] + e["out"] * e["itl"])
                 logs.append(f"(APIServer pid={case['pid']}) INFO {ts(t)} [loggers.py:{case['logline']}] Engine {i:03d}: Avg prompt throughput: {pt:.1f} tokens/s, "
                             f"Avg generation throughput: {g:.1f} tokens/s, Running: {e['running']} reqs, Waiting: 0 reqs, "
-                            f"GPU KV cache usage: {e['kv'] * 100:.1f}%, Prefix cache hit rate: {e.get('hit', 0) * 100:.1f}%")
+                            f"GPU KV cache usage: {kv:.1f}%, Prefix cache hit rate: {e.get('hit', 0) * 100:.1f}%")
         t += 10
     (out / "logs.txt").write_text("\n".join(logs) + "\n")
 
@@ -207,9 +211,9 @@ CASES.append(dict(
 # 3 Qwen3 MoE long context decode, 1 request, ~84k context, V1 0.10.0
 CASES.append(dict(
     id="zzx-qwen3moe-long-context-decode", v0=False, version="0.10.0", served="qwen3-30b-a3b", root="/models/Qwen3-30B-A3B-AWQ", mml=131072,
-    start=START + 2 * 86400, interval=10.0, n=49, endpoint="http://192.168.1.40:8000", pid=12152, logline="123",
-    notes="One user with very long agentic prompts on Qwen3 MoE; decode about 34-35 tokens/s at ~84k context against ~120 tokens/s on short prompts.",
-    engines=[dict(running=1, itl=0.0289, prompt=83600, out=2200, prompt_prefill_s=14.0, kv=0.219, hit=0.664)],
+    start=START + 2 * 86400, interval=10.0, n=31, endpoint="http://192.168.1.40:8000", pid=12152, logline="123",
+    notes="One user, one long agentic request (~84k-token context, long thinking output) on Qwen3 MoE; decode about 34-35 tokens/s against ~120 tokens/s on short prompts.",
+    el0=20, engines=[dict(running=1, itl=0.0289, prompt=83600, out=17500, prompt_prefill_s=14.0, kv=0.2177, kv_per_s=34.6 / 384000, hit=0.664)],
     cc={"block_size": "16", "cache_dtype": "auto", "calculate_kv_scales": "False", "cpu_offload_gb": "0", "enable_prefix_caching": "True",
         "gpu_memory_utilization": "0.7", "is_attention_free": "False", "num_cpu_blocks": "None", "num_gpu_blocks": "24000",
         "num_gpu_blocks_override": "None", "prefix_caching_hash_algo": "builtin", "sliding_window": "None", "swap_space": "4"},
