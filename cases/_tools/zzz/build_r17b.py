@@ -370,8 +370,83 @@ def dsv41_oom():
     return t_oom, first_fail
 
 
+def omni_startup():
+    cid = "zzz-qwen3omni-stage-free-mem-startup"
+    d = ROOT / cid / "bundle"; d.mkdir(parents=True, exist_ok=True)
+    model = "/data/models/Qwen/Qwen3-Omni-30B-A3B-Instruct"
+    t0, iv, n = 1765440000.0, 10.0, 30          # 2025-12-11, recorded right after the failed start
+    tot_gib = 79.32
+    total_nvml = 81920 * MIB
+    st = t0 - 260
+    # thinker stage (stage 0): TP=2 over both visible cards, high utilization (assumed 0.99)
+    util0 = 0.99
+    budget0 = util0 * tot_gib
+    weights, nontorch, act = 30.05, 1.20, 3.60
+    kv = budget0 - weights - nontorch - act
+    bpt = 48 * 2 * 2 * 128 * 2                  # layers x (K,V) x kv heads per rank (4/2) x head_dim x bf16
+    blocks = int(kv * GIB // (16 * bpt))
+    tokens = blocks * 16
+    mml = 65536
+    held = budget0                               # what the thinker holds on each card after its start-up
+    ctx1 = 0.30                                  # the talker worker's own CUDA context on that card
+    free1 = tot_gib - held - ctx1
+    need1 = 0.6 * tot_gib
+    L = [f"(APIServer pid=4120) INFO {S(st)} [api_server.py:1772] vLLM API server version 0.12.0",
+         f"(APIServer pid=4120) INFO {S(st)} [utils.py:253] non-default args: {{'model_tag': '{model}', 'host': '0.0.0.0', 'port': 10808, 'model': '{model}', 'omni': True}}",
+         f"(APIServer pid=4120) INFO {S(st + 2)} [omni_stage.py:88] [Stage-0] Launching thinker stage (devices=0,1, tensor_parallel_size=2, gpu_memory_utilization={util0})",
+         f"(APIServer pid=4120) INFO {S(st + 2)} [omni_stage.py:88] [Stage-1] Launching talker stage (devices=1, gpu_memory_utilization=0.6)",
+         f"(APIServer pid=4120) INFO {S(st + 2)} [omni_stage.py:88] [Stage-2] Launching code2wav stage (devices=1)"]
+    for r, pid in ((0, 4301), (1, 4302)):
+        L.append(f"(Worker_TP{r} pid={pid}) [Stage-0] INFO {S(st + 95)} [gpu_model_runner.py:3338] Model loading took {weights:.4f} GiB memory and 71.226831 seconds")
+    for r, pid in ((0, 4301), (1, 4302)):
+        L.append(f"(Worker_TP{r} pid={pid}) [Stage-0] INFO {S(st + 140)} [gpu_worker.py:298] Available KV cache memory: {kv:.2f} GiB")
+    L += [f"(EngineCore_DP0 pid=4290) [Stage-0] INFO {S(st + 141)} [kv_cache_utils.py:1087] GPU KV cache size: {tokens:,} tokens",
+          f"(EngineCore_DP0 pid=4290) [Stage-0] INFO {S(st + 141)} [kv_cache_utils.py:1091] Maximum concurrency for {mml:,} tokens per request: {tokens / mml:.2f}x",
+          f"(EngineCore_DP0 pid=4290) [Stage-0] INFO {S(st + 142)} [core.py:250] init engine (profile, create kv cache, warmup model) took 44.91 seconds"]
+    P = f"(Worker pid=4411) [Stage-1] ERROR {S(st + 150)} [multiproc_executor.py:750]"
+    L += [f"{P} WorkerProc failed to start.",
+          f"{P} Traceback (most recent call last):",
+          f"{P}   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 722, in worker_main",
+          f"{P}     worker = WorkerProc(*args, **kwargs)",
+          f"{P}   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 562, in __init__",
+          f"{P}     self.worker.init_device()",
+          f"{P}   File \"/usr/local/lib/python3.12/dist-packages/vllm/worker/worker_base.py\", line 324, in init_device",
+          f"{P}     self.worker.init_device()  # type: ignore",
+          f"{P}   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py\", line 235, in init_device",
+          f"{P}     raise ValueError(",
+          f"{P} ValueError: Free memory on device ({free1:.2f}/{tot_gib:.2f} GiB) on startup is less than desired GPU memory utilization (0.6, {need1:.2f} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+          f"(EngineCore_DP0 pid=4400) [Stage-1] ERROR {S(st + 151)} [core.py:842] EngineCore failed to start.",
+          f"(EngineCore_DP0 pid=4400) [Stage-1] ERROR {S(st + 151)} [core.py:842] Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause.",
+          f"(APIServer pid=4120) ERROR {S(st + 152)} [omni_stage.py:311] [Stage-1] stage initialization failed; shutting down all stages",
+          f"(APIServer pid=4120) INFO {S(st + 155)} [omni_stage.py:330] [Stage-0] stage stopped",
+          f"RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    w(d, "logs.txt", "\n".join(L) + "\n")
+    w(d, "metrics.jsonl", [{"t": t0 + i * iv, "error": "Connection refused (http://localhost:10808/metrics)"} for i in range(n)])
+    w(d, "gpu.jsonl", [{"t": t0 + i * iv, "devices": [{"index": k, "name": "NVIDIA A100-SXM4-80GB", "memory_total": total_nvml,
+                                                       "memory_used": 4 * MIB, "processes": []} for k in range(8)]}
+                       for i in range(n)])
+    w(d, "manifest.json", {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.2.0", "endpoint": "http://localhost:10808",
+                           "started_at": t0, "ended_at": t0 + (n - 1) * iv, "interval_s": iv,
+                           "notes": "vllm-omni server (Qwen3-Omni, default stage config), CUDA_VISIBLE_DEVICES=1,5. Recorded right after "
+                                    "the failed start; all stage processes had exited."})
+    argv = ["vllm", "serve", model, "--omni", "--host", "0.0.0.0", "--port", "10808"]
+    w(d, "engine_args.json", {"argv": argv, "args": {"model": model, "omni": True, "host": "0.0.0.0", "port": 10808}})
+    w(d, "model_config.json", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"], "model_type": "qwen3_omni_moe",
+                               "thinker_config": {"model_type": "qwen3_omni_moe_thinker",
+                                                  "text_config": {"model_type": "qwen3_omni_moe_text", "hidden_size": 2048,
+                                                                  "num_hidden_layers": 48, "num_attention_heads": 32,
+                                                                  "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128,
+                                                                  "num_experts_per_tok": 8, "moe_intermediate_size": 768,
+                                                                  "vocab_size": 151936, "max_position_embeddings": 65536,
+                                                                  "torch_dtype": "bfloat16"}},
+                               "torch_dtype": "bfloat16"})
+    return dict(kv=round(kv, 2), blocks=blocks, tokens=tokens, free1=round(free1, 2), need1=round(need1, 2))
+
+
 if __name__ == "__main__":
     import sys
     which = sys.argv[1:] or ["dsv41"]
     if "dsv41" in which:
         print(dsv41_oom())
+    if "omni" in which:
+        print(omni_startup())
