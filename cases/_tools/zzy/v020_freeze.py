@@ -68,7 +68,7 @@ while t < T0 + 600:
 
 logs.append("")
 # failed scrapes every 10 s: 0.2.0 has no /metrics route
-scrapes = [{"t": T0 + i * 10.0, "status": 404, "text": '{"detail":"Not Found"}'} for i in range(61)]
+scrapes = [{"t": T0 + i * 10.0, "error": 'HTTP 404 Not Found: {"detail":"Not Found"} (no /metrics route in vLLM 0.2.0)'} for i in range(61)]
 
 total = 24146608128
 used = int(total * 0.40) + 310 * 2**20   # budget + CUDA context
