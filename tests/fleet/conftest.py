@@ -15,7 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from labenv import tool_or_skip
+from labenv import lab_python_or_skip, tool_or_skip
+
+from kvdoctor.lab.server import LabHandle, lab_server
 
 SCRAPE_INTERVAL_S = 1
 
@@ -110,3 +112,19 @@ def prometheus_server(tmp_path: Path) -> Iterator[Callable[[list[str]], RunningP
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="package")
+def lab_pair() -> Iterator[tuple[LabHandle, LabHandle]]:
+    """A healthy lab server and a preemption-storm one, shared by the fleet lab tests.
+
+    Starting the two costs about 45 s on a 2-core host. Each test judges its own equal load
+    over its own window (counter deltas), so the traffic an earlier test sent changes nothing;
+    the servers are stopped when the package's last test ends.
+    """
+    python = lab_python_or_skip()
+    with (
+        lab_server("healthy", vllm_python=python) as healthy,
+        lab_server("preemption-storm", vllm_python=python) as storm,
+    ):
+        yield healthy, storm

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from labenv import lab_python_or_skip
 
 from kvdoctor.commands._capture_opts import to_capture_options
 from kvdoctor.fleet import diagnose_fleet_bundle
 from kvdoctor.fleet.endpoints import diagnose_endpoints, endpoint_names
 from kvdoctor.fleet.render import render_fleet_markdown
-from kvdoctor.lab.server import lab_server
+from kvdoctor.lab.server import LabHandle
 from kvdoctor.report.render import render_json
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
 
@@ -45,29 +43,28 @@ def _load_later(url: str, model: str, errors: list[str]) -> None:
     errors.extend(f"{url}: {r.error}" for r in result.requests if r.error is not None)
 
 
-def test_repeated_endpoints_name_the_mistuned_lab_replica(tmp_path: Path) -> None:
-    python = lab_python_or_skip()
+def test_repeated_endpoints_name_the_mistuned_lab_replica(
+    tmp_path: Path, lab_pair: tuple[LabHandle, LabHandle]
+) -> None:
     saved = tmp_path / "fleet"
-    with ExitStack() as stack:
-        healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
-        storm = stack.enter_context(lab_server("preemption-storm", vllm_python=python))
-        urls = [healthy.url, storm.url]
-        errors: list[str] = []
-        threads = [
-            threading.Thread(target=_load_later, args=(lab.url, lab.model, errors))
-            for lab in (healthy, storm)
-        ]
-        for t in threads:
-            t.start()
-        opts = [
-            to_capture_options({"endpoint": u, "window": WINDOW_S, "interval": INTERVAL_S})
-            for u in urls
-        ]
-        fd = diagnose_endpoints(
-            opts, endpoint_names(urls, redact=False), reproduce=False, save_bundle=saved
-        )
-        for t in threads:
-            t.join(timeout=SPEC.duration_s + 60)
+    healthy, storm = lab_pair
+    urls = [healthy.url, storm.url]
+    errors: list[str] = []
+    threads = [
+        threading.Thread(target=_load_later, args=(lab.url, lab.model, errors))
+        for lab in (healthy, storm)
+    ]
+    for t in threads:
+        t.start()
+    opts = [
+        to_capture_options({"endpoint": u, "window": WINDOW_S, "interval": INTERVAL_S})
+        for u in urls
+    ]
+    fd = diagnose_endpoints(
+        opts, endpoint_names(urls, redact=False), reproduce=False, save_bundle=saved
+    )
+    for t in threads:
+        t.join(timeout=SPEC.duration_s + 60)
 
     healthy_key, storm_key = (u.split("//", 1)[1] for u in urls)
     titles = [f"{f.id}/{f.cause} {f.status}: {f.title}" for f in fd.report.findings]

@@ -10,13 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
 
 import pytest
-from labenv import lab_python_or_skip
 
 from kvdoctor.fleet import diagnose_fleet
-from kvdoctor.lab.server import lab_server
+from kvdoctor.lab.server import LabHandle
 from kvdoctor.reproducers.loadgen import LoadSpec, run_load_sync
 from tests.fleet.conftest import RunningPrometheus
 
@@ -30,26 +28,24 @@ SPEC = LoadSpec(prompt_tokens=128, max_tokens=256, concurrency=8, requests=16, d
 
 def test_fleet_names_the_mistuned_lab_replica(
     prometheus_server: Callable[[list[str]], RunningPrometheus],
+    lab_pair: tuple[LabHandle, LabHandle],
 ) -> None:
-    python = lab_python_or_skip()
-    with ExitStack() as stack:
-        healthy = stack.enter_context(lab_server("healthy", vllm_python=python))
-        storm = stack.enter_context(lab_server("preemption-storm", vllm_python=python))
-        targets = [healthy.url.split("//", 1)[1], storm.url.split("//", 1)[1]]
-        prom = prometheus_server(targets)
-        prom.wait_for_series("vllm:num_requests_running", 2)
-        started = time.time()
-        threads = [
-            threading.Thread(target=run_load_sync, args=(lab.url, lab.model, SPEC))
-            for lab in (healthy, storm)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=SPEC.duration_s + 60)
-        time.sleep(3)  # the last scrapes
-        since = f"{int(time.time() - started) + 5}s"
-        fd = diagnose_fleet(prom.url, selector='{job="vllm"}', since=since, step="1s")
+    healthy, storm = lab_pair
+    targets = [healthy.url.split("//", 1)[1], storm.url.split("//", 1)[1]]
+    prom = prometheus_server(targets)
+    prom.wait_for_series("vllm:num_requests_running", 2)
+    started = time.time()
+    threads = [
+        threading.Thread(target=run_load_sync, args=(lab.url, lab.model, SPEC))
+        for lab in (healthy, storm)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=SPEC.duration_s + 60)
+    time.sleep(3)  # the last scrapes
+    since = f"{int(time.time() - started) + 5}s"
+    fd = diagnose_fleet(prom.url, selector='{job="vllm"}', since=since, step="1s")
 
     storm_key, healthy_key = targets[1], targets[0]
     titles = [f"{f.id}/{f.cause} {f.status}: {f.title}" for f in fd.report.findings]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from labenv import lab_python_or_skip
 
+from kvdoctor.lab.server import LabHandle, lab_server
 from kvdoctor.lab.session import ScenarioRun, diagnose_scenario
 
 # Short windows keep the tier within ~15 minutes on 2 cores; long enough for several scrapes
@@ -50,6 +51,17 @@ def _lab_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ.pop("KVDOCTOR_LAB_DIR", None)
         else:
             os.environ["KVDOCTOR_LAB_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def healthy_lab(vllm_python: str) -> Iterator[LabHandle]:
+    """One plain ``healthy`` server for the tests that only need a server to talk to.
+
+    A vLLM start costs 20-30 s on a 2-core host; these tests judge their own requests (over
+    their own window, by counter deltas), so the traffic an earlier test sent changes nothing.
+    """
+    with lab_server("healthy", vllm_python=vllm_python) as handle:
+        yield handle
 
 
 @pytest.fixture(scope="session")

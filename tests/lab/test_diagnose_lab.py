@@ -4,15 +4,13 @@ bundle are the same bytes, and the JSON follows the published schema."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
 import pytest
-from labenv import lab_python_or_skip
 
 from kvdoctor.cli import main
-from kvdoctor.lab.server import LabHandle, lab_server
+from kvdoctor.lab.server import LabHandle
 
 pytestmark = pytest.mark.lab
 
@@ -21,27 +19,22 @@ SCHEMA = json.loads(
 )
 
 
-@pytest.fixture(scope="module")
-def healthy() -> Iterator[LabHandle]:
-    lab_python_or_skip()
-    with lab_server("healthy") as handle:
-        yield handle
-
-
 def _run(args: list[str]) -> int:
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     return int(exit_info.value.code or 0)
 
 
-def test_live_report_equals_the_replay_of_its_bundle(healthy: LabHandle, tmp_path: Path) -> None:
+def test_live_report_equals_the_replay_of_its_bundle(
+    healthy_lab: LabHandle, tmp_path: Path
+) -> None:
     saved = tmp_path / "incident.tar.gz"
     live_md, replay_md = tmp_path / "live.md", tmp_path / "replay.md"
     live_rc = _run(
         [
             "diagnose",
             "--endpoint",
-            healthy.url,
+            healthy_lab.url,
             "--window",
             "6s",
             "--interval",

@@ -114,6 +114,9 @@ def _live(report: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def test_prompts_decide_drift_sub_block_and_unshared_traffic(tmp_path: Path) -> None:
+    # A server of its own (not the session's healthy_lab): without the sample, a capture is
+    # undecided only on a server with no hit-rate history; after other tests' traffic its
+    # earlier hit rate is a baseline the window's 0 % falls under.
     python = lab_python_or_skip()
     with lab_server("healthy", vllm_python=python) as lab:
         drift = _diagnose(lab.url, lab.model, _drift, 0, tmp_path)

@@ -12,18 +12,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from labenv import lab_python_or_skip
 
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.capture import CaptureOptions, capture
-from kvdoctor.lab.server import lab_server
+from kvdoctor.lab.server import LabHandle
 from kvdoctor.signals.compute import compute_signals
 
 pytestmark = pytest.mark.lab
-
-
-def _vllm_python() -> str:
-    return lab_python_or_skip()
 
 
 def _requests(url: str, model: str, n: int) -> None:
@@ -36,17 +31,16 @@ def _requests(url: str, model: str, n: int) -> None:
             )  # fmt: skip
 
 
-def test_record_a_real_server(tmp_path: Path) -> None:
-    python = _vllm_python()
-    with lab_server("healthy", vllm_python=python) as lab:
-        load = threading.Thread(target=_requests, args=(lab.url, lab.model, 4))
-        # The first scrape is taken before the load starts, so the window sees it all.
-        opts = CaptureOptions(endpoint=lab.url, window_s=6.0, interval_s=1.0, timeout=10.0)
-        timer = threading.Timer(0.5, load.start)
-        timer.start()
-        bundle = capture(opts, progress=False, sink=tmp_path / "b.tar.gz")
-        timer.join()
-        load.join(timeout=120)
+def test_record_a_real_server(healthy_lab: LabHandle, tmp_path: Path) -> None:
+    lab = healthy_lab
+    load = threading.Thread(target=_requests, args=(lab.url, lab.model, 4))
+    # The first scrape is taken before the load starts, so the window sees it all.
+    opts = CaptureOptions(endpoint=lab.url, window_s=6.0, interval_s=1.0, timeout=10.0)
+    timer = threading.Timer(0.5, load.start)
+    timer.start()
+    bundle = capture(opts, progress=False, sink=tmp_path / "b.tar.gz")
+    timer.join()
+    load.join(timeout=120)
     assert all(s.ok for s in bundle.scrapes)
     assert bundle.engine_args is not None and bundle.engine_args.argv is not None
     assert "vllm.entrypoints.openai.api_server" in bundle.engine_args.argv
