@@ -23,6 +23,8 @@ the log's tail when it ends.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -73,6 +75,19 @@ class StatsLine:
     kv_usage: float | None  # 0..1
 
 
+def _seconds(stamp: re.Match[str]) -> float | None:
+    """Seconds since the start of the (unknown, non-leap) year of a month-day time stamp."""
+    mon, day = int(stamp[1]), int(stamp[2])
+    if not (1 <= mon <= 12 and 1 <= day <= 31):
+        return None
+    return (
+        (_DAYS_BEFORE[mon - 1] + day - 1) * 86400.0
+        + int(stamp[3]) * 3600.0
+        + int(stamp[4]) * 60.0
+        + int(stamp[5])
+    )
+
+
 def parse_stats_lines(text: str) -> list[StatsLine]:
     """Every stats line of ``text`` in log order; a year boundary inside the log is stepped over."""
     out: list[StatsLine] = []
@@ -90,15 +105,9 @@ def parse_stats_lines(text: str) -> list[StatsLine]:
                 break
         if stamp is None or m is None:
             continue
-        mon, day = int(stamp[1]), int(stamp[2])
-        if not (1 <= mon <= 12 and 1 <= day <= 31):
+        t = _seconds(stamp)
+        if t is None:
             continue
-        t = (
-            (_DAYS_BEFORE[mon - 1] + day - 1) * 86400.0
-            + int(stamp[3]) * 3600.0
-            + int(stamp[4]) * 60.0
-            + int(stamp[5])
-        )
         if last is not None and t + year_offset < last - 180 * 86400.0:
             year_offset += _YEAR_S  # December to January
         t += year_offset
@@ -117,6 +126,69 @@ def parse_stats_lines(text: str) -> list[StatsLine]:
     return out
 
 
+# vLLM's request log line ("Received request <id>: ..."; "Added request" in some releases),
+# logged by default before 0.11 and with --enable-log-requests since.
+_ARRIVAL = re.compile(r"Received request |Added request ")
+# A stats line follows every logging interval that had work, so one or two missing lines are a
+# late flush; this many intervals of silence after a request arrived are an engine that did not
+# step for it.
+SILENT_INTERVALS = 3
+
+
+@dataclass(frozen=True)
+class SilentTail:
+    """The log after the engine's last stats line: requests kept arriving, no stats line came.
+
+    V0 logs its stats line from inside a step and V1 skips it while idle, so an engine that logs
+    nothing while requests arrive is one that stopped stepping: nothing runs, the arrivals wait,
+    no token is computed (external case zzy-v020-a10: vLLM 0.2.0 logged its last stats line at
+    100 % KV usage, then 33 requests arrived over 7.7 minutes and no line came).
+    """
+
+    end_t: float  # the log's last time-stamped line
+    arrivals: tuple[float, ...]  # request arrivals after the last stats line, in order
+    interval_s: float  # the engine's logging interval the silence is counted in
+
+
+def silent_tail(text: str, lines: list[StatsLine]) -> SilentTail | None:
+    """The silence after ``lines``' last stats line, when requests arrived into it and it lasted
+    :data:`SILENT_INTERVALS` logging intervals past the first of them; else None.
+
+    Only a log of one engine is read: with several, one engine's silence is not the server's.
+    """
+    if len(lines) < 2 or len({ln.engine for ln in lines}) > 1:
+        return None
+    gaps = sorted(b.t - a.t for a, b in itertools.pairwise(lines) if b.t > a.t)
+    if not gaps:
+        return None
+    interval = gaps[len(gaps) // 2]
+    last_t = lines[-1].t
+    end_t: float | None = None
+    arrivals: list[float] = []
+    # From the log's end back to the last stats line: only the tail is read.
+    for line in reversed(text.splitlines()):
+        if len(line) > _MAX_LINE * 10:
+            continue
+        stamp = _STAMP.search(line, 0, _STAMP_WITHIN)
+        t = _seconds(stamp) if stamp is not None else None
+        if t is None:
+            continue
+        if t < last_t - 180 * 86400.0:
+            t += _YEAR_S  # the tail crossed into January
+        if t <= last_t:
+            break
+        if end_t is None:
+            end_t = t
+        if _ARRIVAL.search(line) is not None:
+            arrivals.append(t)
+    if end_t is None or not arrivals:
+        return None
+    arrivals.reverse()
+    if end_t - arrivals[0] < SILENT_INTERVALS * interval:
+        return None
+    return SilentTail(end_t=end_t, arrivals=tuple(arrivals), interval_s=interval)
+
+
 @dataclass(frozen=True)
 class LogSeries:
     """Samples built from the stats lines: aligned with ``times`` per (name, engine label)."""
@@ -126,28 +198,45 @@ class LogSeries:
     columns: dict[str, dict[str, list[float]]]
     lines: int  # stats lines used
     interval_s: float  # the median spacing of one engine's lines
+    silent: SilentTail | None = None  # the silent tail the series was extended over
 
 
 def stats_series(
-    lines: list[StatsLine], end_t: float | None, span_s: float | None
+    lines: list[StatsLine],
+    end_t: float | None,
+    span_s: float | None,
+    silent: SilentTail | None = None,
 ) -> LogSeries | None:
     """The stats lines of the capture's window as samples, or None with fewer than two.
 
-    ``end_t`` places the last line (the capture's last scrape); ``span_s`` is the capture's own
-    length: only the lines of the log's last ``span_s`` seconds (and the one before them, which
-    opens the first interval) are the window. Token counters are summed from each line's
-    average throughput times the seconds since that engine's previous line.
+    ``end_t`` places the log's end (the capture's last scrape): the last stats line, or the
+    last line of a ``silent`` tail; ``span_s`` is the capture's own length: only the lines of
+    the log's last ``span_s`` seconds (and the one before them, which opens the first interval)
+    are the window. Token counters are summed from each line's average throughput times the
+    seconds since that engine's previous line. A silent tail is read as what it is, one sample
+    per logging interval: nothing running, the last line's requests and every arrival since
+    waiting, no token computed, KV usage unknown.
     """
     if len(lines) < 2:
         return None
-    last_t = lines[-1].t
+    log_end = silent.end_t if silent is not None else lines[-1].t
     if span_s is not None and span_s > 0:
-        first_in = next(i for i, ln in enumerate(lines) if ln.t >= last_t - span_s)
+        first_in = next(
+            (i for i, ln in enumerate(lines) if ln.t >= log_end - span_s), len(lines) - 1
+        )
         lines = lines[max(0, first_in - 1) :]
-    if len(lines) < 2:
+    quiet: list[float] = []
+    if silent is not None:
+        step = silent.interval_s
+        k = 1
+        while lines[-1].t + k * step < silent.end_t:
+            quiet.append(lines[-1].t + k * step)
+            k += 1
+        quiet.append(silent.end_t)
+    if len(lines) + len(quiet) < 2:
         return None
-    shift = (end_t - last_t) if end_t is not None else 0.0
-    times = sorted({ln.t + shift for ln in lines})
+    shift = (end_t - log_end) if end_t is not None else 0.0
+    times = sorted({ln.t + shift for ln in lines} | {t + shift for t in quiet})
     at = {t: i for i, t in enumerate(times)}
     nan = float("nan")
     columns: dict[str, dict[str, list[float]]] = {}
@@ -178,6 +267,16 @@ def stats_series(
             put(name, ln.engine, i, round(totals.get(key, 0.0), 3))
         if before is not None:
             gaps.append(ln.t - before.t)
+    if silent is not None and quiet:
+        last = lines[-1]
+        held = last.running + last.waiting
+        for t in quiet:
+            i = at[t + shift]
+            put(RUNNING, last.engine, i, 0.0)
+            put(WAITING, last.engine, i, float(held + bisect.bisect_right(silent.arrivals, t)))
+            for name in (PROMPT_TOKENS, GENERATION_TOKENS):
+                if (name, last.engine) in totals:
+                    put(name, last.engine, i, round(totals[(name, last.engine)], 3))
     if len(times) < 2:
         return None
     gaps.sort()
@@ -186,4 +285,5 @@ def stats_series(
         columns=columns,
         lines=len(lines),
         interval_s=gaps[len(gaps) // 2] if gaps else 0.0,
+        silent=silent if quiet else None,
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from kvdoctor.bundle.model import Bundle, Scrape
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels, parse
-from kvdoctor.logstats import LOG_WIRE, parse_stats_lines, stats_series
+from kvdoctor.logstats import LOG_WIRE, SilentTail, parse_stats_lines, silent_tail, stats_series
 from kvdoctor.vllm_metrics import (
     GENERATION_TOKENS,
     KV_USAGE,
@@ -272,6 +272,8 @@ class Observations:
     # metrics (kvdoctor.logstats); 0 when the columns are the scrapes'.
     log_stats_lines: int = 0
     log_stats_interval_s: float = 0.0
+    # The engine's stats lines stopped while requests kept arriving (logstats.SilentTail).
+    log_silent: SilentTail | None = None
     nonfinite_values: int = 0
     # canonical name -> samples dropped as impossible (NaN or infinite, negative, usage above
     # 100 %, absurd size)
@@ -699,12 +701,15 @@ def _from_log_stats(obs: Observations, bundle: Bundle, scrapes: list[Scrape]) ->
     assert bundle.logs is not None
     times = [sc.t for sc in scrapes]
     span = times[-1] - times[0] if len(times) >= 2 else None
-    series = stats_series(parse_stats_lines(bundle.logs), times[-1] if times else None, span)
+    lines = parse_stats_lines(bundle.logs)
+    silent = silent_tail(bundle.logs, lines)
+    series = stats_series(lines, times[-1] if times else None, span, silent)
     if series is None:
         return
     obs.times = series.times
     obs.log_stats_lines = series.lines
     obs.log_stats_interval_s = series.interval_s
+    obs.log_silent = series.silent
     for name, by_engine in series.columns.items():
         cols = obs.columns.setdefault(name, {})
         for engine, col in by_engine.items():

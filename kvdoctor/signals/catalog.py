@@ -500,6 +500,18 @@ _DEFS += [
         "Prompt tokens LMCache looked up, from its per-request log lines.",
     ),
     (
+        "log_requests_while_engine_silent",
+        "requests",
+        "Requests the log shows arriving after the engine's last stats line, where its stats "
+        "lines stood in for /metrics and stopped for three logging intervals or more after the "
+        "first of them: an engine that stopped stepping.",
+    ),
+    (
+        "log_engine_silent_s",
+        "s",
+        "Seconds from the first request after the engine's last stats line to the log's end.",
+    ),
+    (
         "log_requests_after_engine_idle",
         "requests",
         "Completion requests the access log accepted (200) after the engine's stats line read "
@@ -899,6 +911,8 @@ LABELS: dict[str, str] = {
     "runaway_answer_share": "answers eight times the median answer's length or longer",
     "prefix_hit_rate_late": "the hit rate over the window's last third",
     "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
+    "log_requests_while_engine_silent": "requests that arrived after the engine's last stats line",
+    "log_engine_silent_s": "how long the engine logged no stats line while requests arrived",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",
     "spec_decode_tokens_per_draft": "tokens drafted per step",

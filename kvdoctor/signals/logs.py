@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from kvdoctor.bundle.model import Bundle
+from kvdoctor.kvmath.capacity import GPU_DEFAULT_BLOCK_SIZE
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.config import to_float, to_int
 from kvdoctor.thresholds import POOL_FULL
@@ -540,12 +541,24 @@ def logs(out: Out, bundle: Bundle) -> None:
     tokens = [m.group(1) for m in _found(p["kv_tokens"], text, (" KV cache size: ",))] or [
         m.group(2) for m in v0_refusals
     ]
-    out.set(
-        "log_kv_cache_tokens",
-        to_int(tokens[-1]) if tokens else None,
-        "logs.txt: last 'KV cache size: N tokens' line",
-        reason="no KV cache size line in the logs",
-    )
+    v0_blocks = [m.group(1) for m in _found(_V0_GPU_BLOCKS, text, ("# GPU blocks: ",))]
+    if tokens or not v0_blocks:
+        out.set(
+            "log_kv_cache_tokens",
+            to_int(tokens[-1]) if tokens else None,
+            "logs.txt: last 'KV cache size: N tokens' line",
+            reason="no KV cache size line in the logs",
+        )
+    else:
+        # A V0 engine states its pool in blocks; its block is the flag's, else 16 on GPUs.
+        bs = out.ss.get("block_size")
+        size = bs if isinstance(bs, int) and bs > 0 else GPU_DEFAULT_BLOCK_SIZE
+        why = "block_size" if size == bs else f"V0's default block of {size} tokens on GPUs"
+        out.set(
+            "log_kv_cache_tokens",
+            int(v0_blocks[-1]) * size,
+            f"logs.txt: last V0 start-up line '# GPU blocks: {v0_blocks[-1]}' × {why}",
+        )
     conc = [m.group(2) for m in p["concurrency"].finditer(text)]
     out.set(
         "log_max_concurrency",
@@ -625,6 +638,8 @@ def _repeats_beyond_chance(lengths: list[int]) -> float:
     return round(max(0.0, (observed - chance) / (1 - chance)), 4)
 
 
+# V0's start-up line sizing its pool: "# GPU blocks: 92, # CPU blocks: 327" (llm_engine.py).
+_V0_GPU_BLOCKS = re.compile(r"# GPU blocks: (\d+)")
 # vLLM's periodic stats line (V1 LoggingStatLogger) and the access log's accepted completions.
 _STATS_LINE = re.compile(
     r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s, "

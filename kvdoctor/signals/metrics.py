@@ -66,7 +66,8 @@ def window(out: Out, obs: Observations, bundle: Bundle) -> None:
         # No scrape held vLLM metrics; the engine's log stats lines stand in for them.
         out.set(
             "scrapes_ok",
-            n,
+            # The samples of a silent tail are the log's silence, not lines it holds.
+            obs.log_stats_lines if obs.log_silent is not None else n,
             f"logs.txt: {obs.log_stats_lines} engine stats lines (about every "
             f"{obs.log_stats_interval_s:.0f} s), where no scrape of /metrics held vLLM metrics",
         )
@@ -77,6 +78,33 @@ def window(out: Out, obs: Observations, bundle: Bundle) -> None:
         obs.log_stats_lines > 0,
         "logs.txt engine stats lines" if obs.log_stats_lines else "metrics.jsonl scrapes",
     )
+    silent = obs.log_silent
+    if silent is not None:
+        out.set(
+            "log_requests_while_engine_silent",
+            len(silent.arrivals),
+            "logs.txt: 'Received request' lines after the engine's last stats line",
+        )
+        out.set(
+            "log_engine_silent_s",
+            round(silent.end_t - silent.arrivals[0], 1),
+            f"logs.txt: from the first request after the last stats line to the log's end, "
+            f"with no stats line (the engine logs one about every {silent.interval_s:.0f} s "
+            "while it has work); the series read it as nothing running and every arrival "
+            "waiting",
+        )
+    elif obs.log_stats_lines:
+        out.set(
+            "log_requests_while_engine_silent",
+            0,
+            "logs.txt: no request after the last stats line went unanswered by one",
+        )
+        out.set(
+            "log_engine_silent_s", 0.0, "logs.txt: the engine's stats lines run to the log's end"
+        )
+    else:
+        for name in ("log_requests_while_engine_silent", "log_engine_silent_s"):
+            out.set(name, None, reason="no engine stats lines read in place of /metrics")
     failed_prov = "metrics.jsonl: failed scrapes"
     if obs.failed:
         failed_prov += f" (first: {obs.failed[0][1]})"
@@ -349,6 +377,15 @@ def stalled_share(
 def kv_and_requests(out: Out, obs: Observations) -> None:
     kv = obs.gauge_series(KV_USAGE, "max")
     _stats(out, "kv_usage", kv, obs.wire(KV_USAGE), "fullest engine", absent(obs, KV_USAGE))
+    if obs.log_silent is not None:
+        # The last line's usage is not the usage at the log's end: blocks may have been freed
+        # (a preempted sequence) or held since, and no line says which.
+        out.set(
+            "kv_usage_last",
+            None,
+            reason="the engine logged no stats line over the log's last "
+            f"{obs.log_silent.end_t - obs.log_silent.arrivals[0]:.0f} s",
+        )
     out.ss.series["kv_usage"] = kv
     for prefix, name in (("running", RUNNING), ("waiting", WAITING)):
         series = obs.gauge_series(name, "sum")

@@ -8,7 +8,7 @@ import math
 from _bundle_factory import bundle
 
 from kvdoctor.bundle.model import Scrape
-from kvdoctor.logstats import parse_stats_lines, stats_series
+from kvdoctor.logstats import parse_stats_lines, silent_tail, stats_series
 from kvdoctor.observations import observe
 from kvdoctor.signals.compute import compute_signals
 from kvdoctor.vllm_metrics import GENERATION_TOKENS, KV_USAGE, PROMPT_TOKENS, RUNNING, WAITING
@@ -152,3 +152,69 @@ def test_a_line_of_many_time_stamps_is_read_in_one_pass() -> None:
     short = "INFO 01-02 03:04:05 " + "y" * 60 + " Running: 1 reqs, Waiting: 2 reqs"
     (only,) = parse_stats_lines(short)
     assert (only.running, only.waiting) == (1, 2)
+
+
+V0_BUSY = (
+    "INFO 09-29 15:{m:02d}:{s:02d} llm_engine.py:624] Avg prompt throughput: 0.0 tokens/s, Avg "
+    "generation throughput: 17.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, "
+    "GPU KV cache usage: 100.0%, CPU KV cache usage: 0.0%"
+)
+ARRIVAL = (
+    "INFO 09-29 15:{m:02d}:{s:02d} async_llm_engine.py:371] Received request cmpl-{i}: prompt: "
+    "'hello', sampling params: SamplingParams(n=1)"
+)
+
+
+def _stalled_log(arrivals: int, gap_s: int = 20) -> str:
+    """12 stats lines 5 s apart (15:00:00-15:00:55), then only request arrivals every ``gap_s``."""
+    out = [V0_BUSY.format(m=0, s=i * 5) for i in range(12)]
+    for i in range(arrivals):
+        t = 60 + (i + 1) * gap_s
+        out.append(ARRIVAL.format(m=t // 60, s=t % 60, i=i))
+    return "\n".join(out)
+
+
+def test_requests_into_a_silent_engine_are_a_stall() -> None:
+    text = _stalled_log(arrivals=6)
+    lines = parse_stats_lines(text)
+    silent = silent_tail(text, lines)
+    assert silent is not None and len(silent.arrivals) == 6 and silent.interval_s == 5.0
+    assert silent.end_t - lines[-1].t == 125.0
+    series = stats_series(lines, end_t=1000.0, span_s=None, silent=silent)
+    assert series is not None and series.silent is silent
+    # The log's end, not its last stats line, falls on the last scrape.
+    assert series.times[-1] == 1000.0 and series.times[11] == 1000.0 - 125.0
+    running = series.columns[RUNNING][""]
+    waiting = series.columns[WAITING][""]
+    tokens = series.columns[GENERATION_TOKENS][""]
+    assert running[11] == 1.0 and all(r == 0.0 for r in running[12:])
+    # The last line's request and every arrival so far wait; nothing is computed.
+    assert waiting[-1] == 1 + 6 and waiting[12] == 1
+    assert all(t == tokens[11] for t in tokens[12:])
+    assert all(math.isnan(k) for k in series.columns[KV_USAGE][""][12:])
+
+
+def test_a_short_silence_or_one_without_arrivals_is_no_stall() -> None:
+    # The last request came 10 s before the log's end: two logging intervals, a late flush.
+    assert (
+        silent_tail(_stalled_log(arrivals=1, gap_s=10), parse_stats_lines(_stalled_log(0))) is None
+    )
+    quiet = _stalled_log(0) + "\nINFO 09-29 15:09:00 api_server.py:1] shutting down"
+    assert silent_tail(quiet, parse_stats_lines(quiet)) is None
+
+
+def test_a_stalled_v0_log_reads_as_a_stalled_queue_not_a_healthy_pool() -> None:
+    text = "INFO 09-29 14:59:00 llm_engine.py:207] # GPU blocks: 92, # CPU blocks: 327\n"
+    text += _stalled_log(arrivals=8, gap_s=30)
+    ss = compute_signals(_metricless(text))  # type: ignore[arg-type]
+    assert ss.get("log_requests_while_engine_silent") == 8
+    assert ss.get("log_engine_silent_s") == 210.0
+    assert ss.get("running_last") == 0 and ss.get("waiting_last") == 9
+    assert ss.get("stalled_share") is not None and ss.get("stalled_share") >= 0.5  # type: ignore[operator]
+    # Its usage at the log's end is not the last line's.
+    assert ss.get("kv_usage_last") is None and ss.get("kv_usage_max") == 1.0
+    # V0 sizes its pool in blocks of 16 tokens unless a flag says otherwise.
+    assert ss.get("log_kv_cache_tokens") == 92 * 16
+    # A log whose stats lines run to its end has no silent tail.
+    plain = compute_signals(_metricless(_stalled_log(0)))  # type: ignore[arg-type]
+    assert plain.get("log_requests_while_engine_silent") == 0
