@@ -933,6 +933,21 @@ def _pool_held_idle(s: SignalView) -> Scalar:
 
 
 @derived(
+    "queue_never_moved",
+    "bool",
+    "Requests waited through the whole window (the mean queue at 90 % of its peak or more, a "
+    "minute or longer) and no request finished: every first token of theirs is at least the "
+    "window late, and the TTFT histogram, which counts only first tokens given, never sees it.",
+)
+def _queue_never_moved(s: SignalView) -> Scalar:
+    mean, peak = s.num("waiting_mean"), s.num("waiting_max")
+    finished, window = s.num("requests_finished_window"), s.num("window_s")
+    if mean is None or peak is None or finished is None or window is None:
+        return None
+    return mean >= 1 and mean >= 0.9 * peak and finished <= 0 and window >= 60
+
+
+@derived(
     "queue_stalled_with_room",
     "bool",
     "The queue stalled (requests waiting and no token processed in half the window's intervals "
@@ -1382,6 +1397,7 @@ DERIVED_LABELS: dict[str, str] = {
     "engine_stalled": "requests running while the engine computed nothing",
     "pool_held_idle": "KV blocks held with nothing running",
     "queue_stalled_with_room": "a queue that stalled with room in the pool",
+    "queue_never_moved": "a queue that never moved through the window",
     "connector_holds_idle_pool": "a KV connector holding blocks with nothing running",
     "other_process_over_weights": "other processes holding more than the server's weights",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
@@ -1462,6 +1478,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "pool_held_idle": (
         "KV blocks stayed held with nothing running",
         "no KV block was held with nothing running",
+    ),
+    "queue_never_moved": (
+        "requests waited through the whole window and none finished",
+        "the queue moved or requests finished in the window",
     ),
     "queue_stalled_with_room": (
         "requests waited with room in the pool and none was admitted",
