@@ -103,10 +103,9 @@ def scrape(T, reqs, cfg):
                 used += math.ceil((r["prompt"] + gen_done(r, T)) / bs)
         st["kv"] = min(1.0, used / nb)
         sched = [r for r in rs if r["t_sched"] <= T]
-        st["q"] = sum(r["prompt"] for r in sched)
+        st["q"] = 0 if cfg.get("caching_off") else sum(r["prompt"] for r in sched)
         st["h"] = sum(r["hit"] for r in sched)
         first = [r for r in rs if r["t_first"] <= T]
-        st["prompt_tok"] = sum(r["prompt"] - r["hit"] for r in first) + sum(r["hit"] for r in first) * 0
         st["prompt_tok"] = sum(r["prompt"] for r in first)
         st["gen_tok"] = sum(gen_done(r, T) for r in rs)
         fin = [r for r in rs if r["t_end"] <= T and r["t_first"] <= T]
