@@ -207,3 +207,56 @@ def write_bundle(case: str, manifest: dict, scrapes: list[dict], *, server=None,
         (d / "gpu.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gpu))
     if logs is not None:
         (d / "logs.txt").write_text(logs if logs.endswith("\n") else logs + "\n")
+
+
+# ---- V0 (vllm/engine/metrics.py, Metrics class as read; labels {model_name}) ----
+V0_TTFT_B = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0]
+V0_TPOT_B = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5]
+V0_E2E_B = [1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+
+
+def scrape_text_v0(t: float, reqs: list[Req], cfg: dict) -> str:
+    e = Expo({"model_name": cfg["model"]})
+    e.gauge("vllm:cache_config_info", "information of cache_config", 1.0, labels=cfg["cache_info"], base=False)
+    fin = [r for r in reqs if r.t_end <= t]
+    started = [r for r in reqs if r.t_arr <= t]
+    running = [r for r in started if r.t_arr + r.queue <= t < r.t_end]
+    waiting = [r for r in started if t < r.t_arr + r.queue]
+    bs = cfg["block_size"]
+    used = 0
+    for r in running:
+        done = 0 if t < r.t_first else min(r.out, 1 + int((t - r.t_first) / r.tpot))
+        used += math.ceil((r.prompt + done) / bs)
+    usage = min(1.0, used / cfg["num_gpu_blocks"]) + cfg.get("usage_extra", lambda t: 0.0)(t)
+    e.gauge("vllm:num_requests_running", "Number of requests currently running on GPU.", len(running))
+    e.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", len(waiting))
+    e.gauge("vllm:num_requests_swapped", "Number of requests swapped to CPU.", 0)
+    e.gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.", round(usage, 6))
+    e.gauge("vllm:cpu_cache_usage_perc", "CPU KV-cache usage. 1 means 100 percent usage.", 0.0)
+    e.counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", 0)
+    pt = sum(r.prompt for r in started if r.t_first <= t)
+    gt = sum(min(r.out, 1 + int((t - r.t_first) / r.tpot)) for r in started if r.t_first <= t)
+    e.counter("vllm:prompt_tokens", "Number of prefill tokens processed.", pt)
+    e.counter("vllm:generation_tokens", "Number of generation tokens processed.", gt)
+    e.hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", V0_TTFT_B,
+           [r.ttft for r in started if r.t_first <= t])
+    tp = []
+    for r in started:
+        if r.t_first <= t:
+            tp += [r.tpot] * (min(r.out, 1 + int((t - r.t_first) / r.tpot)) - 1)
+    e.hist("vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", V0_TPOT_B, tp)
+    e.hist("vllm:e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.", V0_E2E_B,
+           [r.t_end - r.t_arr for r in fin])
+    mml = cfg["max_model_len"]
+    e.hist("vllm:request_prompt_tokens", "Number of prefill tokens processed.", b125(mml), [r.prompt for r in fin])
+    e.hist("vllm:request_generation_tokens", "Number of generation tokens processed.", b125(mml), [r.out for r in fin])
+    e.hist("vllm:request_params_best_of", "Histogram of the best_of request parameter.", N_B, [1 for r in fin])
+    e.hist("vllm:request_params_n", "Histogram of the n request parameter.", N_B, [1 for r in fin])
+    e.lines += ["# HELP vllm:request_success_total Count of successfully processed requests.",
+                "# TYPE vllm:request_success_total counter"]
+    for rs in ("length", "stop"):
+        e.lines.append(f"vllm:request_success_total{e._l({'finished_reason': rs})} "
+                       f"{_fmt(sum(1 for r in fin if r.reason == rs))}")
+    e.gauge("vllm:avg_prompt_throughput_toks_per_s", "Average prefill throughput in tokens/s.", cfg["thr"](t)[0])
+    e.gauge("vllm:avg_generation_throughput_toks_per_s", "Average generation throughput in tokens/s.", cfg["thr"](t)[1])
+    return e.text()
