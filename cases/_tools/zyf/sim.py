@@ -82,6 +82,7 @@ class Engine:
     step_times: list = field(default_factory=list)  # sorted end times of engine steps
     created: float = 0.0
     cc_labels: dict = field(default_factory=dict)  # cache_config_info labels (without engine)
+    usage_fn: object = None  # optional t -> KV usage (blocks held outside running requests, e.g. P/D)
 
 
 def _lab(d: dict) -> str:
@@ -93,7 +94,8 @@ def state(e: Engine, t: float) -> dict:
     running = [r for r in R if r.t_sched <= t < r.t_end]
     waiting = [r for r in R if r.t_arr <= t < r.t_sched]
     blocks = sum(math.ceil((r.prompt + r.gen_by(t)) / e.block_size) for r in running)
-    return {"running": len(running), "waiting": len(waiting), "usage": min(1.0, blocks * e.block_size / e.pool_tokens)}
+    usage = e.usage_fn(t) if e.usage_fn is not None else min(1.0, blocks * e.block_size / e.pool_tokens)
+    return {"running": len(running), "waiting": len(waiting), "usage": usage}
 
 
 def iteration_obs(e: Engine) -> list[tuple[float, int]]:
@@ -237,7 +239,7 @@ def write_bundle(out: Path, *, scrapes: list[tuple[float, str]], interval: float
                  server: dict | None, engine_args: dict | None, model_config: dict | None, gpu: list | None,
                  logs: list[tuple[float, str]] | None, extra_manifest: dict | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.jsonl").write_text("".join(json.dumps({"t": round(t, 3), "status": 200, "text": x}) + "\n" for t, x in scrapes))
+    (out / "metrics.jsonl").write_text("".join(json.dumps(x if isinstance(x, dict) else {"t": round(t, 3), "status": 200, "text": x}) + "\n" for t, x in scrapes))
     man = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.2.0", "endpoint": endpoint,
            "started_at": round(scrapes[0][0], 3), "ended_at": round(scrapes[-1][0], 3), "interval_s": interval, "notes": notes}
     man.update(extra_manifest or {})
