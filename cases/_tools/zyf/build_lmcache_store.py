@@ -51,11 +51,11 @@ def L(t, s):
     logs.append((t, s))
 L(t_boot, f"(APIServer pid={APID}) INFO {ts(t_boot)} [api_server.py:1896] vLLM API server version 0.10.2")
 L(t_boot + 0.1, f"(APIServer pid={APID}) INFO {ts(t_boot)} [utils.py:328] non-default args: {{'model_tag': '{MODEL}', 'model': '{MODEL}', 'kv_transfer_config': KVTransferConfig(kv_connector='LMCacheConnectorV1', kv_role='kv_both')}}")
-L(t_boot + 30, f"(EngineCore_0 pid={EPID}) INFO {ts(t_boot + 30)} [factory.py:51] Creating v1 connector with name: LMCacheConnectorV1 and engine_id: 6f0c2a9e-3d4b-4f1e-9a57-2c81d0b4e6a3")
-L(t_boot + 31, f"(EngineCore_0 pid={EPID}) [{dt.datetime.fromtimestamp(t_boot + 31, dt.timezone.utc).strftime('%Y-%m-%d %H:%M:%S')},204] LMCache INFO: Creating LMCacheEngine with config: chunk_size=256, local_cpu=True, max_local_cpu_size=20.0, remote_url='lm://10.0.1.4:65432', remote_serde='cachegen' (cache_engine.py:87:lmcache.v1.cache_engine)")
-L(t_boot + 95, f"(EngineCore_0 pid={EPID}) INFO {ts(t_boot + 95)} [gpu_worker.py:276] Available KV cache memory: 41.50 GiB")
-L(t_boot + 95.1, f"(EngineCore_0 pid={EPID}) INFO {ts(t_boot + 95)} [kv_cache_utils.py:864] GPU KV cache size: 226,640 tokens")
-L(t_boot + 95.2, f"(EngineCore_0 pid={EPID}) INFO {ts(t_boot + 95)} [kv_cache_utils.py:868] Maximum concurrency for 131,072 tokens per request: 1.73x")
+L(t_boot + 30, f"(EngineCore_DP0 pid={EPID}) INFO {ts(t_boot + 30)} [factory.py:51] Creating v1 connector with name: LMCacheConnectorV1 and engine_id: 6f0c2a9e-3d4b-4f1e-9a57-2c81d0b4e6a3")
+L(t_boot + 31, f"(EngineCore_DP0 pid={EPID}) [{dt.datetime.fromtimestamp(t_boot + 31, dt.timezone.utc).strftime('%Y-%m-%d %H:%M:%S')},204] LMCache INFO: Creating LMCacheEngine with config: chunk_size=256, local_cpu=True, max_local_cpu_size=20.0, remote_url='lm://10.0.1.4:65432', remote_serde='cachegen' (cache_engine.py:87:lmcache.v1.cache_engine)")
+L(t_boot + 95, f"(EngineCore_DP0 pid={EPID}) INFO {ts(t_boot + 95)} [gpu_worker.py:276] Available KV cache memory: 41.50 GiB")
+L(t_boot + 95.1, f"(EngineCore_DP0 pid={EPID}) INFO {ts(t_boot + 95)} [kv_cache_utils.py:864] GPU KV cache size: 226,640 tokens")
+L(t_boot + 95.2, f"(EngineCore_DP0 pid={EPID}) INFO {ts(t_boot + 95)} [kv_cache_utils.py:868] Maximum concurrency for 131,072 tokens per request: 1.73x")
 L(t_boot + 140, f"(APIServer pid={APID}) INFO {ts(t_boot + 140)} [loggers.py:142] Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: 14165")
 L(t_boot + 141, f"(APIServer pid={APID}) INFO:     Application startup complete.")
 
@@ -66,10 +66,10 @@ def lts(t):
 for r in reqs:
     rid = f"cmpl-{rnd.getrandbits(128):032x}-0"
     L(r.t_arr + 0.01, f"(APIServer pid={APID}) INFO:     10.0.1.4:{40000 + r.rid} - \"POST /v1/completions HTTP/1.1\" 200 OK")
-    L(r.t_sched + 0.002, f"(EngineCore_0 pid={EPID}) [{lts(r.t_sched + 0.002)}] LMCache INFO: Reqid: {rid}, Total tokens 2048, LMCache hit tokens: 0, need to load: 0 (vllm_v1_adapter.py:1048:lmcache.integration.vllm.vllm_v1_adapter)")
+    L(r.t_sched + 0.002, f"(EngineCore_DP0 pid={EPID}) [{lts(r.t_sched + 0.002)}] LMCache INFO: Reqid: {rid}, Total tokens 2048, LMCache hit tokens: 0, need to load: 0 (vllm_v1_adapter.py:1048:lmcache.integration.vllm.vllm_v1_adapter)")
     cost = STORE * 1000 - 65 + rnd.uniform(-8, 8)
     off = 18 + rnd.uniform(-3, 3)
-    L(r.t_first - 0.005, f"(EngineCore_0 pid={EPID}) [{lts(r.t_first - 0.005)}] LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.3750 GB, cost {cost:.4f} ms, throughput: {0.375 / (cost / 1000):.4f} GB/s; offload_time: {off:.4f} ms, put_time: {cost - off:.4f} ms (cache_engine.py:247:lmcache.v1.cache_engine)")
+    L(r.t_first - 0.005, f"(EngineCore_DP0 pid={EPID}) [{lts(r.t_first - 0.005)}] LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.3750 GB, cost {cost:.4f} ms, throughput: {0.375 / (cost / 1000):.4f} GB/s; offload_time: {off:.4f} ms, put_time: {cost - off:.4f} ms (cache_engine.py:247:lmcache.v1.cache_engine)")
 t = T0 + 10
 while t <= T0 + (N - 1) * INTERVAL:
     a, b = t - 10, t
