@@ -1,0 +1,142 @@
+"""zyc cases: run `python cases/_tools/zyc/cases.py <case-id>` from the repository root."""
+from __future__ import annotations
+
+import calendar
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+GiB = 1024 ** 3
+
+
+def utc(y, mo, d, h, mi, s=0):
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
+
+
+def scrape_rows(model, snaps_by_engine, times, cache_info, created, spec_k=0, mml=0, errors=()):
+    rows = []
+    for t in times:
+        if t in errors:
+            rows.append({"t": t, "error": errors[t]})
+            continue
+        engines = []
+        for idx, snaps in enumerate(snaps_by_engine):
+            e = gen.Engine(idx, mml)
+            gen.restore(e, snaps[t])
+            engines.append(e)
+        rows.append({"t": t, "status": 200,
+                     "text": gen.render(model, engines, cache_info, created, spec_k=spec_k)})
+    return rows
+
+
+def cache_info(block_size, gmu, num_blocks, prefix=True, dtype="auto", offload=0, extra=None):
+    ci = {"block_size": str(block_size), "cache_dtype": dtype, "calculate_kv_scales": "False",
+          "cpu_offload_gb": str(offload), "enable_prefix_caching": str(prefix),
+          "gpu_memory_utilization": str(gmu), "is_attention_free": "False",
+          "num_cpu_blocks": "None", "num_gpu_blocks": str(num_blocks),
+          "num_gpu_blocks_override": "None", "prefix_caching_hash_algo": "sha256",
+          "sliding_window": "None", "swap_space": "4"}
+    if extra:
+        ci.update(extra)
+    return ci
+
+
+# --------------------------------------------------------------------------------------------
+def paro_mtp():
+    cid = "zyc-paro-mtp-no-draft-head"
+    model = "Qwen 3.6 27B ParoQuant"
+    mml = 163840
+    rng = random.Random(4201)
+    t_start = utc(2026, 5, 9, 0, 5, 40)       # engine ready
+    t0 = utc(2026, 5, 9, 0, 31, 0)            # capture start
+    interval, n = 10.0, 60
+    times = [t0 + interval * i for i in range(n + 1)]
+    # coding-agent traffic: a growing conversation, requests every 12-30 s, 1-2 in flight
+    reqs, t, ctx, rid = [], t_start + 60, 6000, 0
+    while t < times[-1] + 5:
+        new = rng.randint(400, 2600)
+        ctx = ctx + new if ctx + new < 40000 else rng.randint(6000, 9000)
+        gen_len = rng.randint(300, 1500)
+        cached = max(0, (ctx - new) // 16 * 16)
+        reqs.append(gen.Req(rid, t, ctx, cached, gen_len, 32768))
+        rid += 1
+        t += rng.uniform(12, 30)
+    K = 3
+
+    def step_time(n_dec, ctx_sum, pf, ntok):
+        s = 0.0
+        if n_dec:
+            s += 0.0230 + 0.0062 + 0.0009 * (n_dec - 1) + 3.5e-8 * ctx_sum
+        if pf:
+            s += 0.012 + pf / 2600.0
+        return s
+
+    cfg = {"max_num_seqs": 4, "mnbt": 2048, "block_size": 16, "num_blocks": 16384,
+           "spec_k": K, "accept": lambda r: 0, "step_time": step_time, "rng": rng}
+    snaps = gen.run_engine(cfg, reqs, t_start, times[-1], times, mml)
+    ci = cache_info(16, 0.94, 16384)
+    rows = scrape_rows(model, [snaps], times, ci, float(t_start), spec_k=K, mml=mml)
+
+    # logs: the stats logger prints every 10 s; give the lines inside the window
+    pid = 770382
+    ltimes = [t0 - 2 + interval * i for i in range(n + 1)]
+    lsn = gen.run_engine(dict(cfg, rng=random.Random(4201)), [gen.Req(r.rid, r.t_arr, r.prompt, r.cached, r.gen, r.max_tokens) for r in reqs], t_start, times[-1], ltimes, mml)
+    stat = gen.log_lines(lsn, ltimes, interval, pid, spec_k=K)
+    head = [
+        f"(APIServer pid={pid}) INFO 05-09 00:05:01 [utils.py:233] non-default args: {{'model_tag': '/home/user/ai/models/qwen/Qwen3.6-27B-PARO/', 'enable_auto_tool_choice': True, 'tool_call_parser': 'qwen3_coder', 'port': 5001, 'model': '/home/user/ai/models/qwen/Qwen3.6-27B-PARO/', 'trust_remote_code': True, 'max_model_len': 163840, 'served_model_name': ['Qwen 3.6 27B ParoQuant'], 'attention_backend': 'flashinfer', 'reasoning_parser': 'qwen3', 'tensor_parallel_size': 2, 'disable_custom_all_reduce': True, 'gpu_memory_utilization': 0.94, 'enable_prefix_caching': True, 'max_num_batched_tokens': 2048, 'max_num_seqs': 4, 'enable_chunked_prefill': True, 'speculative_config': {{'method': 'mtp', 'num_speculative_tokens': 3, 'max_model_len': 163840}}}}",
+    ]
+    logs = "\n".join(head + [l for _, l in stat]) + "\n"
+
+    argv = ["vllm", "serve", "--model", "/home/user/ai/models/qwen/Qwen3.6-27B-PARO/", "--port", "5001",
+            "--served-model-name", model, "--enable-chunked-prefill", "--max-num-seqs", "4",
+            "--max-model-len", "160K", "--reasoning-parser", "qwen3", "--enable-auto-tool-choice",
+            "--tool-call-parser", "qwen3_coder", "--tensor-parallel-size", "2",
+            "--gpu_memory_utilization", "0.940", "--max_num_batched_tokens", "2048",
+            "--attention-backend", "flashinfer", "--enable-prefix-caching",
+            "--disable-custom-all-reduce", "--trust-remote-code", "--speculative-config",
+            '{"method":"mtp","num_speculative_tokens":3, "max_model_len": 163840}',
+            "--default-chat-template-kwargs", '{"preserve_thinking": true}',
+            "--override-generation-config",
+            '{"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0}']
+    args = {"model": "/home/user/ai/models/qwen/Qwen3.6-27B-PARO/", "port": 5001,
+            "served-model-name": model, "enable-chunked-prefill": True, "max-num-seqs": 4,
+            "max-model-len": 163840, "reasoning-parser": "qwen3", "enable-auto-tool-choice": True,
+            "tool-call-parser": "qwen3_coder", "tensor-parallel-size": 2,
+            "gpu-memory-utilization": 0.94, "max-num-batched-tokens": 2048,
+            "attention-backend": "flashinfer", "enable-prefix-caching": True,
+            "disable-custom-all-reduce": True, "trust-remote-code": True,
+            "speculative-config": {"method": "mtp", "num_speculative_tokens": 3, "max_model_len": 163840}}
+    server = {"version": {"version": "0.20.1"},
+              "models": {"object": "list", "data": [{"id": model, "object": "model", "created": int(t0),
+                         "owned_by": "vllm", "root": "/home/user/ai/models/qwen/Qwen3.6-27B-PARO/",
+                         "parent": None, "max_model_len": mml}]},
+              "health": 200}
+    gpu_rows = []
+    for t in times:
+        devs = []
+        for i in range(2):
+            used = int(23.05 * GiB + 0.31 * GiB + (i * 0.04 * GiB))
+            devs.append({"index": i, "name": "NVIDIA GeForce RTX 3090", "memory_total": 24 * GiB,
+                         "memory_used": used,
+                         "processes": [{"pid": 770610 + i, "name": f"VLLM::Worker_TP{i}", "used_memory": used - int(0.31 * GiB)}]})
+        gpu_rows.append({"t": t, "devices": devs})
+    manifest = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.9.0",
+                "endpoint": "http://localhost:5001", "started_at": times[0], "ended_at": times[-1],
+                "interval_s": interval,
+                "notes": "Single-operator coding-agent session against the 2x3090 box; MTP configured."}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest, rows, server=server,
+                     engine_args={"argv": argv, "args": args}, gpu_rows=gpu_rows, logs=logs)
+    print(cid, "ok", len(rows))
+
+
+CASES = {"zyc-paro-mtp-no-draft-head": paro_mtp}
+
+if __name__ == "__main__":
+    for c in sys.argv[1:] or CASES:
+        CASES[c]()
