@@ -135,7 +135,80 @@ def paro_mtp():
     print(cid, "ok", len(rows))
 
 
-CASES = {"zyc-paro-mtp-no-draft-head": paro_mtp}
+# --------------------------------------------------------------------------------------------
+def grug_eager():
+    cid = "zyc-grug67b-enforce-eager-dp8"
+    model = "grug-67b"
+    mml = 32768
+    DP = 8
+    t_start = utc(2026, 9, 21, 16, 2, 10)
+    t0 = utc(2026, 9, 21, 16, 40, 0)
+    interval, n = 10.0, 60
+    times = [t0 + interval * i for i in range(n + 1)]
+    ltimes = [t0 - 3 + interval * i for i in range(n + 1)]
+
+    def step_time(n_dec, ctx_sum, pf, ntok):
+        s = 0.0
+        if n_dec:
+            s += 0.0436 + 0.0006 * (n_dec - 1) + 2.0e-8 * ctx_sum
+        if pf:
+            s += 0.030 + pf / 6000.0
+        return s
+
+    nblocks = 23040
+    snaps_all, logs = [], []
+    pid = 1
+    for e in range(DP):
+        rng = random.Random(9339 + e)
+        reqs, t, rid = [], t_start + 30 + rng.uniform(0, 20), 0
+        while t < times[-1] + 5:
+            p = rng.randint(600, 1600)
+            g = rng.randint(256, 768)
+            reqs.append(gen.Req(rid, t, p, (p // 2) // 16 * 16 if rng.random() < 0.3 else 0, g, 1024,
+                                reason="stop" if g < 768 else "length"))
+            rid += 1
+            t += rng.uniform(20, 45)
+        cfg = {"max_num_seqs": 256, "mnbt": 8192, "block_size": 16, "num_blocks": nblocks,
+               "spec_k": 0, "accept": None, "step_time": step_time, "rng": rng}
+        clone = lambda rs: [gen.Req(r.rid, r.t_arr, r.prompt, r.cached, r.gen, r.max_tokens, r.reason) for r in rs]
+        snaps_all.append(gen.run_engine(cfg, clone(reqs), t_start, times[-1], times, mml, idx=e))
+        lsn = gen.run_engine(dict(cfg), clone(reqs), t_start, times[-1], ltimes, mml, idx=e)
+        logs += gen.log_lines(lsn, ltimes, interval, pid, engine_label=e, lg_line="loggers.py:310")
+    ci = cache_info(16, 0.9, nblocks)
+    rows = scrape_rows(model, snaps_all, times, ci, float(t_start), mml=mml)
+    logs.sort(key=lambda x: x[0])
+    head = [
+        "(APIServer pid=1) INFO 09-21 16:00:42 [utils.py:233] non-default args: {'model_tag': '/models/grug-67b-0921', 'host': '0.0.0.0', 'model': '/models/grug-67b-0921', 'max_model_len': 32768, 'enforce_eager': True, 'served_model_name': ['grug-67b'], 'data_parallel_size': 8, 'enable_expert_parallel': True}",
+    ]
+    logtxt = "\n".join(head + [l for _, l in logs]) + "\n"
+    argv = ["vllm", "serve", "/models/grug-67b-0921", "--served-model-name", model, "--host", "0.0.0.0",
+            "--max-model-len", "32768", "--data-parallel-size", "8", "--enable-expert-parallel",
+            "--enforce-eager"]
+    args = {"model": "/models/grug-67b-0921", "served-model-name": model, "max-model-len": mml,
+            "data-parallel-size": 8, "enable-expert-parallel": True, "enforce-eager": True}
+    server = {"version": {"version": "0.23.0"},
+              "models": {"object": "list", "data": [{"id": model, "object": "model", "created": int(t0),
+                         "owned_by": "vllm", "root": "/models/grug-67b-0921", "parent": None,
+                         "max_model_len": mml}]}, "health": 200}
+    gpu_rows = []
+    for t in times:
+        devs = []
+        for i in range(DP):
+            used = int((72.0 + 0.03 * (i % 3)) * GiB)
+            devs.append({"index": i, "name": "NVIDIA H100 80GB HBM3", "memory_total": int(79.65 * GiB),
+                         "memory_used": used,
+                         "processes": [{"pid": 212 + i, "name": f"VLLM::EngineCore_DP{i}", "used_memory": used - int(0.5 * GiB)}]})
+        gpu_rows.append({"t": t, "devices": devs})
+    manifest = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.9.0",
+                "endpoint": "http://grug-playground:8000", "started_at": times[0], "ended_at": times[-1],
+                "interval_s": interval, "notes": "Playground deployment of the Grug-67B checkpoint on one 8xH100 node."}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest, rows, server=server,
+                     engine_args={"argv": argv, "args": args}, gpu_rows=gpu_rows, logs=logtxt)
+    print(cid, "ok", len(rows))
+
+
+CASES = {"zyc-paro-mtp-no-draft-head": paro_mtp,
+         "zyc-grug67b-enforce-eager-dp8": grug_eager}
 
 if __name__ == "__main__":
     for c in sys.argv[1:] or CASES:
