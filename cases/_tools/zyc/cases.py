@@ -207,8 +207,95 @@ def grug_eager():
     print(cid, "ok", len(rows))
 
 
+# --------------------------------------------------------------------------------------------
+def qwen36_mtp6():
+    cid = "zyc-qwen36-mtp6-long-context-decay"
+    model = "Qwen/Qwen3.6-27B"
+    mml = 262144
+    rng = random.Random(47602)
+    t_start = utc(2026, 7, 3, 13, 58, 20)
+    t0 = utc(2026, 7, 3, 14, 30, 0)
+    interval, n = 10.0, 60
+    times = [t0 + interval * i for i in range(n + 1)]
+    K = 6
+    P0, PC = 0.72, 0.55
+
+    def accept(r):
+        a = 0
+        p = P0
+        while a < K and r.random() < p:
+            a += 1
+            p = PC
+        return a
+
+    def step_time(n_dec, ctx_sum, pf, ntok):
+        s = 0.0
+        if n_dec:
+            s += 0.0300 + 0.0012 * (n_dec - 1) + 2.8e-7 * ctx_sum
+        if pf:
+            s += 0.015 + pf / 5200.0 + 1.5e-9 * pf * ctx_sum
+        return s
+
+    # user A: long document / coding conversation 60k-120k, one turn at a time
+    reqs, rid = [], 0
+    t, ctx = t_start + 40, 58000
+    while t < times[-1] + 5:
+        new = rng.randint(300, 3000)
+        ctx = ctx + new if ctx + new < 120000 else rng.randint(60000, 66000)
+        g = rng.randint(400, 1400)
+        reqs.append(gen.Req(rid, t, ctx, (ctx - new) // 16 * 16, g, 8192))
+        rid += 1
+        # next turn after this one would finish (~g/46 s) plus think time
+        t += g / 46.0 + rng.uniform(4, 15)
+        ctx += g
+    # user B: occasional short questions
+    t = t_start + 90
+    while t < times[-1] + 5:
+        p = rng.randint(1500, 8000)
+        g = rng.randint(150, 600)
+        reqs.append(gen.Req(rid, t, p, 0, g, 2048))
+        rid += 1
+        t += rng.uniform(60, 150)
+    reqs.sort(key=lambda r: r.t_arr)
+    nblocks = 15360
+    cfg = {"max_num_seqs": 16, "mnbt": 8192, "block_size": 16, "num_blocks": nblocks,
+           "spec_k": K, "accept": accept, "step_time": step_time, "rng": rng}
+    clone = lambda rs: [gen.Req(r.rid, r.t_arr, r.prompt, r.cached, r.gen, r.max_tokens, r.reason) for r in rs]
+    snaps = gen.run_engine(cfg, clone(reqs), t_start, times[-1], times, mml)
+    ltimes = [t0 - 4 + interval * i for i in range(n + 1)]
+    lsn = gen.run_engine(dict(cfg, rng=random.Random(47602)), clone(reqs), t_start, times[-1], ltimes, mml)
+    stat = gen.log_lines(lsn, ltimes, interval, 1, spec_k=K, lg_line="loggers.py:310", sd_line="metrics.py:120")
+    ci = cache_info(16, 0.92, nblocks)
+    rows = scrape_rows(model, [snaps], times, ci, float(t_start), spec_k=K, mml=mml)
+    head = ["(APIServer pid=1) INFO 07-03 13:56:02 [utils.py:233] non-default args: {'model_tag': 'Qwen/Qwen3.6-27B', 'host': '0.0.0.0', 'model': 'Qwen/Qwen3.6-27B', 'max_model_len': 262144, 'gpu_memory_utilization': 0.92, 'enable_prefix_caching': True, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 6}}"]
+    logs = "\n".join(head + [l for _, l in stat]) + "\n"
+    argv = ["vllm", "serve", "Qwen/Qwen3.6-27B", "--host", "0.0.0.0", "--max-model-len", "262144",
+            "--gpu-memory-utilization", "0.92", "--enable-prefix-caching", "--speculative-config",
+            '{"method": "mtp", "num_speculative_tokens": 6}']
+    args = {"model": "Qwen/Qwen3.6-27B", "max-model-len": mml, "gpu-memory-utilization": 0.92,
+            "enable-prefix-caching": True,
+            "speculative-config": {"method": "mtp", "num_speculative_tokens": 6}}
+    server = {"version": {"version": "0.24.0"},
+              "models": {"object": "list", "data": [{"id": model, "object": "model", "created": int(t0),
+                         "owned_by": "vllm", "root": model, "parent": None, "max_model_len": mml}]},
+              "health": 200}
+    gpu_rows = []
+    for t in times:
+        used = int(73.4 * GiB)
+        gpu_rows.append({"t": t, "devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3",
+                         "memory_total": int(79.65 * GiB), "memory_used": used,
+                         "processes": [{"pid": 97, "name": "VLLM::EngineCore", "used_memory": used - int(0.5 * GiB)}]}]})
+    manifest = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.9.0",
+                "endpoint": "http://localhost:8000", "started_at": times[0], "ended_at": times[-1],
+                "interval_s": interval, "notes": "Long-document assistant on Qwen3.6-27B with native MTP (6 draft tokens)."}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest, rows, server=server,
+                     engine_args={"argv": argv, "args": args}, gpu_rows=gpu_rows, logs=logs)
+    print(cid, "ok", len(rows))
+
+
 CASES = {"zyc-paro-mtp-no-draft-head": paro_mtp,
-         "zyc-grug67b-enforce-eager-dp8": grug_eager}
+         "zyc-grug67b-enforce-eager-dp8": grug_eager,
+         "zyc-qwen36-mtp6-long-context-decay": qwen36_mtp6}
 
 if __name__ == "__main__":
     for c in sys.argv[1:] or CASES:
