@@ -293,9 +293,94 @@ def qwen36_mtp6():
     print(cid, "ok", len(rows))
 
 
+# --------------------------------------------------------------------------------------------
+def v100_capture():
+    cid = "zyc-v100-sm70-capture-1-2-cliff"
+    model = "Qwen3.6-35B-A3B-AWQ"
+    mml = 32768
+    rng = random.Random(89)
+    t_start = utc(2026, 6, 29, 9, 12, 30)
+    t0 = utc(2026, 6, 29, 9, 40, 0)
+    interval, n = 10.0, 60
+    times = [t0 + interval * i for i in range(n + 1)]
+
+    def step_time(n_dec, ctx_sum, pf, ntok):
+        s = 0.0
+        if n_dec:
+            if n_dec <= 2:
+                s += 0.0275 + 0.0012 * (n_dec - 1) + 4e-8 * ctx_sum
+            else:
+                s += 0.88 + 0.006 * (n_dec - 3) + 4e-8 * ctx_sum
+        if pf:
+            s += 0.04 + pf / 4200.0
+        return s
+
+    reqs, rid = [], 0
+    # single tasks one after another (history and the first ~2.5 minutes)
+    t = t_start + 20
+    while t < t0 + 150:
+        p, g = rng.randint(1800, 6500), rng.randint(250, 800)
+        reqs.append(gen.Req(rid, t, p, (p // 3) // 16 * 16, g, 4096))
+        rid += 1
+        t += 0.3 + g * 0.0285 + rng.uniform(3, 12)
+    # burst of parallel agent tasks, then one more joining later
+    tb = t0 + 152
+    for k in range(4):
+        p, g = rng.randint(2000, 7000), rng.randint(200, 650)
+        reqs.append(gen.Req(rid, tb + k * rng.uniform(0.5, 1.5), p, (p // 3) // 16 * 16, g, 4096))
+        rid += 1
+    for dtj in (250,):
+        p, g = rng.randint(2000, 6000), rng.randint(150, 400)
+        reqs.append(gen.Req(rid, t0 + dtj, p, (p // 3) // 16 * 16, g, 4096))
+        rid += 1
+    reqs.sort(key=lambda r: r.t_arr)
+    nblocks = 9600
+    cfg = {"max_num_seqs": 8, "mnbt": 8192, "block_size": 16, "num_blocks": nblocks,
+           "spec_k": 0, "accept": None, "step_time": step_time, "rng": rng}
+    clone = lambda rs: [gen.Req(r.rid, r.t_arr, r.prompt, r.cached, r.gen, r.max_tokens, r.reason) for r in rs]
+    snaps = gen.run_engine(cfg, clone(reqs), t_start, times[-1], times, mml)
+    ltimes = [t0 - 5 + interval * i for i in range(n + 1)]
+    lsn = gen.run_engine(dict(cfg), clone(reqs), t_start, times[-1], ltimes, mml)
+    stat = gen.log_lines(lsn, ltimes, interval, 1, lg_line="loggers.py:271")
+    ci = cache_info(16, 0.9, nblocks)
+    rows = scrape_rows(model, [snaps], times, ci, float(t_start), mml=mml)
+    ver = "0.21.1+1cat.v1.2.1"
+    head = [
+        "(APIServer pid=1) INFO 06-29 09:10:02 [utils.py:233] non-default args: {'model_tag': '/models/Qwen3.6-35B-A3B-AWQ', 'host': '0.0.0.0', 'model': '/models/Qwen3.6-35B-A3B-AWQ', 'trust_remote_code': True, 'max_model_len': 32768, 'served_model_name': ['Qwen3.6-35B-A3B-AWQ'], 'attention_backend': 'FLASH_ATTN_V100', 'tensor_parallel_size': 4, 'max_num_seqs': 8}",
+        f"(EngineCore pid=88) INFO 06-29 09:10:31 [core.py:109] Initializing a V1 LLM engine (v{ver}) with config: model='/models/Qwen3.6-35B-A3B-AWQ', speculative_config=None, tokenizer='/models/Qwen3.6-35B-A3B-AWQ', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=True, dtype=torch.float16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=4, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=awq, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, served_model_name=Qwen3.6-35B-A3B-AWQ, enable_prefix_caching=True, enable_chunked_prefill=True, compilation_config={{'level': None, 'mode': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'cudagraph_capture_sizes': [1, 2], 'max_cudagraph_capture_size': 2}}",
+    ]
+    logs = "\n".join(head + [l for _, l in stat]) + "\n"
+    argv = ["vllm", "serve", "/models/Qwen3.6-35B-A3B-AWQ", "--served-model-name", model, "--host", "0.0.0.0",
+            "--trust-remote-code", "--max-model-len", "32768", "--tensor-parallel-size", "4",
+            "--max-num-seqs", "8", "--attention-backend", "FLASH_ATTN_V100"]
+    args = {"model": "/models/Qwen3.6-35B-A3B-AWQ", "served-model-name": model, "trust-remote-code": True,
+            "max-model-len": mml, "tensor-parallel-size": 4, "max-num-seqs": 8,
+            "attention-backend": "FLASH_ATTN_V100"}
+    server = {"version": {"version": ver},
+              "models": {"object": "list", "data": [{"id": model, "object": "model", "created": int(t0),
+                         "owned_by": "vllm", "root": "/models/Qwen3.6-35B-A3B-AWQ", "parent": None,
+                         "max_model_len": mml}]}, "health": 200}
+    gpu_rows = []
+    for t in times:
+        devs = []
+        for i in range(4):
+            used = int((14.3 + 0.02 * i) * GiB)
+            devs.append({"index": i, "name": "Tesla V100-SXM2-16GB", "memory_total": int(16.0 * GiB),
+                         "memory_used": used,
+                         "processes": [{"pid": 140 + i, "name": f"VLLM::Worker_TP{i}", "used_memory": used - int(0.3 * GiB)}]})
+        gpu_rows.append({"t": t, "devices": devs})
+    manifest = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.9.0",
+                "endpoint": "http://v100-box:8000", "started_at": times[0], "ended_at": times[-1],
+                "interval_s": interval, "notes": "4x V100 TP4 box serving an agent orchestrator; slow when several tasks run."}
+    gen.write_bundle(ROOT / "cases" / cid / "bundle", manifest, rows, server=server,
+                     engine_args={"argv": argv, "args": args}, gpu_rows=gpu_rows, logs=logs)
+    print(cid, "ok", len(rows))
+
+
 CASES = {"zyc-paro-mtp-no-draft-head": paro_mtp,
          "zyc-grug67b-enforce-eager-dp8": grug_eager,
-         "zyc-qwen36-mtp6-long-context-decay": qwen36_mtp6}
+         "zyc-qwen36-mtp6-long-context-decay": qwen36_mtp6,
+         "zyc-v100-sm70-capture-1-2-cliff": v100_capture}
 
 if __name__ == "__main__":
     for c in sys.argv[1:] or CASES:
