@@ -32,7 +32,7 @@ from kvdoctor.rules.schema import Cause, DetectBasis, Explains, Playbook, Remedi
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FleetSignals
 from kvdoctor.signals.model import SignalSet
-from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, ReproducerVerdict
+from kvdoctor.vocab import SEVERITY_RANK, STATUS_RANK, UNIDENTIFIED, ReproducerVerdict
 
 # A reproducer's verdict outweighs what the window suggested.
 CONFIRMED_FLOOR = 0.9
@@ -623,7 +623,25 @@ def _defer_to_upstream(built: list[_Built]) -> None:
                 or f.status == "refuted"
                 or f.symptom not in symptoms
                 or (causes and f.cause not in causes)
-                or f.severity != up.finding.severity
+            ):
+                continue
+            # A harm with no cause of its own (``unidentified``) that a confirmed cause
+            # explains is that cause's harm: the cause is as severe as what it does (streams
+            # frozen two seconds at the 99th percentile because every drifted prompt is
+            # prefilled whole read "slow tokens, cause not identified, critical" above the
+            # drift the prefix probe confirmed; generator seed 9960). Only a confirmed one: a
+            # suspected side note (a hybrid model's alignment beside requests that never
+            # reached the engine, external case zf-mm) does not take a harm it may not cause.
+            if (
+                f.cause == UNIDENTIFIED
+                and up.finding.status == "confirmed"
+                and up.finding.severity != "info"
+                and SEVERITY_RANK[f.severity] < SEVERITY_RANK[up.finding.severity]
+            ):
+                up.finding = up.finding.model_copy(update={"severity": f.severity})
+                up.rank = (*up.rank[:1], SEVERITY_RANK[f.severity], *up.rank[2:])
+            if (
+                f.severity != up.finding.severity
                 or f.status != up.finding.status
                 or f.confidence < up.finding.confidence
             ):
