@@ -527,6 +527,12 @@ _DEFS += [
     ),
     ("log_external_stored_tokens", "tokens", "Tokens LMCache logged as stored."),
     (
+        "log_external_store_busy_share",
+        "fraction",
+        "Share of the wall clock one process spent storing KV to LMCache (the cost its store "
+        "lines log, over their span; the busiest process): stores run inside the engine's step.",
+    ),
+    (
         "kv_block_lifetime_p50",
         "s",
         "Median KV block lifetime, allocation to eviction (--kv-cache-metrics, 0.12+).",
@@ -838,6 +844,7 @@ LABELS: dict[str, str] = {
     "log_external_hit_rate": "LMCache's hit rate (its log)",
     "log_external_repeat_share": "LMCache lookups that repeat an earlier prompt's length",
     "log_external_stored_tokens": "tokens LMCache stored (its log)",
+    "log_external_store_busy_share": "the share of the time spent storing KV to LMCache",
     "external_prefix_queries_window": "tokens looked up in the external cache",
     "gpu_memory_used_fraction": "device memory in use",
     "gpu_memory_utilization": "--gpu-memory-utilization",

@@ -494,6 +494,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no engine death with a traceback through vLLM's source in the logs",
     )
     _external_lookups(out, text)
+    _external_store_share(out, text)
     _requests_after_idle(out, text)
     warm = [int(m.group(1)) for m in p["sampler_warmup"].finditer(text)]
     out.set(
@@ -700,6 +701,59 @@ def _requests_after_idle(out: Out, text: str) -> None:
         count,
         "logs.txt: access-log completions accepted (200) after the engine's stats line first read "
         "idle (nothing running or waiting, no tokens) and never busy again",
+    )
+
+
+# LMCache's store line with its own time stamp and cost ("[2025-09-18 15:03:29,994] LMCache
+# INFO: Stored 2048 out of total 2048 tokens. size: 0.3750 GB, cost 742.7079 ms", cache_engine.py).
+# What comes before the stamp names the process (one per tensor-parallel worker).
+_LMCACHE_STORE_COST = re.compile(
+    r"^(.*?)\[\d{4}-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3})\] LMCache INFO: Stored \d+ out "
+    r"of total \d+ tokens\. size: [\d.]+ [Gg][Bb], cost ([\d.]+) ms",
+    re.MULTILINE,
+)
+# Store lines a process must log before its share of time spent storing means anything.
+_STORE_LINES_MIN = 5
+
+
+def _external_store_share(out: Out, text: str) -> None:
+    """The share of the time one process spent storing KV to LMCache, from its store lines.
+
+    A store runs inside the engine's step (the connector saves each request's KV before the
+    step returns), so a process that stores for most of the wall clock serves little else
+    (external case zyf-lmcache: a remote store of 0.74 s per 2,048-token request at 2 req/s;
+    the queue grew while the pool sat at 13 %). The busiest process counts: tensor-parallel
+    workers store side by side.
+    """
+    if "LMCache INFO: Stored" not in text:
+        out.set(
+            "log_external_store_busy_share",
+            None,
+            reason="no LMCache store line with a cost in the logs",
+        )
+        return
+    by_process: dict[str, list[tuple[float, float]]] = {}
+    for m in _LMCACHE_STORE_COST.finditer(text):
+        mon, day, hh, mm, ss, ms = (int(m.group(i)) for i in range(2, 8))
+        if not 1 <= mon <= 12:
+            continue
+        t = ((mon * 31 + day) * 24 + hh) * 3600.0 + mm * 60 + ss + ms / 1000
+        by_process.setdefault(m.group(1).strip(), []).append((t, float(m.group(8)) / 1000))
+    shares = []
+    for stores in by_process.values():
+        if len(stores) < _STORE_LINES_MIN:
+            continue
+        stores.sort()
+        span = stores[-1][0] - stores[0][0]
+        if span > 0:
+            # The first store opens the span; the costs of the later ones fall inside it.
+            shares.append(min(1.0, sum(cost for _, cost in stores[1:]) / span))
+    out.set(
+        "log_external_store_busy_share",
+        round(max(shares), 3) if shares else None,
+        "logs.txt: LMCache 'Stored ... cost X ms' lines: the busiest process's store time over "
+        "the span of its store lines",
+        reason=f"fewer than {_STORE_LINES_MIN} LMCache store lines with a cost per process",
     )
 
 

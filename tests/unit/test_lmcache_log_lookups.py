@@ -70,3 +70,30 @@ def test_a_log_without_lmcache_looked_nothing_up_and_one_without_lookup_lines_is
     for name in ("log_external_lookups", "log_external_hit_rate", "log_external_repeat_share"):
         assert ss.get(name) is None
         assert "no LMCache lookup lines" in (ss.values[name].reason or "")
+
+
+def _store_at(process: str, second: float, cost_ms: float, unit: str = "GB") -> str:
+    whole, ms = int(second), round((second - int(second)) * 1000)
+    return (
+        f"({process}) [2025-09-18 15:{whole // 60:02d}:{whole % 60:02d},{ms:03d}] LMCache INFO: "
+        f"Stored 2048 out of total 2048 tokens. size: 0.3750 {unit}, cost {cost_ms:.4f} ms, "
+        "throughput: 0.5049 GB/s (cache_engine.py:247:lmcache.v1.cache_engine)\n"
+    )
+
+
+def test_the_busiest_process_share_of_time_spent_storing() -> None:
+    # One store every 0.8 s costing 0.74 s on the engine, and a second process storing 5 ms
+    # each: the busy one counts (external case zyf-lmcache: 92 %).
+    lines = [_store_at("EngineCore_DP0 pid=1", 0.8 * i, 740.0) for i in range(20)]
+    lines += [_store_at("Worker_TP1 pid=2", 0.8 * i, 5.0, unit="gb") for i in range(20)]
+    ss = compute_signals(bundle("healthy").model_copy(update={"logs": "".join(lines)}))
+    assert ss.get("log_external_store_busy_share") == round(19 * 0.74 / (19 * 0.8), 3)
+    # Four store lines say nothing of a share; a log without LMCache has none.
+    few = "".join(_store_at("EngineCore_DP0 pid=1", 0.8 * i, 740.0) for i in range(4))
+    assert (
+        compute_signals(bundle("healthy").model_copy(update={"logs": few})).get(
+            "log_external_store_busy_share"
+        )
+        is None
+    )
+    assert compute_signals(bundle("healthy")).get("log_external_store_busy_share") is None
