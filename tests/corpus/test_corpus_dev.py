@@ -80,14 +80,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ),
     },
     # Round 3's holdout, spent (docs/accuracy/corpus-holdout-3-as-run.txt), kept as regressions.
-    "h-qwen38-27b-align-busy-zero-hits": {
-        "cause": (
-            "a hybrid model whose align-mode cache loses its block boundaries under load: the "
-            "prefix miss leads, but hybrid-alignment-miss stays an info finding beside it "
-            "(expected behaviour of a hybrid cache), so the lead is prefix-miss/unidentified "
-            "with the hybrid alignment in its differential"
-        ),
-    },
     "i-qwen2-72b-int4-4x4090-prefill-queue": {
         "symptom": (
             "first tokens and streams are both slow (18 s to a first token, 8 s gaps while "
@@ -322,13 +314,6 @@ KNOWN_MISSES.update(
 # Round 7's holdout (spent at e6df0e1; fixed after the run where the fix is general).
 KNOWN_MISSES.update(
     {
-        "t-qwen3-coder-next-align-mode-gb10": {
-            "cause": (
-                "a hybrid model in align mode with 1 % hits over 8.6k-token prompts: kvdoctor "
-                "keeps hybrid-alignment-miss in an open differential until the prompts (or the "
-                "--mamba-cache-mode all rerun) decide; the case calls it decided"
-            ),
-        },
         "t-qwen38-next-gb10-block1600-healthy": {
             "symptom": (
                 "TTFT p95 7.9 s over 8.4k-token prompts on a GB10 is judged against the 1 s "
