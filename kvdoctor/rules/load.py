@@ -152,6 +152,33 @@ def _load_all(
     return [pb for pb, _ in sorted(playbooks, key=lambda x: (order[x[0].symptom], x[0].id))]
 
 
+def _strict_loader() -> type:
+    """PyYAML's safe loader (libyaml's when there) that refuses a key given twice in one
+    mapping: YAML keeps the last silently, and a second ``explains:`` under one cause once
+    dropped the first without a word."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class StrictLoader(base):  # type: ignore[misc, valid-type]
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[object, object]:
+        loader.flatten_mapping(node)
+        pairs = loader.construct_pairs(node, deep=True)
+        seen: set[object] = set()
+        for (key, _), (key_node, _) in zip(pairs, node.value, strict=True):
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return dict(pairs)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return StrictLoader
+
+
 def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
     import yaml
 
@@ -161,7 +188,7 @@ def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
         raise KvdoctorError(f"{label}: cannot read: {exc}") from None
     try:
         # libyaml's loader when PyYAML has it: the pure-Python one was a quarter of a replay.
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml.load(text, Loader=_strict_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

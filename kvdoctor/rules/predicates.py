@@ -933,6 +933,42 @@ def _pool_held_idle(s: SignalView) -> Scalar:
 
 
 @derived(
+    "prompt_tokens_recomputed_min",
+    "tokens",
+    "At least this many of the window's prompt tokens were computed again, not for the first "
+    "time: the prompt tokens processed beyond what every request the window could have "
+    "admitted holds (finished, and the most running and waiting at once, each at the longest "
+    "prompt seen), counted only where that is two thirds of them or more; 0 below. vLLM has "
+    "no counter of it, and releases without a preemption counter recompute silently.",
+)
+def _prompt_tokens_recomputed_min(s: SignalView) -> Scalar:
+    rate, window = s.num("prompt_tokens_per_s"), s.num("window_s")
+    finished, longest = s.num("requests_finished_window"), s.num("max_prompt_len_seen")
+    running, waiting = s.num("running_max"), s.num("waiting_max")
+    if None in (rate, window, finished, longest, running, waiting):
+        return None
+    assert rate is not None and window is not None and finished is not None
+    assert longest is not None and running is not None and waiting is not None
+    tokens = rate * window
+    own = (finished + running + waiting) * longest
+    return round(tokens - own) if tokens >= 3 * own else 0
+
+
+@derived(
+    "preempted_by_recompute",
+    "bool",
+    "Sequences were recomputed in a full pool (prompt_tokens_recomputed_min above 0, KV usage "
+    "at the pool-full mark): preemptions a release without a preemption counter or warning "
+    "does not count.",
+)
+def _preempted_by_recompute(s: SignalView) -> Scalar:
+    again, usage = s.num("prompt_tokens_recomputed_min"), s.num("kv_usage_max")
+    if again is None or usage is None:
+        return None
+    return again > 0 and usage >= POOL_FULL
+
+
+@derived(
     "queue_never_moved",
     "bool",
     "Requests waited through the whole window (the mean queue at 90 % of its peak or more, a "
@@ -1398,6 +1434,8 @@ DERIVED_LABELS: dict[str, str] = {
     "pool_held_idle": "KV blocks held with nothing running",
     "queue_stalled_with_room": "a queue that stalled with room in the pool",
     "queue_never_moved": "a queue that never moved through the window",
+    "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
+    "preempted_by_recompute": "sequences recomputed in a full pool",
     "connector_holds_idle_pool": "a KV connector holding blocks with nothing running",
     "other_process_over_weights": "other processes holding more than the server's weights",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
@@ -1478,6 +1516,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "pool_held_idle": (
         "KV blocks stayed held with nothing running",
         "no KV block was held with nothing running",
+    ),
+    "preempted_by_recompute": (
+        "sequences were recomputed in a full pool",
+        "no sequence was recomputed in a full pool",
     ),
     "queue_never_moved": (
         "requests waited through the whole window and none finished",

@@ -500,6 +500,12 @@ _DEFS += [
         "Prompt tokens LMCache looked up, from its per-request log lines.",
     ),
     (
+        "log_completions_failing_tail",
+        "requests",
+        "Completion requests the access log answered with a server error (5xx) after the last "
+        "one it answered below 500: at the log's end the server fails every request.",
+    ),
+    (
         "log_requests_while_engine_silent",
         "requests",
         "Requests the log shows arriving after the engine's last stats line, where its stats "
@@ -919,6 +925,7 @@ LABELS: dict[str, str] = {
     "prefix_hit_rate_late": "the hit rate over the window's last third",
     "log_requests_after_engine_idle": "requests accepted after the engine went idle for good",
     "log_requests_while_engine_silent": "requests that arrived after the engine's last stats line",
+    "log_completions_failing_tail": "completions failed with a server error at the log's end",
     "log_engine_silent_s": "how long the engine logged no stats line while requests arrived",
     "spec_decode_accepted_per_draft": "draft tokens accepted per verification step",
     "spec_decode_draft_tokens_window": "speculative draft tokens",

@@ -496,6 +496,7 @@ def logs(out: Out, bundle: Bundle) -> None:
     _external_lookups(out, text)
     _external_store_share(out, text)
     _requests_after_idle(out, text)
+    _failing_completions(out, text)
     warm = [int(m.group(1)) for m in p["sampler_warmup"].finditer(text)]
     out.set(
         "log_sampler_warmup_seqs",
@@ -660,6 +661,36 @@ _STATS_LINE = re.compile(
     r"Running: (\d+) reqs, (?:Swapped: \d+ reqs, )?(?:Pending|Waiting): (\d+) reqs"
 )
 _ACCEPTED = re.compile(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" 200')
+
+
+# The access log's answer to a completion request, whatever its status.
+_COMPLETION_STATUS = re.compile(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" (\d{3})')
+
+
+def _failing_completions(out: Out, text: str) -> None:
+    """Completion requests the access log answered with a server error (5xx) after the last
+    one it answered 200: the server's state when the log ends is to fail every request
+    (external case zyd-v0-llama7b: vLLM 0.2.1's stats lines stopped at 98.7 % of the pool and
+    every completion after them got a 500, with no /metrics to show it)."""
+    if "/completions HTTP/" not in text:
+        out.set(
+            "log_completions_failing_tail",
+            None,
+            reason="no completion request in the access log",
+        )
+        return
+    statuses = [int(m.group(1)) for m in _COMPLETION_STATUS.finditer(text)]
+    tail = 0
+    for status in reversed(statuses):
+        if status < 500:
+            break
+        tail += 1
+    out.set(
+        "log_completions_failing_tail",
+        tail,
+        "logs.txt: access-log completion requests answered 5xx after the last one answered "
+        "below 500",
+    )
 
 
 def _requests_after_idle(out: Out, text: str) -> None:

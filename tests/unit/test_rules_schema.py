@@ -192,6 +192,15 @@ def test_invalid_yaml_and_non_mapping(tmp_path: Path) -> None:
     assert "a playbook is a YAML mapping" in error_of(tmp_path, "- just\n- a list\n")
 
 
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    # YAML keeps the last of two equal keys; a playbook would silently lose the first
+    # (a cause's second ``explains:`` once replaced its first).
+    msg = error_of(tmp_path, "id: x\nsymptom: slow-itl\nid: y\n")
+    assert "invalid YAML at line 3: duplicate key 'id'" in msg
+    nested = "id: x\ncauses:\n  - id: a\n    when: {}\n    when: {}\n"
+    assert "duplicate key 'when'" in error_of(tmp_path, nested)
+
+
 def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
     msg = error_of(tmp_path, "!!python/object/apply:os.system ['true']\n")
     assert "invalid YAML" in msg
