@@ -942,15 +942,13 @@ def _pool_held_idle(s: SignalView) -> Scalar:
     "no counter of it, and releases without a preemption counter recompute silently.",
 )
 def _prompt_tokens_recomputed_min(s: SignalView) -> Scalar:
-    rate, window = s.num("prompt_tokens_per_s"), s.num("window_s")
-    finished, longest = s.num("requests_finished_window"), s.num("max_prompt_len_seen")
-    running, waiting = s.num("running_max"), s.num("waiting_max")
-    if None in (rate, window, finished, longest, running, waiting):
+    names = ("prompt_tokens_per_s", "window_s", "max_prompt_len_seen")
+    rate, window, longest = (s.num(n) for n in names)
+    admitted = [s.num(n) for n in ("requests_finished_window", "running_max", "waiting_max")]
+    if rate is None or window is None or longest is None or None in admitted:
         return None
-    assert rate is not None and window is not None and finished is not None
-    assert longest is not None and running is not None and waiting is not None
     tokens = rate * window
-    own = (finished + running + waiting) * longest
+    own = sum(n for n in admitted if n is not None) * longest
     return round(tokens - own) if tokens >= 3 * own else 0
 
 

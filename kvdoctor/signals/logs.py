@@ -655,12 +655,11 @@ def _repeats_beyond_chance(lengths: list[int]) -> float:
 
 # V0's start-up line sizing its pool: "# GPU blocks: 92, # CPU blocks: 327" (llm_engine.py).
 _V0_GPU_BLOCKS = re.compile(r"# GPU blocks: (\d+)")
-# vLLM's periodic stats line (V1 LoggingStatLogger) and the access log's accepted completions.
+# vLLM's periodic stats line (V1 LoggingStatLogger).
 _STATS_LINE = re.compile(
     r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s, "
     r"Running: (\d+) reqs, (?:Swapped: \d+ reqs, )?(?:Pending|Waiting): (\d+) reqs"
 )
-_ACCEPTED = re.compile(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" 200')
 
 
 # The access log's answer to a completion request, whatever its status.
@@ -726,7 +725,11 @@ def _requests_after_idle(out: Out, text: str) -> None:
             "logs.txt: the last engine stats line shows it busy",
         )
         return
-    count = sum(1 for ln in lines[idle_after[0] + 1 :] if _ACCEPTED.search(ln))
+    count = sum(
+        1
+        for ln in lines[idle_after[0] + 1 :]
+        if (m := _COMPLETION_STATUS.search(ln)) is not None and m.group(1) == "200"
+    )
     out.set(
         "log_requests_after_engine_idle",
         count,
