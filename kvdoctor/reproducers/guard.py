@@ -40,6 +40,23 @@ class GuardLimits:
     # None: a pool the traffic itself fills past the limit is not the run's doing, so the limit
     # rises two points above that level (as for a baseline scrape already above it).
     background_max_kv_usage: float | None = None
+    # The most of the pool (0..1) the run's own requests can hold at once (their blocks over
+    # the pool's), or None when the pool's size is unknown. Usage above the limit stops the run
+    # only when the run's own blocks are what carry it past: when usage less that share is
+    # still above the limit, the server's traffic fills the pool by itself (it may rise after
+    # the baseline was taken), and any harm the run adds there shows as preemptions, which
+    # the preemption check counts.
+    run_max_kv_share: float | None = None
+
+
+def run_kv_share(
+    prompt_tokens: int, max_tokens: int, in_flight: int, block_size: int, pool_blocks: int
+) -> float | None:
+    """The share of a ``pool_blocks`` pool that ``in_flight`` requests of this size can hold."""
+    if block_size <= 0 or pool_blocks <= 0 or in_flight <= 0:
+        return None
+    per_request = -(-(prompt_tokens + max_tokens) // block_size)
+    return min(1.0, per_request * in_flight / pool_blocks)
 
 
 def allowed_preemptions(
@@ -69,7 +86,9 @@ def decide(
 
     Usage and preemptions count against the run only beyond the server's own level: a pool
     the server's traffic already holds above the limit stops the run when it rises further
-    (two points), and ``background_per_s`` preemptions per second are the server's own.
+    (two points), a pool that stays above the limit without the run's own share
+    (``run_max_kv_share``) is the traffic's, and ``background_per_s`` preemptions per second
+    are the server's own.
     """
     if current is not None:
         usage = current.get("kv_usage")
@@ -80,7 +99,9 @@ def decide(
         )
         if own is not None and own >= limit:
             limit = own + 0.02
-        if usage is not None and usage > limit:
+        share = limits.run_max_kv_share
+        traffic_alone_over = share is not None and usage is not None and usage - share > limit
+        if usage is not None and usage > limit and not traffic_alone_over:
             return f"KV cache usage {usage:.0%} above the guard's limit {limit:.0%}"
         if baseline is not None:
             new_pre = current.delta(baseline, "preemptions")

@@ -13,6 +13,7 @@ from kvdoctor.reproducers.guard import (
     allowed_preemptions,
     decide,
     lifetime_preemption_rate,
+    run_kv_share,
 )
 from kvdoctor.reproducers.loadgen import LoadSpec, SSEParser, percentile
 from kvdoctor.reproducers.metrics import Histogram, parse_snapshot
@@ -258,3 +259,25 @@ def test_guard_leaves_the_pool_level_the_servers_own_traffic_reaches() -> None:
     # A window that never came near the limit changes nothing.
     calm = GuardLimits(max_kv_usage=0.95, background_max_kv_usage=0.5)
     assert decide(base, at, calm, 0, 0) == "KV cache usage 96% above the guard's limit 95%"
+
+
+def test_guard_leaves_a_pool_the_traffic_fills_without_the_runs_own_blocks() -> None:
+    # On a busy host the eviction-churn workload filled its pool only after the capture had
+    # measured its peak: the probe (one request, two blocks of a 24-block pool) was stopped at
+    # "100 % above 95 %". Usage that stays above the limit without the run's own share is the
+    # traffic's; preemptions still stop the run.
+    base = parse_snapshot("vllm:kv_cache_usage_perc 0.50\nvllm:num_preemptions_total 0\n")
+    full = parse_snapshot("vllm:kv_cache_usage_perc 1.0\nvllm:num_preemptions_total 0\n")
+    preempted = parse_snapshot("vllm:kv_cache_usage_perc 1.0\nvllm:num_preemptions_total 2\n")
+    share = run_kv_share(prompt_tokens=40, max_tokens=8, in_flight=1, block_size=16, pool_blocks=24)
+    assert share == pytest.approx(3 / 24)
+    small = GuardLimits(max_kv_usage=0.95, run_max_kv_share=0.02)
+    assert decide(base, full, small, 0, 0) is None
+    assert decide(base, preempted, small, 0, 0) == "2 preemption(s) during the run (guard allows 0)"
+    # A run whose own blocks can carry the pool past the limit is stopped there.
+    large = GuardLimits(max_kv_usage=0.95, run_max_kv_share=0.5)
+    assert decide(base, full, large, 0, 0) == "KV cache usage 100% above the guard's limit 95%"
+    # Unknown pool size: the limit applies as before.
+    assert decide(base, full, GuardLimits(max_kv_usage=0.95), 0, 0) is not None
+    assert run_kv_share(10, 10, 1, block_size=16, pool_blocks=0) is None
+    assert run_kv_share(1000, 1000, 4, block_size=16, pool_blocks=24) == 1.0

@@ -26,7 +26,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from kvdoctor.experiment_catalog import CauseRef, ExperimentSpec
-from kvdoctor.reproducers.guard import Guard, GuardLimits
+from kvdoctor.reproducers.guard import Guard, GuardLimits, run_kv_share
 from kvdoctor.reproducers.loadgen import PROBE_HEADER, LoadResult, LoadSpec, run_load
 from kvdoctor.reproducers.metrics import Snapshot, scrape
 from kvdoctor.reproducers.model import ReproducerRecord
@@ -307,6 +307,17 @@ class Session:
             return None
         return after.delta(before, "prefix_hits")
 
+    def run_kv_share(self, spec: LoadSpec) -> float | None:
+        """The most of the KV pool ``spec``'s requests can hold at once (None: pool unknown)."""
+        block = self.ctx.block_size
+        blocks = self.ctx.num_gpu_blocks
+        if blocks is None and block and self.ctx.kv_capacity_tokens:
+            blocks = self.ctx.kv_capacity_tokens // block
+        if not block or not blocks:
+            return None
+        in_flight = min(spec.concurrency, spec.requests)
+        return run_kv_share(spec.prompt_tokens, spec.max_tokens, in_flight, block, blocks)
+
     async def load(self, spec: LoadSpec, guard: Guard | None = None) -> LoadResult:
         # Each load run ends by the experiment's deadline, whatever the spec asked for.
         left = max(self.remaining(), 0.5)
@@ -327,6 +338,7 @@ class Session:
                 GuardLimits(
                     background_preemptions_per_s=self.ctx.background_preemptions_per_s,
                     background_max_kv_usage=self.ctx.background_kv_usage_max,
+                    run_max_kv_share=self.run_kv_share(spec),
                 )
             ),
             insecure=self.ctx.insecure,
