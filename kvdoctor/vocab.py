@@ -85,7 +85,13 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "external-cache-never-serves",
         "hybrid-alignment-miss",
     ),
-    "gpu-oom": ("kv-pool-too-small", "other-process", "utilization-too-high", "activation-peak"),
+    "gpu-oom": (
+        "kv-pool-too-small",
+        "other-process",
+        "utilization-too-high",
+        "activation-peak",
+        "weights-exceed-device",
+    ),
     "quant-quality": ("fp8-kv-cache",),
     # The fleet playbooks (playbooks/fleet/): findings that compare replicas.
     "fleet-imbalance": ("routing-imbalance",),

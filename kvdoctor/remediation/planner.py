@@ -902,6 +902,9 @@ def _plan_block_size(c: _Ctx) -> list[Change]:
     # vLLM raises a hybrid model's attention block to the Mamba page: a smaller one is a no-op.
     hybrid = c.view.flag("hybrid_model") is True
     step = 32 if cfg.platform == "cpu" else 16
+    mml = cfg.max_model_len
+    if mml is not None and bs > mml:
+        return _plan_block_above_max_len(c, bs, mml, hybrid)
     # The smallest size the backend takes without penalty: the most prefix tokens hit.
     target = step
     out: list[Change] = []
@@ -927,6 +930,47 @@ def _plan_block_size(c: _Ctx) -> list[Change]:
             (),
             "its first block then hits for every request that shares it",
             text,
+            alternative=bool(out),
+        )
+    )
+    return out
+
+
+def _plan_block_above_max_len(c: _Ctx, bs: int, mml: int, hybrid: bool) -> list[Change]:
+    """A block larger than max_model_len: no prompt fills it, so no longer prefix can help.
+
+    On a hybrid model vLLM raises the attention block until its page holds the Mamba state;
+    a quantized KV cache halves (or quarters) the attention page per token, so the block that
+    holds the state grows by the same factor. A 16-bit cache brings it back, where that lands
+    under max_model_len (external case zyg-nemotronh: fp8 attention KV set a 4,224-token
+    block under max_model_len 4,096; the thread's workaround was a bf16 cache).
+    """
+    cfg, win = c.cfg, c.win
+    out: list[Change] = []
+    width = kv_dtype_bytes(cfg.kv_cache_dtype)
+    if hybrid and is_quantized_kv_dtype(cfg.kv_cache_dtype) and width is not None and width < 2:
+        smaller = math.ceil(bs * float(width) / 2 / 16) * 16
+        if smaller <= mml:
+            edit = (
+                Edit("remove", "kv-cache-dtype", cfg.kv_cache_dtype, None)
+                if cfg.is_set("kv-cache-dtype")
+                else Edit("set", "kv-cache-dtype", None, "auto")
+            )
+            after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
+            pool = _pool_effect(cfg.pool_tokens, after, win)
+            grows = float(2 / width)
+            effect = (
+                f"the attention page per token grows {grows:g}×, so the block that holds the "
+                f"model's state shrinks from {fmt_int(bs)} to about {fmt_int(smaller)} tokens, "
+                f"under max_model_len {fmt_int(mml)}: a shared prefix of that length can hit"
+            )
+            out.append(Change("tune", (edit,), f"{effect}; {pool}" if pool else effect))
+    out.append(
+        Change(
+            "undo",
+            (Edit("set", "enable-prefix-caching", None, False),),
+            f"the {fmt_int(bs)}-token block is larger than max_model_len {fmt_int(mml)}: no "
+            "prompt fills one, so the cache can never serve a hit and only costs its lookups",
             alternative=bool(out),
         )
     )

@@ -28,7 +28,14 @@ from kvdoctor.rules.explain import evidence_value, explain, signal_label
 from kvdoctor.rules.formatting import TemplateValue, render_or
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import Cause, DetectBasis, Explains, Playbook, Remediation
+from kvdoctor.rules.schema import (
+    Candidate,
+    Cause,
+    DetectBasis,
+    Explains,
+    Playbook,
+    Remediation,
+)
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FleetSignals
 from kvdoctor.signals.model import SignalSet
@@ -466,20 +473,39 @@ def open_questions(
                         for name in pb.inspect_first
                         if view.value(name) is not None
                     ],
-                    # A candidate an experiment ruled out is no longer in the running.
-                    differential=[
-                        DifferentialEntry(
-                            cause=c.cause, confirm=render_or(c.confirm, [], _shown(view))
-                        )
-                        for c in q.differential
-                        if (pb.id, c.cause) not in refuted
-                        and (c.when is None or eval_clause(c.when, ctx) is not False)
-                    ],
+                    differential=_differential(pb, q.differential, ctx, view, refuted),
                     decide_with=render_or(q.decide_with, [], _shown(view)),
                 )
             )
             break
     return out
+
+
+def _differential(
+    pb: Playbook,
+    candidates: Sequence[Candidate],
+    ctx: Context,
+    view: SignalView,
+    refuted: set[tuple[str, str]],
+) -> list[DifferentialEntry]:
+    """The candidates still in the running, one line per cause: a cause an experiment ruled
+    out is gone; of a cause's variants (one per shape of the evidence) the first whose
+    condition holds speaks for it, else the first the evidence cannot judge (unknown
+    signals would otherwise let every variant through, and list the cause three times)."""
+    chosen: dict[str, tuple[bool, Candidate]] = {}
+    for c in candidates:
+        if (pb.id, c.cause) in refuted:
+            continue
+        held = True if c.when is None else eval_clause(c.when, ctx)
+        if held is False:
+            continue
+        prev = chosen.get(c.cause)
+        if prev is None or (held is True and not prev[0]):
+            chosen[c.cause] = (held is True, c)
+    return [
+        DifferentialEntry(cause=c.cause, confirm=render_or(c.confirm, [], _shown(view)))
+        for _, c in chosen.values()
+    ]
 
 
 def evaluate(

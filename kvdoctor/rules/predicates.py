@@ -666,6 +666,34 @@ def _engine_died_in_kv_connector(s: SignalView) -> Scalar:
 
 
 @derived(
+    "weights_per_device_bytes",
+    "bytes",
+    "The model's weights (config.json estimate) over the tensor-parallel size: each device's "
+    "share when the pipeline-parallel size is 1 (the log names it when it is not).",
+)
+def _weights_per_device_bytes(s: SignalView) -> Scalar:
+    weights, tp = s.num("weights_bytes"), s.num("tensor_parallel_size")
+    pp = s.num("log_pipeline_parallel_size") or 1
+    if weights is None or weights <= 0 or tp is None or tp < 1 or pp < 1:
+        return None
+    return weights / (tp * pp)
+
+
+@derived(
+    "weights_devices_needed",
+    "devices",
+    "The fewest devices whose memory holds the model's weights with a fifth of each left for "
+    "activations and the KV pool (a power of two, as tensor parallel sizes are).",
+)
+def _weights_devices_needed(s: SignalView) -> Scalar:
+    weights, card = s.num("weights_bytes"), s.num("gpu_memory_total_bytes")
+    if weights is None or weights <= 0 or card is None or card <= 0:
+        return None
+    need = math.ceil(weights / (0.8 * card))
+    return 1 << max(need - 1, 0).bit_length()
+
+
+@derived(
     "other_process_over_weights",
     "bool",
     "Other processes on the device held 1 GiB or more, and more than this server's own "
@@ -1436,6 +1464,8 @@ DERIVED_LABELS: dict[str, str] = {
     "preempted_by_recompute": "sequences recomputed in a full pool",
     "connector_holds_idle_pool": "a KV connector holding blocks with nothing running",
     "other_process_over_weights": "other processes holding more than the server's weights",
+    "weights_per_device_bytes": "the model's weights per device",
+    "weights_devices_needed": "devices whose memory holds the weights with room to serve",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
     "offload_inferred": "weights larger than the device: some run from host memory",
     "hybrid_align_admits_one": "a hybrid model in align mode admitting one request at a time",

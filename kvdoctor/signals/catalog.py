@@ -349,7 +349,7 @@ _DEFS: list[tuple[str, str, str]] = [
         "log_oom_phase",
         "name",
         "Where the first out-of-memory error struck, from its traceback: cuda-graph-capture, "
-        "sampler-warmup, kv-allocation, profiling or serving.",
+        "sampler-warmup, wake-up, kv-allocation, weights-loading, profiling or serving.",
     ),
     ("log_oom_tried_bytes", "bytes", "What the first out-of-memory error tried to allocate."),
     (
@@ -975,6 +975,7 @@ VALUES: dict[str, dict[str, str]] = {
         "sampler-warmup": "the out-of-memory error struck during the sampler's warm-up",
         "wake-up": "the out-of-memory error struck while waking from sleep mode",
         "kv-allocation": "the out-of-memory error struck while allocating the KV pool",
+        "weights-loading": "the out-of-memory error struck while loading the weights",
         "profiling": "the out-of-memory error struck during the profiling run",
         "serving": "the out-of-memory error struck while serving",
     },

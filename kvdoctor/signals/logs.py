@@ -173,6 +173,12 @@ _OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"_init_cache_engine|CacheEngine|allocate_kv"
         ),
     ),
+    # Loading the weights: nothing but the weights is on the device yet, so they do not fit
+    # at this parallelism (external case zyj-tp8: a 70B model at TP8 on 14.6 GiB cards).
+    (
+        "weights-loading",
+        re.compile(r"\bload_model\b|\bload_weights\b|_initialize_model|model_loader"),
+    ),
     (
         "profiling",
         re.compile(

@@ -600,13 +600,11 @@ KNOWN_MISSES.update(
             "cause": "follows from the symptom",
         },
         "zze-qwen25-1p5b-eager-tp2-l20-two-streams": {
-            "healthy": (
-                "7.8 ms a token (128 tokens/s a stream) with --enforce-eager and no SLO: "
-                "eager-decode needs a step slow enough for a reader to notice (20 tokens/s), "
-                "so nothing fires; the case calls the eager overhead degraded"
+            "cause": (
+                "kvdoctor names the mechanism eager-decode (7.2x the L20's floor with "
+                "--enforce-eager), written in the case as new-enforce-eager-no-cuda-graphs "
+                "before the brief listed it; ids are not remapped after the fact"
             ),
-            "symptom": "follows from the healthy verdict",
-            "cause": "follows from the healthy verdict",
         },
         "zzg-engine-death-exit0-offload-assert": {
             "cause": (
@@ -768,14 +766,11 @@ KNOWN_MISSES.update(
         },
         # Round 16's holdout, run once at 213b3dd (docs/accuracy/corpus-holdout-16-as-run.txt).
         "zzs-3090-eager-2tps-one-line": {
-            "symptom": (
-                "one stats line of 2.2 tokens/s from the interval a prompt arrived in: the "
-                "bundle's own per-token histogram, which the case names as what decides, shows "
-                "30 ms a token (2.4x the RTX 3090's floor) over whole requests, so kvdoctor "
-                "reads the speed as healthy; the case asks for an open question"
+            "cause": (
+                "30 ms a token at 2.4x the RTX 3090's floor with --enforce-eager: kvdoctor names "
+                "eager-decode, where the case leaves the cause open (whether anything is wrong "
+                "beyond the lost CUDA-graph speed-up)"
             ),
-            "cause": "follows from the symptom",
-            "healthy": "see the symptom reason",
         },
         "zzv-v063-72b-awq-pending-low-kv": {
             "cause": (
@@ -887,15 +882,11 @@ KNOWN_MISSES.update(
             "healthy": "see the symptom reason",
         },
         "zzx-async-enforce-eager-lora": {
-            "symptom": (
-                "one request at a time at 17.5 ms a token (2.3x the A100's floor) with "
-                "--enforce-eager: eager-decode names it once the tokens are slow, but under "
-                "50 ms a token no basis calls them slow (an eager basis would lead on the "
-                "prefix-miss cases k-qwen35 and t-lmcache too); the case also names its cause "
-                "new-enforce-eager, the brief then lacking eager-decode"
+            "cause": (
+                "kvdoctor names the mechanism eager-decode (2.3x the A100's floor with "
+                "--enforce-eager), written in the case as new-enforce-eager before the brief "
+                "listed it; ids are not remapped after the fact"
             ),
-            "cause": "follows from the symptom",
-            "healthy": "see the symptom reason",
         },
         "zzx-dp8-h20-uneven-running": {
             "symptom": (
@@ -905,6 +896,31 @@ KNOWN_MISSES.update(
                 "hits over 1,024-token prompts lead as an open prefix-miss question"
             ),
             "cause": "follows from the symptom",
+        },
+        "k-qwen35-4b-align-ckpt-in-unique-suffix": {
+            "symptom": (
+                "--enforce-eager on an H100 at 17.5 ms a token for a 4B model, 6.1x the card's "
+                "floor: eager decoding is slow decoding of its own and leads (degraded), where "
+                "the case, about the prefix cache, asks for the open prefix question; the "
+                "question is still printed beside it"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zr-triton-fp8-kv-qscale-gsm8k-zero": {
+            "symptom": (
+                "--enforce-eager at 37.5 ms a token, 10.8x the card's floor, leads over the fp8 "
+                "KV suspicion, which stays at 0.25 without a complaint or a canary: the case's "
+                "harm is GSM8K accuracy falling to zero, which no metric carries "
+                "(--complaint quant-quality puts it first)"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zyj-tp8-70b-weights-exceed-15gib": {
+            "cause": (
+                "kvdoctor names the mechanism weights-exceed-device, written in the case as "
+                "new-weights-exceed-gpu-memory before kvdoctor had it; ids are not remapped "
+                "after the fact"
+            ),
         },
         "zzx-qwen3moe-long-context-decode": {
             "symptom": (

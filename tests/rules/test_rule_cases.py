@@ -122,7 +122,32 @@ def _find(findings: list[Finding], symptom: str, cause: str) -> Finding | None:
     return next((f for f in findings if f.symptom == symptom and f.cause == cause), None)
 
 
+# Every key an expectation may carry: a misspelt one would otherwise check nothing.
+EXPECTATION_KEYS = frozenset(
+    {
+        "symptom",
+        "cause",
+        "status",
+        "note",
+        "severity",
+        "min_confidence",
+        "max_confidence",
+        "reproducer_verdict",
+        "remediation_contains",
+        "remediation_excludes",
+        "not_advised_contains",
+        "remediation_empty",
+        "evidence",
+        "title_contains",
+        "basis_contains",
+        "why_not_contains",
+    }
+)
+
+
 def _check_expectation(findings: list[Finding], notes: list[Finding], exp: dict[str, Any]) -> None:
+    unknown = set(exp) - EXPECTATION_KEYS
+    assert not unknown, f"unknown expectation keys {sorted(unknown)}"
     # ``note: true``: the item must be a note (report/1.2), otherwise a finding.
     where, other = (notes, findings) if exp.get("note") else (findings, notes)
     f = _find(where, exp["symptom"], exp["cause"])
@@ -157,6 +182,8 @@ def _check_expectation(findings: list[Finding], notes: list[Finding], exp: dict[
         assert got[signal] == pytest.approx(value), f"{f.cause}: {signal}={got[signal]}"
     if "title_contains" in exp:
         assert exp["title_contains"] in f.title, f.title
+    if "basis_contains" in exp:
+        assert exp["basis_contains"] in (f.basis or ""), f.basis
     why_not = "\n".join(f.why_not or [])
     for needle in exp.get("why_not_contains", []):
         assert needle in why_not, f"{f.cause}: {needle!r} not in why_not:\n{why_not}"
@@ -201,6 +228,11 @@ def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
         assert got == (case["primary"]["symptom"], case["primary"]["cause"])
     if "verdict" in case:
         assert overall_verdict(findings, signals, result.undecided) == case["verdict"]
+    # One line per candidate: a cause's variants (one per shape of the evidence) must not all
+    # print when the evidence cannot judge them (external case zyh-b300 listed one three times).
+    for q in result.undecided:
+        causes = [d.cause for d in q.differential]
+        assert len(causes) == len(set(causes)), f"{q.symptom}: a cause listed twice: {causes}"
     wanted = case.get("undecided")
     if wanted is not None:
         got_q = [q for q in result.undecided if q.symptom == wanted["symptom"]]

@@ -373,6 +373,42 @@ def test_a_loading_server_process_is_never_another_process() -> None:
     assert compute_signals(b2).get("gpu_other_process_bytes") == gib
 
 
+def test_a_driver_rank_loading_beside_its_named_workers_is_the_server() -> None:
+    # External case zyj-tp8 (dev-19): a TP launch whose log names the worker ranks by PID
+    # (VllmWorkerProcess pid=N) but not the driver on device 0. The driver's memory grows as
+    # the workers' does while all load their shard, and it read as "another process holds
+    # 14.6 GiB". A process whose memory follows no named rank stays another process.
+    gib = 1 << 30
+
+    def sample(t: float, held: int, driver: int) -> GpuSample:
+        def dev(i: int, pid: int, mem: int) -> GpuDevice:
+            return GpuDevice(
+                index=i,
+                name="Tesla T4",
+                memory_total=15 * gib,
+                memory_used=mem,
+                processes=[GpuProcess(pid=pid, name="python3", used_memory=mem)] if mem else [],
+            )
+
+        return GpuSample(t=t, devices=[dev(0, 100, driver), dev(1, 101, held), dev(2, 102, held)])
+
+    log = "".join(
+        f"(VllmWorkerProcess pid={pid}) INFO 03-02 19:48:30 [worker.py:1] Loading weights\n"
+        for pid in (101, 102)
+    )
+    failed = [Scrape(t=50.0 + 5 * i, error="connection refused") for i in range(4)]
+    manifest = Manifest(
+        created_by="test", endpoint="e", started_at=50.0, ended_at=65.0, interval_s=5.0
+    )
+    loading = [sample(50.0 + 5 * i, (i + 1) * 3 * gib, (i + 1) * 3 * gib) for i in range(4)]
+    b = Bundle(manifest=manifest, scrapes=failed, logs=log, gpu=loading)
+    assert compute_signals(b).get("gpu_other_process_bytes") == 0
+    # A process on device 0 that holds 2 GiB throughout is not loading with the ranks.
+    apart = [sample(50.0 + 5 * i, (i + 1) * 3 * gib, 2 * gib) for i in range(4)]
+    b2 = b.model_copy(update={"gpu": apart})
+    assert compute_signals(b2).get("gpu_other_process_bytes") == 2 * gib
+
+
 def test_a_second_vllm_instance_on_the_device_is_another_process() -> None:
     # External case v-asr (round 7, dev): an aligner (EngineCore pid=4188 in its log) and an
     # ASR server started together on one RTX 5090; both engine cores are named
