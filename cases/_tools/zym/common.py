@@ -263,3 +263,25 @@ def models_body(served, root, max_len, created):
     return {"object": "list", "data": [{"id": served, "object": "model", "created": created,
                                         "owned_by": "vllm", "root": root, "parent": None,
                                         "max_model_len": max_len}]}
+
+
+def merge_texts(texts):
+    """Merge several engines' expositions into one, one HELP/TYPE header per family."""
+    order, fams = [], {}
+    for text in texts:
+        cur = None
+        for line in text.splitlines():
+            if line.startswith("# HELP "):
+                cur = line.split()[2]
+                if cur not in fams:
+                    order.append(cur)
+                    fams[cur] = {"head": [line], "samples": []}
+            elif line.startswith("# TYPE "):
+                if len(fams[cur]["head"]) == 1:
+                    fams[cur]["head"].append(line)
+            elif line:
+                fams[cur]["samples"].append(line)
+    out = []
+    for n in order:
+        out += fams[n]["head"] + fams[n]["samples"]
+    return "\n".join(out) + "\n"
