@@ -13,6 +13,10 @@ from typing import Final
 # hold requests back. Read as "filled" by the capacity ramp and "full" by the verdict sentence.
 POOL_FULL: Final = 0.9
 
+# KV cache usage (0..1) at or below which the pool counts as empty: nothing running holds
+# blocks that a preemption could have freed for the queue.
+EMPTY_POOL: Final = 0.05
+
 # Share of a device's memory in use (NVML) at which the card counts as full: the verdict
 # sentence calls GPU memory full only from this, an out-of-memory line or vLLM finding no memory
 # for the pool, and the healthy table's words follow it.

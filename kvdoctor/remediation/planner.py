@@ -626,7 +626,38 @@ def _plan_kv_admission(c: _Ctx) -> list[Change]:
     out += _cap_output(c, pool)
     if not c.cfg.is_set("num-gpu-blocks-override"):
         out += _replicas(c, pool)
+    out += _long_prompts_apart(c, pool, alternative=bool(out))
     return out
+
+
+def _long_prompts_apart(c: _Ctx, pool: int | None, alternative: bool) -> list[Change]:
+    """Long prompts that need more than the pool has free beside the running ones: they wait
+    for whole requests to finish whatever the slots (external case zyk-1m: 400K-900K-token
+    prompts, a 1.53M-token pool 78 % used while they waited, 2 of 4 slots running). A pool
+    that holds only a few of them serves them best apart; a shorter --max-model-len would
+    refuse them, so it is named with that cost, never as the fix on its own."""
+    free, p90 = c.view.num("kv_free_queued_tokens"), c.view.num("prompt_len_p90")
+    usage = c.view.num("kv_usage_queued")
+    # Only a pool with room the long prompts could not use: a full one is the pool's size.
+    if free is None or p90 is None or pool is None or usage is None or usage >= POOL_FULL:
+        return []
+    if p90 <= free:
+        return []
+    return [
+        Change(
+            "capacity",
+            (),
+            f"the pool had {fmt_int(free)} of its {fmt_int(pool)} tokens free while requests "
+            f"waited, and the long prompts reach {fmt_int(p90)} tokens (90th percentile): the "
+            "pool holds few of them at once, so they wait for whole requests to end; "
+            "a --max-model-len the pool holds several times over would refuse them instead",
+            text=(
+                f"Serve prompts longer than {fmt_int(free)} tokens on a replica of their own "
+                "(or one with more KV memory), so they stop holding the short ones behind them"
+            ),
+            alternative=alternative,
+        )
+    ]
 
 
 def _plan_queueing(c: _Ctx) -> list[Change]:
@@ -1586,6 +1617,23 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
                 f"; the window ran up to {fmt_int(win.running_max)} at once, the rest then wait"
             )
         out.append(Change("tune", (edit,), effect))
+    if phase == "cuda-graph-capture":
+        # The graphs are captured after the pool took its share: memory the profile did not
+        # reserve for them. Five points of the card for the graphs, as far as the engine's own
+        # memory allows; else no graphs at all (external case zyo-qwen25-72b: V1 0.8.1 at
+        # 0.90, TP2, out of memory in capture_model).
+        lower = _plan_lower_gmu(
+            c,
+            "the CUDA graphs get the memory the pool took before they were captured",
+            down_to=round(cfg.gpu_memory_utilization - 0.05, 2),
+        )
+        out += lower
+        if lower and _skip_capture(c):
+            eager = _enforce_eager(
+                "no CUDA graphs are captured, so the capture that ran out of memory does not "
+                "run; decoding is slower per step"
+            )
+            out.append(_alt(eager, True))
     mnbt = cfg.max_num_batched_tokens
     # CUDA graph capture and the KV allocation do not grow with the batched-token budget.
     by_tokens = phase not in ("cuda-graph-capture", "kv-allocation")

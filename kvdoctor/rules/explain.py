@@ -69,6 +69,9 @@ def _fmt(v: object, name: str | None = None) -> str:
     if isinstance(v, int | float):
         whole = float(v).is_integer()
         text = f"{int(v):,}" if whole else f"{float(v):.3g}"
+        if not whole and unit in _NOUNS and abs(float(v)) >= 1000:
+            # A count in the thousands reads whole ("1,048,576 tokens", not "1.05e+06").
+            text = f"{round(float(v)):,}"
         if unit in _NOUNS:
             one, many = _NOUNS[unit]
             return f"{text} {one if whole and abs(float(v)) == 1 else many}"

@@ -23,7 +23,7 @@ from kvdoctor.kvmath.model import is_quantized_kv_dtype
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 from kvdoctor.signals.physics import host_link_of
-from kvdoctor.thresholds import POOL_FULL
+from kvdoctor.thresholds import EMPTY_POOL, POOL_FULL
 
 GIB = 1024**3
 
@@ -668,15 +668,11 @@ def _engine_died_in_kv_connector(s: SignalView) -> Scalar:
 @derived(
     "weights_per_device_bytes",
     "bytes",
-    "The model's weights (config.json estimate) over the tensor-parallel size: each device's "
-    "share when the pipeline-parallel size is 1 (the log names it when it is not).",
+    "The model's weights (config.json estimate) over the devices one replica spreads them "
+    "across (tensor-parallel ranks times pipeline stages).",
 )
 def _weights_per_device_bytes(s: SignalView) -> Scalar:
-    weights, tp = s.num("weights_bytes"), s.num("tensor_parallel_size")
-    pp = s.num("log_pipeline_parallel_size") or 1
-    if weights is None or weights <= 0 or tp is None or tp < 1 or pp < 1:
-        return None
-    return weights / (tp * pp)
+    return _weights_share_per_device(s)
 
 
 @derived(
@@ -1013,10 +1009,10 @@ def _queue_never_moved(s: SignalView) -> Scalar:
     "queue_stalled_with_room",
     "bool",
     "The queue stalled (requests waiting and no token processed in half the window's intervals "
-    "or more) and ends with requests waiting and none running, with no preemption and the pool "
-    "not full: admission, not KV demand, holds them. A request longer than the pool also "
-    "stalls an empty pool, so where max_model_len exceeds the pool this holds only when "
-    "blocks stay held with nothing running (pool_held_idle).",
+    "or more) and ends with requests waiting and none running, with no preemption (or an "
+    "empty pool at the end) and the pool not full: admission, not KV demand, holds them. A "
+    "request longer than the pool also stalls an empty pool, so where max_model_len exceeds "
+    "the pool this holds only when blocks stay held with nothing running (pool_held_idle).",
 )
 def _queue_stalled_with_room(s: SignalView) -> Scalar:
     share, waiting, running = s.num("stalled_share"), s.num("waiting_last"), s.num("running_last")
@@ -1025,12 +1021,29 @@ def _queue_stalled_with_room(s: SignalView) -> Scalar:
         return None
     if share < 0.5 or waiting < 1 or running >= 1 or usage >= POOL_FULL:
         return False
-    if preempted is not None and preempted > 0:
+    # Preemptions return their requests to the queue; but a queue that stays put in front of
+    # an empty pool is not waiting for blocks a preemption freed (external case
+    # zyi-offload-parked: two preemptions at 97 % before the wedge, then 21 waiting, none
+    # running and the pool at 0 % to the window's end).
+    if preempted is not None and preempted > 0 and usage > EMPTY_POOL:
         return False
     over = s.num("max_model_len_over_capacity")
     if over is not None and over <= 1.0:
         return True
     return s.value("pool_held_idle") is True
+
+
+@derived(
+    "kv_free_queued_tokens",
+    "tokens",
+    "The pool's free tokens at its fullest while requests waited: what a waiting request could "
+    "be given then (1 - kv_usage_queued, times the pool).",
+)
+def _kv_free_queued_tokens(s: SignalView) -> Scalar:
+    usage, pool = s.num("kv_usage_queued"), s.num("kv_capacity_tokens")
+    if usage is None or pool is None or pool <= 0:
+        return None
+    return max(0.0, 1.0 - usage) * pool
 
 
 @derived(
@@ -1465,6 +1478,7 @@ DERIVED_LABELS: dict[str, str] = {
     "connector_holds_idle_pool": "a KV connector holding blocks with nothing running",
     "other_process_over_weights": "other processes holding more than the server's weights",
     "weights_per_device_bytes": "the model's weights per device",
+    "kv_free_queued_tokens": "free KV tokens while requests waited",
     "weights_devices_needed": "devices whose memory holds the weights with room to serve",
     "lmcache_never_serves_resent": "LMCache serving none of the prompts sent again",
     "offload_inferred": "weights larger than the device: some run from host memory",
