@@ -560,13 +560,6 @@ KNOWN_MISSES.update(
                 "slowness is unidentified with no open question listing prefill-bound"
             ),
         },
-        "zzb-v1-graph-oom-nemotron49b-l40s": {
-            "cause": (
-                "an out-of-memory error in CUDA graph capture is utilization-too-high in "
-                "kvdoctor's vocabulary (graphs are charged to the headroom utilization "
-                "leaves); the case names activation-peak"
-            ),
-        },
     }
 )
 
@@ -914,6 +907,23 @@ KNOWN_MISSES.update(
                 "(--complaint quant-quality puts it first)"
             ),
             "cause": "follows from the symptom",
+        },
+        "zyg-dsv4-swa-min-32kx8-spark": {
+            "cause": (
+                "DeepSeek-V4 without its config.json: 32K replays that hit 0 % after the 16K "
+                "replays hit 99 %, the pool at 23 %, read as an engine that stopped reusing "
+                "what it holds (engine-not-caching, critical); the case names the hybrid "
+                "coordinator's minimum over the sliding-window groups, which kvdoctor cannot "
+                "see without the model's layer kinds"
+            ),
+        },
+        "zyi-offload-parked-loads-strand": {
+            "cause": (
+                "21 waiting, none running, the pool empty and no token computed to the "
+                "window's end with an offloading connector: kvdoctor names the stall "
+                "(scheduler-stall, critical); the case leaves it open between deferred "
+                "admission and the connector's transfers"
+            ),
         },
         "zyj-tp8-70b-weights-exceed-15gib": {
             "cause": (
