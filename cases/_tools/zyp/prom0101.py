@@ -78,7 +78,8 @@ class EngineMetrics:
         h["vllm:request_params_max_tokens"].observe(max_tokens)
 
 
-def render(engines, model, cache_info):
+def render(engines, model, cache_info, deprecated=True):
+    """deprecated=False: 0.11 line, the vllm:gpu_* series no longer exported."""
     out = []
     out += family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig",
                   [("vllm:cache_config_info", {**cache_info, "engine": str(i)}, 1.0) for i in engines])
@@ -87,14 +88,17 @@ def render(engines, model, cache_info):
                   [("vllm:num_requests_running", L[i], float(e.running)) for i, e in engines.items()])
     out += family("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.",
                   [("vllm:num_requests_waiting", L[i], float(e.waiting)) for i, e in engines.items()])
-    out += family("vllm:gpu_cache_usage_perc", "gauge",
+    dep = []
+    dep += family("vllm:gpu_cache_usage_perc", "gauge",
                   "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.",
                   [("vllm:gpu_cache_usage_perc", L[i], round(e.kv, 6)) for i, e in engines.items()])
     for key, name, doc in [
         ("prefix_q", "vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead."),
         ("prefix_h", "vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead."),
     ]:
-        out += family(name + "_total", "counter", doc, [(name + "_total", L[i], float(e.c[key])) for i, e in engines.items()])
+        dep += family(name + "_total", "counter", doc, [(name + "_total", L[i], float(e.c[key])) for i, e in engines.items()])
+    if deprecated:
+        out += dep
     out += family("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.",
                   [("vllm:kv_cache_usage_perc", L[i], round(e.kv, 6)) for i, e in engines.items()])
     for key, name, doc in [
