@@ -40,7 +40,7 @@ class Engine:
             left -= take
         while self.waiting and left > 0 and len(self.running) < self.max_seqs:
             r = self.waiting[0]
-            take = min(r.p + r.extra, left)
+            take = min(r.p + r.extra - r.done, left)
             need = math.ceil(take / self.block)
             if self.used + need > self.num_blocks:
                 break
