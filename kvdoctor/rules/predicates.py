@@ -837,23 +837,35 @@ def _is_pd_connector(connector: str) -> bool:
 @derived(
     "connector_recomputes_prompts",
     "bool",
-    "A disaggregated-prefill KV connector (NIXL, P2P NCCL, Mooncake) is configured, this "
-    "instance decodes (answers longer than one token), and it prefills the whole prompt itself: "
+    "A disaggregated-prefill KV connector (NIXL, P2P NCCL, Mooncake, or any connector on an "
+    "instance started as kv_consumer) is configured, this instance decodes (answers longer "
+    "than one token), and it prefills the whole prompt itself: "
     "the KV the prefill instance computed is not used, so every first token pays two prefills.",
 )
 def _connector_recomputes_prompts(s: SignalView) -> Scalar:
     if s.value("kv_transfer_configured") is not True:
         return False
     connector = s.value("kv_connector")
-    if not isinstance(connector, str):
+    # An instance started as the consumer of a disaggregated pair is the decode side whatever
+    # carries the KV (external case zyp-lmcache-pd: LMCacheConnectorV1 as kv_consumer over
+    # NIXL, 32K prompts prefilled again on the decoder after the hand-off found nothing).
+    consumer = s.value("kv_role") == "kv_consumer"
+    if not isinstance(connector, str) and not consumer:
         return None
-    if not _is_pd_connector(connector):
+    if not consumer and not _is_pd_connector(str(connector)):
         return False
     gen, prompt = s.num("mean_generation_len"), s.num("mean_prompt_len")
     if gen is None or prompt is None or prompt <= 0:
         return None
     if gen < 2:
         return False  # the prefill side: it answers one token and hands the KV over
+    if consumer:
+        # The decoder's own connector log: most of the prompt tokens it looked up for were
+        # not there to load, so it prefilled them itself (LMCache's "hit tokens: 0, need to
+        # load: 0" for every 32K prompt in zyp-lmcache-pd).
+        looked, rate = s.num("log_external_lookup_tokens"), s.num("log_external_hit_rate")
+        if looked is not None and looked > 0 and rate is not None:
+            return rate < 0.5
     external = s.num("prompt_tokens_external_window")
     if external is not None and external > 0:
         return False  # KV arrives through the connector
