@@ -693,11 +693,15 @@ def _weights_devices_needed(s: SignalView) -> Scalar:
     "other_process_over_weights",
     "bool",
     "Other processes on the device held 1 GiB or more, and more than this server's own "
-    "weights (start-up log): their memory, not this server's settings, can explain a pool "
-    "that came out short.",
+    "weights (start-up log, else the model config's share per device): their memory, not "
+    "this server's settings, can explain a pool that came out short.",
 )
 def _other_process_over_weights(s: SignalView) -> Scalar:
     other, weights = s.num("gpu_other_process_bytes"), s.num("log_weights_bytes")
+    if weights is None:
+        # Releases that log no weight size (vLLM 0.3): the model config's estimate, per device
+        # (external case zyo-rayserve: another replica's 10 GiB beside a 2.2 GB TinyLlama).
+        weights = _weights_share_per_device(s)
     parts = (
         None if other is None else other >= 1 << 30,
         None if other is None or weights is None else other >= weights,

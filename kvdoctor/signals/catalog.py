@@ -893,6 +893,7 @@ LABELS: dict[str, str] = {
     "max_num_seqs": "--max-num-seqs",
     "mean_prompt_len": "the mean prompt",
     "prompt_len_p90": "the 90th-percentile prompt",
+    "engine_busiest_running_share": "the busiest engine's share of the running requests",
     "nixl_expired_requests_window": "KV transfers that expired before the decode side fetched them",
     "nixl_failed_notifications_window": "failed KV transfer notifications",
     "nixl_failed_transfers_window": "failed KV transfers",

@@ -11,7 +11,11 @@ from kvdoctor.signals.physics import bandwidth_of
 
 # vLLM's own processes name their PID in every log line they write: "(EngineCore_DP0
 # pid=4242)", "(VllmWorker TP1 pid=4301)", "(Worker_TP0 pid=...)", "(APIServer pid=...)".
-_LOG_PID = re.compile(r"\((?:[A-Za-z_]*(?:Engine|Worker|APIServer|vllm|VLLM)[\w ]*?) pid=(\d+)\)")
+# Ray Serve prefixes a replica's lines with its actor ("(ServeReplica:app:Deployment pid=N)").
+_LOG_PID = re.compile(
+    r"\((?:[A-Za-z_]*(?:Engine|Worker|APIServer|vllm|VLLM)[\w ]*?|ServeReplica:[\w:.-]*) "
+    r"pid=(\d+)\)"
+)
 
 
 # torch's out-of-memory message lists every process holding memory on the device it failed
@@ -65,7 +69,17 @@ def _other_instance_pids(processes: list[GpuProcess], pids: frozenset[int]) -> f
     profiling the other's loading as its own use; y-sleep: a sleeping model's TP workers
     holding 148 GiB beside the one waking). PIDs the log does not name (a container's
     namespace) decide nothing: the title alone cannot tell two instances apart."""
-    titled = {p.pid for p in processes if _vllm_titled(p.name)}
+    # Ray Serve runs each replica's engine inside its own actor ("ray::ServeReplica:<app>"):
+    # beside the actor the log names, another replica's actor is another instance (external
+    # case zyo-rayserve: two TinyLlama deployments at 0.4 on one A10, the first holding
+    # 10 GiB while the second profiled). A tensor-parallel rank ("ray::RayWorkerWrapper") is
+    # this server's own.
+    titled = {
+        p.pid
+        for p in processes
+        if _vllm_titled(p.name)
+        or (p.name.lower().startswith("ray::") and "rayworker" not in p.name.lower())
+    }
     if len(titled) < 2 or not titled & pids:
         return frozenset()
     return frozenset(titled - pids)

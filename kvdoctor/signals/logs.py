@@ -18,7 +18,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "no_cache_memory": re.compile(r"No available memory for the cache blocks"),
     "oom": re.compile(
         r"(CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: |"
-        r"HIP out of memory|out of memory occurred|"
+        # ROCm, Ascend (torch_npu: "NPU out of memory", external case zyo-ascend-qwen25vl)
+        # and Intel (XPU) say the same of their devices.
+        r"(?:HIP|NPU|XPU) out of memory|out of memory occurred|"
         # Outside torch's caching allocator: "RuntimeError: CUDA error: out of memory" (a
         # kernel, NCCL, cuBLAS) and vLLM's sleep-mode allocator ("CUDA Error: out of memory
         # at .../cumem_allocator.cpp:163", external case y-reranker).

@@ -925,6 +925,53 @@ KNOWN_MISSES.update(
                 "admission and the connector's transfers"
             ),
         },
+        "zyl-dflash-drafter-hybrid-zero-hits": {
+            "cause": (
+                "a hybrid model that hits nothing over identical 55k-token prompts reads as "
+                "its block alignment (hybrid-alignment-miss); the case names the drafter's own "
+                "cache group (engine-not-caching or a new id), which no metric separates"
+            ),
+        },
+        "zyl-dsv4-block128-16k-hit-floor": {
+            "cause": (
+                "DeepSeek-V4 on Ascend whose config does not mark it hybrid: 8.9k-token "
+                "identical prompts hit nothing while the pool turned over 2.3 times, read as "
+                "eviction; the case names the 16k-token unit (block 128 x compression 128) that "
+                "no prompt fills, which kvdoctor cannot compute without the model's compression"
+            ),
+        },
+        "zyl-dsv4-concurrency-hit-collapse": {
+            "symptom": (
+                "7 % hits (five hits of exactly 16,384 tokens) over 21k-token turns with no "
+                "sample: above the 5 % bar, so no prefix question, and the slow-token question "
+                "(no GPU named) leads; the case knows the same conversations reach 75 % one at "
+                "a time, which the window does not show"
+            ),
+            "cause": "follows from the symptom",
+        },
+        "zyn-multistep-chunked-pending-stall": {
+            "cause": (
+                "24 waiting, none running, the pool at 0 %: kvdoctor names a scheduler stall; "
+                "the brief's vocabulary calls requests held back with room deferred-admission "
+                "(four of six writers of this pattern do), kvdoctor's scheduler-stall covers it"
+            ),
+        },
+        "zyn-tt-vision-block-table-crash": {
+            "cause": (
+                "the engine died on 'block table already exists' after the pool filled: "
+                "kvdoctor leaves first tokens unidentified; the case asks for the open question "
+                "between engine-died and kv-capacity"
+            ),
+        },
+        "zyp-llmd-burst-herding-8x70b": {
+            "symptom": (
+                "eight replicas whose queue moves from burst to burst: every replica preempts a "
+                "little (about 2 % of requests) and reads as kv-capacity fleet-wide; the "
+                "herding shows only scrape by scrape (one to three replicas queue while the "
+                "others have room), which the fleet rules, judging window means, do not read"
+            ),
+            "cause": "follows from the symptom",
+        },
         "zyj-tp8-70b-weights-exceed-15gib": {
             "cause": (
                 "kvdoctor names the mechanism weights-exceed-device, written in the case as "
