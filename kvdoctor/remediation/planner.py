@@ -982,11 +982,7 @@ def _plan_block_above_max_len(c: _Ctx, bs: int, mml: int, hybrid: bool) -> list[
     if hybrid and is_quantized_kv_dtype(cfg.kv_cache_dtype) and width is not None and width < 2:
         smaller = math.ceil(bs * float(width) / 2 / 16) * 16
         if smaller <= mml:
-            edit = (
-                Edit("remove", "kv-cache-dtype", cfg.kv_cache_dtype, None)
-                if cfg.is_set("kv-cache-dtype")
-                else Edit("set", "kv-cache-dtype", None, "auto")
-            )
+            edit = _kv_dtype_back_to_model(cfg)
             after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
             pool = _pool_effect(cfg.pool_tokens, after, win)
             grows = float(2 / width)
@@ -1068,17 +1064,20 @@ def _plan_prefix_drift(c: _Ctx) -> list[Change]:
     ]
 
 
+def _kv_dtype_back_to_model(cfg: EngineConfig) -> Edit:
+    """The KV cache back in the model's own dtype: the flag removed, or set to auto."""
+    if cfg.is_set("kv-cache-dtype"):
+        return Edit("remove", "kv-cache-dtype", cfg.kv_cache_dtype, None)
+    return Edit("set", "kv-cache-dtype", None, "auto")
+
+
 def _plan_fp8(c: _Ctx, finding: Finding) -> list[Change]:
     cfg, win = c.cfg, c.win
     if not is_quantized_kv_dtype(cfg.kv_cache_dtype):
         return []
     measured = finding.reproducer.measured if finding.reproducer else {}
     agreement = measured.get("token_agreement")
-    edit = (
-        Edit("remove", "kv-cache-dtype", cfg.kv_cache_dtype, None)
-        if cfg.is_set("kv-cache-dtype")
-        else Edit("set", "kv-cache-dtype", None, "auto")
-    )
+    edit = _kv_dtype_back_to_model(cfg)
     after = settings(cfg, apply(cfg.args, (edit,))).pool_tokens
     effect = _pool_effect(cfg.pool_tokens, after, win) or "the pool holds fewer tokens"
     if isinstance(agreement, int | float) and not isinstance(agreement, bool):
@@ -1143,9 +1142,10 @@ def _plan_kv_pool_too_small(c: _Ctx) -> list[Change]:
     return out
 
 
-def _skip_capture(c: _Ctx) -> list[Change]:
+def _skip_capture(c: _Ctx, why: str | None = None) -> list[Change]:
     """--enforce-eager where the out-of-memory error struck while CUDA graphs were captured: no
-    capture, no capture memory, whatever the utilization was."""
+    capture, no capture memory, whatever the utilization was. ``why`` ends the effect; by
+    default it says why no lower utilization is offered instead."""
     cfg = c.cfg
     if (
         c.view.value("log_oom_phase") != "cuda-graph-capture"
@@ -1153,12 +1153,16 @@ def _skip_capture(c: _Ctx) -> list[Change]:
         or cfg.args.get("enforce-eager") is True
     ):
         return []
+    if why is None:
+        why = (
+            " (the other way out, a "
+            f"{cfg.spell('gpu-memory-utilization')} a little below this release's default, "
+            "needs the value this bundle does not show)"
+        )
     return [
         _enforce_eager(
             "no CUDA graphs are captured, so the capture that ran out of memory does not run; "
-            "decoding is slower per step (the other way out, a "
-            f"{cfg.spell('gpu-memory-utilization')} a little below this release's default, "
-            "needs the value this bundle does not show)"
+            f"decoding is slower per step{why}"
         )
     ]
 
@@ -1628,12 +1632,7 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
             down_to=round(cfg.gpu_memory_utilization - 0.05, 2),
         )
         out += lower
-        if lower and _skip_capture(c):
-            eager = _enforce_eager(
-                "no CUDA graphs are captured, so the capture that ran out of memory does not "
-                "run; decoding is slower per step"
-            )
-            out.append(_alt(eager, True))
+        out += [_alt(ch, True) for ch in _skip_capture(c, why="") if lower]
     mnbt = cfg.max_num_batched_tokens
     # CUDA graph capture and the KV allocation do not grow with the batched-token budget.
     by_tokens = phase not in ("cuda-graph-capture", "kv-allocation")

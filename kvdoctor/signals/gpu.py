@@ -153,23 +153,21 @@ def gpu(out: Out, bundle: Bundle) -> None:
     # of the same launch loading the same shard (external case zyj-tp8: a 70B model at TP8
     # on 14.6 GiB cards, PID 195290 alone on device 0 growing 0.2 → 14.6 GiB beside ranks
     # 195291-195297 doing the same, read as "another process holds 14.6 GiB").
-    named_mem: dict[float, list[int]] = {}
+    tracked: dict[int, list[bool]] = {}
     for s in samples:
-        named_mem[s.t] = [
+        ranks = [
             p.used_memory
             for d in s.devices
             for p in d.processes
             if p.pid in log_pids and p.used_memory
         ]
-    tracked: dict[int, list[bool]] = {}
-    for s in samples:
         for d in s.devices:
             holders = [p for p in d.processes if p.used_memory]
             if d.index in named or len(holders) != 1:
                 continue
             mem = holders[0].used_memory or 0
             tracked.setdefault(holders[0].pid, []).append(
-                any(abs(m - mem) <= 0.05 * max(m, mem) for m in named_mem.get(s.t, []))
+                any(abs(m - mem) <= 0.05 * max(m, mem) for m in ranks)
             )
     in_step = {pid for pid, seen in tracked.items() if len(seen) >= 3 and all(seen)}
 
