@@ -917,14 +917,6 @@ KNOWN_MISSES.update(
                 "see without the model's layer kinds"
             ),
         },
-        "zyi-offload-parked-loads-strand": {
-            "cause": (
-                "21 waiting, none running, the pool empty and no token computed to the "
-                "window's end with an offloading connector: kvdoctor names the stall "
-                "(scheduler-stall, critical); the case leaves it open between deferred "
-                "admission and the connector's transfers"
-            ),
-        },
         "zyl-dflash-drafter-hybrid-zero-hits": {
             "cause": (
                 "a hybrid model that hits nothing over identical 55k-token prompts reads as "
@@ -948,13 +940,6 @@ KNOWN_MISSES.update(
                 "a time, which the window does not show"
             ),
             "cause": "follows from the symptom",
-        },
-        "zyn-multistep-chunked-pending-stall": {
-            "cause": (
-                "24 waiting, none running, the pool at 0 %: kvdoctor names a scheduler stall; "
-                "the brief's vocabulary calls requests held back with room deferred-admission "
-                "(four of six writers of this pattern do), kvdoctor's scheduler-stall covers it"
-            ),
         },
         "zyn-tt-vision-block-table-crash": {
             "cause": (
