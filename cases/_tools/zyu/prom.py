@@ -105,6 +105,7 @@ class Engine:
              "vllm:request_time_per_output_token_seconds": ITL_B,
              "vllm:request_prefill_kv_computed_tokens": mb}
         self.h = {n: Hist(B.get(n, LAT_B)) for n, _ in HDOC}
+        self.h["tpot"] = Hist(ITL_B)   # deprecated vllm:time_per_output_token_seconds (0.11 line)
 
     def first_token(self, ttft, max_tokens):
         self.h["vllm:time_to_first_token_seconds"].observe(ttft)
@@ -127,14 +128,18 @@ class Engine:
             h["vllm:request_time_per_output_token_seconds"].observe(decode / (gen - 1))
 
 
-def render(engines, model, cache_info):
+def render(engines, model, cache_info, line="late", spec=None):
+    """line: "late" (0.13+: engine_sleep_state, prefill_kv_computed) or "0.11" (deprecated
+    time_per_output_token still exported, neither of those two yet). spec: dict of
+    spec-decode counters (drafts, draft_tokens, accepted, per_pos list) or None."""
     out = []
     L = {i: {"model_name": model, "engine": str(i)} for i in engines}
     out += family("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.",
                   [f"vllm:num_requests_running{lbl(L[i])} {fmt(e.running)}" for i, e in engines.items()])
     out += family("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.",
                   [f"vllm:num_requests_waiting{lbl(L[i])} {fmt(e.waiting)}" for i, e in engines.items()])
-    out += family("vllm:engine_sleep_state", "gauge",
+    if line == "late":
+      out += family("vllm:engine_sleep_state", "gauge",
                   "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "
                   "weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
                   [f"vllm:engine_sleep_state{lbl({**L[i], 'sleep_state': s})} {fmt(1 if s == 'awake' else 0)}"
@@ -156,10 +161,28 @@ def render(engines, model, cache_info):
                   [f"vllm:request_success_total{lbl({**L[i], 'finished_reason': r})} {fmt(e.success[r])}"
                    for i, e in engines.items() for r in REASONS])
     for name, doc in HDOC:
+        if line == "0.11" and name == "vllm:request_prefill_kv_computed_tokens":
+            continue
         lines = []
         for i, e in engines.items():
             lines += e.h[name].lines(name, L[i])
         out += family(name, "histogram", doc, lines)
+    if line == "0.11":
+        lines = []
+        for i, e in engines.items():
+            lines += e.h["tpot"].lines("vllm:time_per_output_token_seconds", L[i])
+        out += family("vllm:time_per_output_token_seconds", "histogram",
+                      "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.", lines)
+    if spec is not None:
+        for key, name, doc in [("drafts", "vllm:spec_decode_num_drafts", "Number of spec decoding drafts."),
+                               ("draft_tokens", "vllm:spec_decode_num_draft_tokens", "Number of draft tokens."),
+                               ("accepted", "vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.")]:
+            out += family(name + "_total", "counter", doc,
+                          [f"{name}_total{lbl(L[i])} {fmt(spec[key])}" for i in engines])
+        out += family("vllm:spec_decode_num_accepted_tokens_per_pos_total", "counter",
+                      "Accepted tokens per draft position.",
+                      [f"vllm:spec_decode_num_accepted_tokens_per_pos_total{lbl({**L[i], 'position': str(k)})} {fmt(v)}"
+                       for i in engines for k, v in enumerate(spec["per_pos"])])
     out += family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig",
                   [f"vllm:cache_config_info{lbl({**cache_info, 'engine': str(i)})} 1.0" for i in engines])
     return "\n".join(out) + "\n"
