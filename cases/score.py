@@ -25,7 +25,8 @@ round 16 ``dev-16`` and ``holdout-16``,
 round 17 ``dev-17`` and ``holdout-17``,
 round 18 ``dev-18`` and ``holdout-18``,
 round 19 ``dev-19`` and ``holdout-19``,
-round 20 ``dev-20`` and ``holdout-20``.
+round 20 ``dev-20`` and ``holdout-20``,
+round 21 ``dev-21`` and ``holdout-21``.
 ``development`` is every split but the current round's holdout (``CURRENT_HOLDOUT``), so a
 look at all the development material never runs the holdout by accident.
 
@@ -227,6 +228,8 @@ SPLITS = (
     "holdout-19",
     "dev-20",
     "holdout-20",
+    "dev-21",
+    "holdout-21",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498, round 6's at d543762,
@@ -234,7 +237,7 @@ SPLITS = (
 # round 11's at 3153292, round 12's at f96e3d8, round 13's at bceea5c, round 14's at 15a3e5f,
 # round 15's at 261b2fc, round 16's at 213b3dd, round 17's at 777bd7d, round 18's at 64c57ed,
 # round 19's at 1e504ed, round 20's at c76bd2d.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-21"
 
 
 def _pct(n: int, d: int) -> str:
