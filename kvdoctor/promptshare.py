@@ -324,10 +324,14 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
             p for p in later if p.shared_prefix >= unit and same(p) < unit and not drifted(p)
         ],
         "drift": [p for p in later if drifted(p)],
+        # A prompt sent again whole is shared however short: the run is the prompt, not a
+        # chat template's first tokens (external case zyq-cpu-joke, dev-21: "Tell me a joke"
+        # a hundred times under 128-token blocks).
         "sub-block": [
             p
             for p in later
-            if MIN_SHARED_TOKENS <= p.shared_prefix < unit and p.shared_after_difference < unit
+            if min(MIN_SHARED_TOKENS, max(p.tokens, 1)) <= p.shared_prefix < unit
+            and p.shared_after_difference < unit
         ],
     }
     # The mechanism most of the sample shows, among those a fifth or more show (ties: the

@@ -59,6 +59,18 @@ def test_a_short_system_prompt_before_unique_text_is_sub_block_at_a_large_block(
     assert sharing(sample, 16).pattern == "shared"  # type: ignore[union-attr]
 
 
+def test_a_short_prompt_sent_again_whole_is_sub_block_not_unshared() -> None:
+    # Shorter than MIN_SHARED_TOKENS, but the whole prompt repeats: the cache could reuse it
+    # with a block that small, so it is shared traffic that one block cannot hold.
+    sample = analyse(_texts(["Tell me a joke"] * 20), "prompts-file")
+    assert sample.prompts[1].shared_prefix == sample.prompts[1].tokens < 16
+    share = sharing(sample, 128)
+    assert share is not None and share.pattern == "sub-block"
+    # Short prompts that differ share only their first words: still nothing.
+    other = analyse(_texts([f"Tell me {_random_words(i, 3)}" for i in range(20)]), "prompts-file")
+    assert sharing(other, 128).pattern == "unshared"  # type: ignore[union-attr]
+
+
 def test_identical_text_under_a_salt_per_user_is_an_identity_split() -> None:
     prompts = [
         RawPrompt(text=f"{SYSTEM} question {i}", token_ids=None, salt=f"user-{i}")
