@@ -168,11 +168,13 @@ def capture(
         notes=opts.notes,
         complaint=opts.complaint,
     )
-    writer = BundleSink(sink, manifest) if sink is not None else None
+    writer: BundleSink | None = None
     scrapes: list[Scrape] = []
     gpu_samples: list[GpuSample] = []
     bar = None
     try:
+        # Inside the try: a SIGTERM right after the staging directory appears still removes it.
+        writer = BundleSink(sink, manifest) if sink is not None else None
         metrics = MetricsClient(endpoint, opts.headers, opts.insecure, opts.timeout, redactor=red)
         # /version, /v1/models and /health beside the window, under their own short deadline:
         # slow answers there cost the metrics window none of its scrapes.

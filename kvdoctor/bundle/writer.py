@@ -257,9 +257,15 @@ class BundleSink:
         except OSError as exc:
             raise BundleError(f"cannot write bundle to {dest}: {exc.strerror or exc}") from None
         self._streams: dict[str, IO[str]] = {}
-        # A provisional manifest first: even the staging directory is a readable bundle.
-        self._write(MANIFEST, manifest_json(manifest))
-        self._stream(METRICS)
+        try:
+            # A provisional manifest first: even the staging directory is a readable bundle.
+            self._write(MANIFEST, manifest_json(manifest))
+            self._stream(METRICS)
+        except BaseException:
+            # A SIGTERM or a full disk before the caller holds this sink: nobody else can
+            # remove the staging directory.
+            self.abort()
+            raise
 
     def _failed(self, exc: OSError) -> BundleError:
         # A full disk mid-capture: one line (the staging directory goes in abort()).

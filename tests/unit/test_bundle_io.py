@@ -355,3 +355,19 @@ def test_sink_abort_leaves_nothing(tmp_path: Path) -> None:
     sink.add_scrape(b.scrapes[0])
     sink.abort()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_sink_interrupted_while_it_opens_leaves_no_staging_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A SIGTERM (raised as an exception by the CLI) between the staging directory and the
+    # caller holding the sink: the sink removes what it made.
+    b = _bundle()
+
+    def interrupted(self: BundleSink, name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BundleSink, "_stream", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        BundleSink(tmp_path / "out", b.manifest)
+    assert list(tmp_path.iterdir()) == []
