@@ -252,6 +252,7 @@ def diagnose(
             output,
             fmt,
             fail_on,
+            prompts,
         )
 
     if bundle_path is not None:
@@ -482,8 +483,11 @@ def _diagnose_fleet(
     output: Path | None,
     fmt: str,
     fail_on: str | None,
+    prompts: Any = None,
 ) -> int:
-    """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline)."""
+    """Many replicas through an existing Prometheus (live) or a saved fleet bundle (offline).
+    ``prompts`` (``--prompts``, a fleet bundle only): the application's traffic, spread over
+    the replicas, read against their hits."""
     from kvdoctor.report.output import render_json
 
     if prometheus is not None:
@@ -501,7 +505,12 @@ def _diagnose_fleet(
         assert bundle_path is not None
         if save_bundle is not None:
             raise KvdoctorError("--save-bundle applies to a live run only")
-        fleet = diagnose_fleet_bundle(bundle_path)
+        sample = None
+        if prompts is not None:
+            from kvdoctor.promptshare import analyse
+
+            sample = analyse(prompts, "prompts-file")
+        fleet = diagnose_fleet_bundle(bundle_path, sample)
     text = render_json(fleet.report) if fmt == "json" else render_fleet_markdown(fleet)
     return _emit(fleet.report, text, output, fail_on)
 

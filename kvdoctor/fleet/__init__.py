@@ -27,6 +27,7 @@ from kvdoctor.errors import KvdoctorError
 # single-replica bundle imports this package for its options and must not pay for httpx and
 # the fleet models (about a third of a replay's start-up).
 if TYPE_CHECKING:
+    from kvdoctor.bundle.model import PromptSample
     from kvdoctor.bundle.reader import ArchiveScan
     from kvdoctor.fleet.capture import FleetOptions
     from kvdoctor.fleet.diagnose import FleetDiagnosis
@@ -197,8 +198,12 @@ def diagnose_fleet(
         return diagnose_data(data)
 
 
-def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
-    """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout."""
+def diagnose_fleet_bundle(
+    path: str | Path, prompt_sample: PromptSample | None = None
+) -> FleetDiagnosis:
+    """Replay a fleet bundle offline (pure: same answers, same diagnosis), either layout.
+    ``prompt_sample`` (``--prompts``) is read against an endpoints bundle's replicas; a
+    Prometheus-recorded fleet has no per-replica view to read it against, and refuses it."""
     from kvdoctor.fleet.build import build_fleet
     from kvdoctor.fleet.bundle import fleet_bundle_kind
     from kvdoctor.fleet.diagnose import diagnose_data
@@ -207,7 +212,12 @@ def diagnose_fleet_bundle(path: str | Path) -> FleetDiagnosis:
     if fleet_bundle_kind(path) == "endpoints":
         from kvdoctor.fleet.endpoints import diagnose_endpoints_bundle
 
-        return diagnose_endpoints_bundle(path)
+        return diagnose_endpoints_bundle(path, prompt_sample)
+    if prompt_sample is not None:
+        raise KvdoctorError(
+            "--prompts applies to a fleet bundle of endpoints (diagnose --endpoint A --endpoint "
+            "B --save-bundle), not to one recorded from Prometheus"
+        )
     with malformed_answers(f"{Path(path).name}: the recorded Prometheus answers"):
         return diagnose_data(build_fleet(read_fleet_capture(path)))
 

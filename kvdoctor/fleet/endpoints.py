@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from kvdoctor import __version__
-from kvdoctor.bundle.model import BUNDLE_SCHEMA, Bundle, Manifest, Scrape
+from kvdoctor.bundle.model import BUNDLE_SCHEMA, Bundle, Manifest, PromptSample, Scrape
 from kvdoctor.bundle.reader import bundle_from_files
 from kvdoctor.bundle.redact import Redactor
 from kvdoctor.bundle.writer import bundle_files
@@ -334,8 +334,12 @@ def replica_data(name: str, bundle: Bundle) -> ReplicaData:
     )
 
 
-def diagnose_named(named: Sequence[tuple[str, Bundle]]) -> FleetDiagnosis:
-    """Pure: the fleet diagnosis of replica bundles, in the order given."""
+def diagnose_named(
+    named: Sequence[tuple[str, Bundle]], prompt_sample: PromptSample | None = None
+) -> FleetDiagnosis:
+    """Pure: the fleet diagnosis of replica bundles, in the order given. ``prompt_sample``:
+    what the application's prompts share (``--prompts``), read against the fleet's hits: the
+    traffic is one, spread over the replicas, so the view of all of them judges it."""
     if not named:
         raise KvdoctorError("no endpoints to diagnose")
     if not any(s.ok for _, b in named for s in b.scrapes):
@@ -345,6 +349,8 @@ def diagnose_named(named: Sequence[tuple[str, Bundle]]) -> FleetDiagnosis:
         )
         raise KvdoctorError(f"no replica could be diagnosed from the endpoints ({why})")
     view = fleet_view(named)
+    if prompt_sample is not None:
+        view = view.model_copy(update={"prompt_sample": prompt_sample})
     m = view.manifest
     origin = FleetOrigin("endpoints", "", "", m.started_at, m.ended_at, m.interval_s)
     pairs = [(replica_data(name, b), replica_status(b)) for name, b in named]
@@ -419,6 +425,8 @@ def read_endpoints_bundle(path: str | Path) -> Named:
     return named
 
 
-def diagnose_endpoints_bundle(path: str | Path) -> FleetDiagnosis:
-    """Replay an endpoints fleet bundle offline."""
-    return diagnose_named(read_endpoints_bundle(path))
+def diagnose_endpoints_bundle(
+    path: str | Path, prompt_sample: PromptSample | None = None
+) -> FleetDiagnosis:
+    """Replay an endpoints fleet bundle offline (``prompt_sample``: see :func:`diagnose_named`)."""
+    return diagnose_named(read_endpoints_bundle(path), prompt_sample)

@@ -396,3 +396,20 @@ def test_ctrl_c_ends_every_window_early_and_keeps_what_was_captured(
     for b in bundles:
         assert 1 <= len(b.scrapes) < 50 and all(s.ok for s in b.scrapes)
         assert kvdoctor.capture.was_interrupted(b)
+
+
+def test_prompts_read_against_a_fleet_of_endpoints_show_the_scatter(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # External case zyq-gym-cookie (holdout-21, spent): eight replicas, each one engine at a
+    # 50 % hit rate, whose prompts (each turn extending the last) share 89 %. No replica alone
+    # can see it; the fleet view with the operator's sample can. Without the sample: healthy.
+    case = Path(__file__).resolve().parents[2] / "cases" / "zyq-gym-cookie-drop-dp-scatter"
+    args = ["diagnose", "--bundle", str(case / "bundle"), "--format", "json"]
+    rc, out, _ = _run([*args, "--prompts", str(case / "prompts.jsonl")], capsys)
+    report = json.loads(out)
+    lead = report["findings"][0]
+    assert (lead["symptom"], lead["cause"]) == ("prefix-miss", "engine-scatter")
+    assert report["verdict"] == "degraded" and rc == 1
+    rc, out, _ = _run(args, capsys)
+    assert json.loads(out)["verdict"] == "healthy" and rc == 0

@@ -530,3 +530,20 @@ def test_replica_notes_merge_apart_and_never_set_the_fleet_verdict() -> None:
     ]
     # Even an info finding beside a healthy replica leaves the fleet healthy (docs/report.md).
     assert _verdict(merged, [a, b]) == "healthy"
+
+
+def test_prompts_on_a_prometheus_fleet_bundle_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kvdoctor.cli import main
+
+    prom = FakePrometheus({"a:8000": _scrapes("healthy"), "b:8000": _scrapes("hot")})
+    _diagnose(prom, save_bundle=tmp_path / "fleet")
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "hello there"}\n{"prompt": "hello there"}\n')
+    with pytest.raises(SystemExit) as exit_info:
+        main(["diagnose", "--bundle", str(tmp_path / "fleet"), "--prompts", str(prompts)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert "--prompts applies to a fleet bundle of endpoints" in err
+    assert len(err.strip().splitlines()) == 1
