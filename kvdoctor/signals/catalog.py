@@ -533,6 +533,17 @@ _DEFS += [
     ),
     ("log_external_stored_tokens", "tokens", "Tokens LMCache logged as stored."),
     (
+        "log_external_retrieve_tokens",
+        "tokens",
+        "Tokens LMCache set out to retrieve after lookups that hit ('Retrieved N out of M').",
+    ),
+    (
+        "log_external_retrieved_share",
+        "fraction",
+        "Share of those tokens LMCache's retrievals returned: under 1 %, the tier finds what it "
+        "holds and loads none of it (its reads fail).",
+    ),
+    (
         "log_external_store_busy_share",
         "fraction",
         "Share of the wall clock one process spent storing KV to LMCache (the cost its store "
@@ -850,6 +861,8 @@ LABELS: dict[str, str] = {
     "log_external_hit_rate": "LMCache's hit rate (its log)",
     "log_external_repeat_share": "LMCache lookups that repeat an earlier prompt's length",
     "log_external_stored_tokens": "tokens LMCache stored (its log)",
+    "log_external_retrieve_tokens": "tokens LMCache set out to retrieve (its log)",
+    "log_external_retrieved_share": "the share of them LMCache retrieved (its log)",
     "log_external_store_busy_share": "the share of the time spent storing KV to LMCache",
     "external_prefix_queries_window": "tokens looked up in the external cache",
     "gpu_memory_used_fraction": "device memory in use",

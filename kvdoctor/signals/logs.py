@@ -42,8 +42,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"Input prompt \((\d+) tokens\) is too long and exceeds (?:the )?capacity of "
         r"(?:the )?block_?manager"
     ),
-    # V0 engines print "Initializing an LLM engine (v0.5.5)"; V1 "Initializing a V1 LLM engine".
-    "v0_engine": re.compile(r"Initializing an LLM engine \(v?[\d.]+"),
+    # V0 engines print "Initializing an LLM engine (v0.5.5)", and from 0.8 on, beside V1,
+    # "Initializing a V0 LLM engine (v0.8.6)"; V1 "Initializing a V1 LLM engine".
+    "v0_engine": re.compile(r"Initializing (?:an|a V0) LLM engine \(v?[\d.]+"),
     # V1's sampler warm-up refusal (gpu_model_runner.py): "CUDA out of memory occurred when
     # warming up sampler with 1024 dummy requests": the count is --max-num-seqs.
     "sampler_warmup": re.compile(r"warming up sampler with (\d+) dummy requests"),
@@ -624,6 +625,11 @@ def logs(out: Out, bundle: Bundle) -> None:
 # PYTHONHASHSEED, every lookup 0 over documents resent ten times each).
 _LMCACHE_LOOKUP = re.compile(r"Total tokens (\d+), LMCache hit tokens: (\d+)")
 _LMCACHE_STORE = re.compile(r"LMCache INFO: Stored (\d+) out of total \d+ tokens")
+# A retrieval after a lookup that hit ("Retrieved 0 out of 184 out of total 1976 tokens",
+# cache_engine.py; older releases "Retrieved N out of total M tokens"): what the tier was to
+# load and what it did. A store whose reads fail finds every chunk and loads none (external
+# case zyq-lmcache-mooncake, holdout-21: batch_get_buffer missing from the mooncake client).
+_LMCACHE_RETRIEVE = re.compile(r"Retrieved (\d+) out of (?:(\d+) out of )?total (\d+) tokens")
 # A lookup of two LMCache chunks (256 tokens each, its default) or more: a resent prompt of
 # that length is unlikely to be another prompt of the same length by chance.
 _REPEAT_MIN_TOKENS = 512
@@ -633,6 +639,8 @@ _EXTERNAL_LOOKUP_SIGNALS = (
     "log_external_hit_rate",
     "log_external_repeat_share",
     "log_external_stored_tokens",
+    "log_external_retrieve_tokens",
+    "log_external_retrieved_share",
 )
 
 
@@ -836,4 +844,16 @@ def _external_lookups(out: Out, text: str) -> None:
         "log_external_stored_tokens",
         sum(stored),
         "logs.txt: LMCache 'Stored N out of total M tokens' lines",
+    )
+    retrieves = [
+        (int(m.group(1)), int(m.group(2) or m.group(3))) for m in _LMCACHE_RETRIEVE.finditer(text)
+    ]
+    wanted = sum(w for _, w in retrieves)
+    rprov = "logs.txt: LMCache 'Retrieved N out of M' lines"
+    out.set("log_external_retrieve_tokens", wanted, rprov)
+    out.set(
+        "log_external_retrieved_share",
+        round(sum(min(g, w) for g, w in retrieves) / wanted, 4) if wanted > 0 else None,
+        rprov,
+        reason="no LMCache retrieval of any token in the logs",
     )
