@@ -8,6 +8,7 @@ and returns ``None`` when the data needed is missing, so rules never fire on gue
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -616,6 +617,25 @@ def _engine_stalled(s: SignalView) -> Scalar:
 
 
 @derived(
+    "one_request_holds_pool",
+    "bool",
+    "The engine computes nothing (engine_stalled) while one request (one or two running "
+    "sequences, a V0 request's n) holds the full pool at the window's end: it needs another "
+    "block, the pool has none, and it has nothing to preempt but itself. The request is larger "
+    "than what the pool holds in practice, whatever its nominal tokens say.",
+)
+def _one_request_holds_pool(s: SignalView) -> Scalar:
+    stalled, running, usage = (
+        s.value("engine_stalled"),
+        s.num("running_last"),
+        s.num("kv_usage_last"),
+    )
+    if stalled is None or running is None or usage is None:
+        return None
+    return stalled is True and 1 <= running <= 2 and usage >= POOL_FULL
+
+
+@derived(
     "prefix_hits_stopped",
     "bool",
     "The prefix cache served a fifth or more of the looked-up tokens over the window and under "
@@ -1047,6 +1067,33 @@ def _queue_stalled_with_room(s: SignalView) -> Scalar:
     if over is not None and over <= 1.0:
         return True
     return s.value("pool_held_idle") is True
+
+
+@derived(
+    "stall_engine_alive",
+    "bool",
+    "Whether the engine was alive while its queue stalled with room (queue_stalled_with_room): "
+    "true on a V0 engine (its stats line comes from the engine's own step loop; releases "
+    "before 0.8 have no other engine) or where vLLM counts the waiting requests by reason (the "
+    "scheduler sorted them), false where the log shows the engine dying, unknown otherwise: "
+    "V1's API server keeps logging and serving /metrics for an engine core that hung.",
+)
+def _stall_engine_alive(s: SignalView) -> Scalar:
+    deaths = s.num("log_engine_deaths")
+    if deaths is not None and deaths > 0:
+        return False
+    if s.value("log_v0_engine") is True or s.num("waiting_deferred_share") is not None:
+        return True
+    version = s.value("vllm_version")
+    if isinstance(version, str):
+        m = _RELEASE.match(version)
+        if m is not None and (int(m.group(1)), int(m.group(2))) < (0, 8):
+            return True
+    return None
+
+
+# "0.6.1.post2", "v0.11.0rc1", "0.8.6.dev241+g9b0a3de99.cpu": major and minor.
+_RELEASE = re.compile(r"^\s*v?(\d+)\.(\d+)")
 
 
 @derived(
@@ -1488,6 +1535,8 @@ DERIVED_LABELS: dict[str, str] = {
     "engine_stalled": "requests running while the engine computed nothing",
     "pool_held_idle": "KV blocks held with nothing running",
     "queue_stalled_with_room": "a queue that stalled with room in the pool",
+    "stall_engine_alive": "the engine alive while its queue stalled",
+    "one_request_holds_pool": "one request holding the full pool with the engine stalled",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
     "preempted_by_recompute": "sequences recomputed in a full pool",
@@ -1586,6 +1635,14 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "queue_stalled_with_room": (
         "requests waited with room in the pool and none was admitted",
         "the queue did not stall with room in the pool",
+    ),
+    "one_request_holds_pool": (
+        "one request holds the full pool while the engine computes nothing",
+        "no single request holds the full pool of a stalled engine",
+    ),
+    "stall_engine_alive": (
+        "the engine was alive while its queue stalled (a V0 step loop, requests counted by reason)",
+        "the log shows the engine dying",
     ),
     "connector_holds_idle_pool": (
         "the KV connector held blocks with nothing running while requests waited",

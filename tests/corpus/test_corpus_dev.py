@@ -941,6 +941,16 @@ KNOWN_MISSES.update(
             ),
             "cause": "follows from the symptom",
         },
+        "zyr-awq72b-tp4-eager-conc500": {
+            "symptom": (
+                "a benchmark at 500 concurrent streams against 256 slots: about 250 requests "
+                "wait throughout and first tokens queue (high-ttft/queueing, critical) ahead of "
+                "the slow steps (slow-itl/prefill-interference); the case reads the queue as the "
+                "client's own concurrency and asks which of the AWQ kernel, eager steps and "
+                "prefill stalls makes every step slow, which no metric of one server separates"
+            ),
+            "cause": "follows from the symptom",
+        },
         "zyn-tt-vision-block-table-crash": {
             "cause": (
                 "the engine died on 'block table already exists' after the pool filled: "
