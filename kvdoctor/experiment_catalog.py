@@ -12,7 +12,6 @@ without importing the experiments (and with them httpx and asyncio).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -26,8 +25,7 @@ class CauseRef(NamedTuple):
         return f"{self.playbook}/{self.cause}"
 
 
-@dataclass(frozen=True)
-class ExperimentSpec:
+class ExperimentSpec(NamedTuple):
     """What one experiment is, without the code that runs it."""
 
     name: str

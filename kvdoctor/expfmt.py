@@ -144,6 +144,22 @@ def parse(text: str, prefixes: Iterable[str] | None = None) -> list[Sample]:
             continue
         if wanted is not None and not line.startswith(wanted):
             continue
+        # The common line, "KEY VALUE" with a key already parsed: one dictionary hit and one
+        # float. A cached key is a valid, stripped series key that ends in "}" or has no
+        # blank, so the steps below would take the same key (the text before the line's last
+        # space) and no timestamp; float() ignores the blanks around a value that rstrip()
+        # would take off first. Anything else (a new key, a timestamp, a value float() or the
+        # format refuses) goes the whole way below.
+        head, _, raw = line.rpartition(" ")
+        parsed = cache.get(head)
+        if parsed is not None and "_" not in raw:
+            try:
+                value = float(raw)
+            except ValueError:
+                pass
+            else:
+                append(new_sample(Sample, (parsed[0], parsed[1], value)))
+                continue
         head, _, raw = line.rstrip().rpartition(" ")
         head = head.rstrip()
         if not head:

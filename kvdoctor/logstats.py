@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kvdoctor.vllm_metrics import GENERATION_TOKENS, KV_USAGE, PROMPT_TOKENS, RUNNING, WAITING
 
@@ -62,8 +62,7 @@ LOG_WIRE = {
 }
 
 
-@dataclass(frozen=True)
-class StatsLine:
+class StatsLine(NamedTuple):
     """One engine stats line: seconds since the start of its (unknown) year, and its numbers."""
 
     t: float
@@ -135,8 +134,7 @@ _ARRIVAL = re.compile(r"Received request |Added request ")
 SILENT_INTERVALS = 3
 
 
-@dataclass(frozen=True)
-class SilentTail:
+class SilentTail(NamedTuple):
     """The log after the engine's last stats line: requests kept arriving, no stats line came.
 
     V0 logs its stats line from inside a step and V1 skips it while idle, so an engine that logs
@@ -189,8 +187,7 @@ def silent_tail(text: str, lines: list[StatsLine]) -> SilentTail | None:
     return SilentTail(end_t=end_t, arrivals=tuple(arrivals), interval_s=interval)
 
 
-@dataclass(frozen=True)
-class LogSeries:
+class LogSeries(NamedTuple):
     """Samples built from the stats lines: aligned with ``times`` per (name, engine label)."""
 
     times: list[float]

@@ -21,6 +21,7 @@ import math
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kvdoctor.bundle.model import Bundle, Scrape
 from kvdoctor.errors import KvdoctorError
@@ -50,8 +51,7 @@ CORE_GAUGES = (KV_USAGE, RUNNING, WAITING)
 Group = tuple[str, str]  # (model_name, engine); "" where the label is absent
 
 
-@dataclass(frozen=True)
-class _Canon:
+class _Canon(NamedTuple):
     name: str  # canonical sample name, e.g. "vllm:num_preemptions", "vllm:x_seconds_bucket"
     preferred: bool  # the wire name was already canonical (wins over an alias)
     cumulative: bool  # counter or histogram part: resets are looked for

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kvdoctor.bundle.model import (
     ENGINE_ARGS,
@@ -94,8 +93,7 @@ _IMPORTANT_SIGNALS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(NamedTuple):
     """A report plus what its Markdown rendering needs besides the JSON contract."""
 
     report: Report

@@ -14,8 +14,7 @@ import contextlib
 import hashlib
 import json
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from kvdoctor.errors import KvdoctorError
 
@@ -24,8 +23,7 @@ MAX_PROMPTS: Final = 256
 MAX_PROMPT_TOKENS: Final = 65_536
 
 
-@dataclass(frozen=True)
-class RawPrompt:
+class RawPrompt(NamedTuple):
     """One request as the operator or the log gave it (held in memory only)."""
 
     text: str | None

@@ -11,8 +11,7 @@ figures; they stay in :mod:`kvdoctor.kvmath.memory`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kvdoctor.kvmath.model import KvModel
@@ -49,8 +48,7 @@ LOG = "logs: startup line 'KV cache size: N tokens'"
 MEMORY = "kv_cache_memory_bytes ÷ bytes_per_token"
 
 
-@dataclass(frozen=True)
-class PoolCapacity:
+class PoolCapacity(NamedTuple):
     """The pool in tokens and how it was found (``None`` and ``None`` when nothing says)."""
 
     tokens: int | None
@@ -115,8 +113,7 @@ def sequences_that_fit(capacity_tokens: float | None, sequence_tokens: float | N
     return max(1, math.floor(fit))
 
 
-@dataclass(frozen=True)
-class PoolGrouping:
+class PoolGrouping(NamedTuple):
     """How the engine counts its pool for this model's layer mix, and what one sequence holds.
 
     ``groups``: the KV cache groups the engine's stated pool is divided by (1 when the engine

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Literal, NamedTuple
 
 from kvdoctor.bundle.model import Bundle, Manifest
 from kvdoctor.kvmath import KvModel
@@ -117,8 +118,7 @@ def _bool(v: object) -> bool | None:
     return None
 
 
-@dataclass(frozen=True)
-class EngineConfig:
+class EngineConfig(NamedTuple):
     """Effective settings of one server, each with whether the operator set it explicitly."""
 
     version: str | None
@@ -148,7 +148,8 @@ class EngineConfig:
     # The model's layer mix (None without a model config): what a sequence of a given length
     # holds of a pool counted in groups (held_tokens).
     layer_mix: KvModel | None = None
-    extra: dict[str, Scalar] = field(default_factory=dict)
+    # Read-only and shared: a NamedTuple default is one object for every instance.
+    extra: Mapping[str, Scalar] = MappingProxyType({})
     # Flags whose current value the bundle states: given on the command line, reported by the
     # server (cache_config_info, /v1/models), or left at vLLM's default on a recorded full
     # command line. Any other value above is vLLM's default, a guess: history from Prometheus

@@ -22,9 +22,8 @@ each plan and refuse the known-bad sets):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from kvdoctor.kvmath.model import KV_DTYPES, kv_dtype_bytes
 from kvdoctor.remediation.config import (
@@ -46,8 +45,7 @@ SERVER_ONLY: frozenset[str] = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """One flag edit: remove a flag, or give it a value (set / raise / lower)."""
 
     action: Action
@@ -120,8 +118,7 @@ def edit_flags(argv: Sequence[str], edits: tuple[Edit, ...]) -> list[str]:
     return to_argv(apply(parse_flags(argv), edits))
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The effective values vLLM would run with for a flag set, on this server."""
 
     max_model_len: int | None

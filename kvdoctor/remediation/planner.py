@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kvdoctor.kvmath.capacity import sequences_that_fit
 from kvdoctor.kvmath.model import is_quantized_kv_dtype, kv_dtype_bytes
@@ -38,8 +39,7 @@ from kvdoctor.signals.model import SignalSet
 from kvdoctor.thresholds import ENGINES_UNEVEN, POOL_FULL
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One suggestion: flag edits (none for a client-side or capacity change) and its effect."""
 
     kind: str  # "undo" | "tune" | "capacity" | "client"
@@ -126,8 +126,7 @@ def _before(cfg: EngineConfig, flag: str, value: FlagValue) -> FlagValue | None:
 # ------------------------------------------------------------------------------ the window
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     """What the traffic did, as the planner needs it."""
 
     running_max: int | None
@@ -253,8 +252,7 @@ class _Ctx:
 # ------------------------------------------------------------------------------ memory
 
 
-@dataclass(frozen=True)
-class DeviceMemory:
+class DeviceMemory(NamedTuple):
     """One device's memory as the bundle knows it (vLLM sizes every rank the same way).
 
     ``fixed`` is what the engine needs before any KV: weights, the profiled activation peak,
@@ -1748,8 +1746,7 @@ def _direction(e: Edit) -> str | None:
     return {"raise": "up", "lower": "down"}.get(e.action)
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     """One printed line of a finding's advice: a planned change or a playbook text line."""
 
     change: Change | None = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kvdoctor.report import fmt
 
@@ -26,8 +26,7 @@ QUANTILES: tuple[tuple[str, float], ...] = (("p50", 0.5), ("p95", 0.95), ("p99",
 PARTS_OF_TTFT = ("queue_time", "prefill_time")
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """``lo < value ≤ hi`` (``hi`` may be infinite: the +Inf bucket)."""
 
     lo: float

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kvdoctor.bundle.model import JsonObject, ReproducerRecord
 from kvdoctor.bundle.records import newest_records
@@ -274,8 +275,7 @@ def _drop_conflicting_advice(built: list[_Built]) -> None:
         b.knobs = keep_knobs
 
 
-@dataclass(frozen=True)
-class SymptomState:
+class SymptomState(NamedTuple):
     """What a playbook's detector concluded about its symptom, before any cause."""
 
     present: bool | None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kvdoctor.kvmath.capacity import (
     CPU_DEFAULT_MAX_NUM_SEQS,
@@ -91,16 +91,14 @@ class SignalView:
         return self.signals.fraction_of_window(series, op, threshold)
 
 
-@dataclass(frozen=True)
-class Derived:
+class Derived(NamedTuple):
     name: str
     unit: str
     doc: str
     fn: Callable[[SignalView], Scalar]
 
 
-@dataclass(frozen=True)
-class Predicate:
+class Predicate(NamedTuple):
     name: str
     doc: str
     fn: Callable[[SignalView], bool | None]

@@ -4,8 +4,7 @@ healthy only when the numbers that show a healthy KV cache are known."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kvdoctor.report.model import (
     CardFullReason,
@@ -37,8 +36,7 @@ def _group(**parts: Any) -> Group:
     return Group.model_construct(**parts)
 
 
-@dataclass(frozen=True)
-class _HealthRow:
+class _HealthRow(NamedTuple):
     """One number behind a healthy verdict: what healthy looks like, as a condition and in
     words, and the words for a value that does not meet it (the row never says "never filled"
     beside a pool that filled: a healthy verdict only means no symptom showed harm)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kvdoctor.observations import Observations, histogram_quantile, histogram_quantile_finite
 from kvdoctor.signals.model import Scalar
@@ -46,8 +46,7 @@ MIN_INTERVALS = 4
 MIN_ITL_OBS = 5
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(NamedTuple):
     t: float  # end of the interval
     itl_mean: float | None
     itl_n: float

@@ -7,11 +7,10 @@ Fractions are 0..1 (KV usage, hit rates); times are seconds; memory is bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SignalDef:
+class SignalDef(NamedTuple):
     name: str
     unit: str
     doc: str

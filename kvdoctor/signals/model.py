@@ -9,14 +9,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kvdoctor.signals.catalog import SIGNALS
 
 Scalar = float | int | str | bool | None
 
 
-@dataclass(frozen=True)
-class SignalValue:
+class SignalValue(NamedTuple):
     name: str
     value: Scalar
     # Where the number came from, e.g. "metrics: vllm:kv_cache_usage_perc (max over 30 scrapes)".
