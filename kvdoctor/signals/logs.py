@@ -133,7 +133,9 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # "Model loading took 14.99 GiB" (V1) and V0's "Loading model weights took 3.8842 GB"
     # (V0 printed GiB under the name GB).
     "weights": re.compile(r"(?:Model loading|Loading model weights) took ([\d.]+) ?Gi?B"),
-    "available_kv": re.compile(r"Available KV cache memory: (-?[\d.]+) ?GiB"),
+    # V1: "Available KV cache memory: 5.16 GiB"; V0 0.6 (worker.py's profiling line):
+    # "Memory profiling results: total_gpu_memory=47.74GiB ... kv_cache_size=0.39GiB".
+    "available_kv": re.compile(r"(?:Available KV cache memory: |\bkv_cache_size=)(-?[\d.]+) ?GiB"),
     # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py,
     # gpu_worker.py).
     "hint": re.compile(
@@ -603,7 +605,7 @@ def logs(out: Out, bundle: Bundle) -> None:
     out.set(
         "log_available_kv_bytes",
         _gib_bytes(avail[-1]) if avail else None,
-        "logs.txt: last 'Available KV cache memory' line",
+        "logs.txt: last 'Available KV cache memory' (V0: profiling 'kv_cache_size=') line",
         reason="no available KV cache memory line in the logs",
     )
     hints = [
