@@ -287,9 +287,17 @@ def device_memory(c: _Ctx) -> DeviceMemory:
     graphs = v.num("log_cudagraph_memory_gib")
     fixed: float | None = None
     exact = False
+    tokens = cfg.pool_tokens or v.num("log_kv_cache_tokens")
     if total and avail is not None:
         fixed = cfg.gpu_memory_utilization * total - avail
         exact = True
+    elif total and tokens and cfg.bytes_per_token:
+        # The pool vLLM sized (its tokens, from its log or cache_config_info) at the model's
+        # bytes per token on one rank: everything else under the utilization is fixed. Closer
+        # than the weights alone, which leave out activations and graphs and made a refusal
+        # look one point of utilization away (external cases zz-405b, zzu-dscoder).
+        per_rank = tokens * cfg.bytes_per_token / max(1, cfg.tensor_parallel_size)
+        fixed = cfg.gpu_memory_utilization * total - per_rank
     else:
         weights = v.num("log_weights_bytes")
         if weights is None:
@@ -1215,8 +1223,17 @@ def _raise_gmu_to_fit(c: _Ctx, hint: str) -> list[Change]:
         return []
     flag = cfg.spell("gpu-memory-utilization")
     mem = device_memory(c)
-    need = mem.min_utilization(_one_request_bytes(c))
+    # Without max_model_len there is no request to size the pool for (it read "a 0-token
+    # request" before): vLLM's own step below, where its refusal asks for one.
+    need = mem.min_utilization(_one_request_bytes(c)) if cfg.max_model_len else None
     ceiling = mem.max_utilization()
+    contradicted = need is not None and need <= cfg.gpu_memory_utilization
+    if contradicted:
+        # These numbers fit one request at today's utilization, which vLLM refused: they do
+        # not size the step, and a target one point up would be a guess stated as a fact
+        # (external case d-fp8-kv: 221,000 tokens within a 230,528-token pool by the log,
+        # refused by the engine).
+        need = None
     if need is None or ceiling is None:
         # Without the device's numbers: vLLM's own step, which its refusal always asks for
         # ("Try increasing `gpu_memory_utilization`"), on a utilization the bundle states.
@@ -1231,7 +1248,12 @@ def _raise_gmu_to_fit(c: _Ctx, hint: str) -> list[Change]:
         edit = Edit("raise", "gpu-memory-utilization", cfg.gpu_memory_utilization, up)
         effect = (
             f"the pool gets {up - cfg.gpu_memory_utilization:.2f} more of the device{hint}; "
-            "the bundle has no device memory numbers to size it further"
+            + (
+                "by the bundle's numbers one request already fits today's pool, which vLLM "
+                "refused, so they do not size the step further"
+                if contradicted
+                else "the bundle has no device memory numbers to size it further"
+            )
         )
         return [Change("tune", (edit,), effect)]
     if need > ceiling:

@@ -606,14 +606,6 @@ KNOWN_MISSES.update(
                 "ids are not remapped after the fact"
             ),
         },
-        "zzg-v0-tp2-4090-kv-full-freeze": {
-            "symptom": (
-                "vLLM 0.2.4 counts no preemption: the frozen gauges read as a stalled engine "
-                "(high-ttft/scheduler-stall, its title naming one request holding 97.5 % of the "
-                "pool), the case as a preemption of a request larger than the pool"
-            ),
-            "cause": "follows from the symptom",
-        },
     }
 )
 
