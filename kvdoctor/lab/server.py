@@ -435,7 +435,13 @@ def _process(handle: LabHandle) -> psutil.Process | None:
     """The server's process if it is still the one we started (guards against PID reuse)."""
     try:
         proc = psutil.Process(handle.pid)
-        if handle.create_time and abs(proc.create_time() - handle.create_time) > 1.0:
+        # The start time psutil reports is wall-clock time (boot time read as now minus
+        # uptime, once per process), so a process that records it and another that checks it
+        # across a stepped clock (a resumed VM, NTP) disagree, and a server that was ours
+        # would read as a stranger: never stopped, its state cleared. The command line the lab
+        # started is the same guard against PID reuse without the clock.
+        moved = handle.create_time and abs(proc.create_time() - handle.create_time) > 1.0
+        if moved and (not handle.argv or proc.cmdline() != list(handle.argv)):
             return None
         if proc.status() == psutil.STATUS_ZOMBIE:
             return None

@@ -54,3 +54,23 @@ def test_stale_state_is_not_running_and_down_clears_it(
     server.stop_lab()
     assert server.list_labs() == []
     assert psutil.pid_exists(os.getpid())
+
+
+def test_a_server_whose_start_time_moved_with_the_clock_is_still_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # psutil's start time follows the wall clock; a stepped clock must not make the lab lose
+    # its own server (it would outlive the run). The command line it started still names it.
+    monkeypatch.setenv("KVDOCTOR_LAB_DIR", str(tmp_path))
+    moved = server.LabHandle(
+        url="http://127.0.0.1:18002",
+        port=18002,
+        pid=os.getpid(),
+        model="m",
+        log_path=tmp_path / "y.log",
+        scenario="healthy",
+        instance="healthy-18002",
+        argv=psutil.Process().cmdline(),
+        create_time=1.0,
+    )
+    assert server.is_running(moved)
