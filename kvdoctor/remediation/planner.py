@@ -287,7 +287,7 @@ def device_memory(c: _Ctx) -> DeviceMemory:
     graphs = v.num("log_cudagraph_memory_gib")
     fixed: float | None = None
     exact = False
-    tokens = cfg.pool_tokens or v.num("log_kv_cache_tokens")
+    tokens = _pool_tokens(c)
     if total and avail is not None:
         fixed = cfg.gpu_memory_utilization * total - avail
         exact = True
@@ -320,6 +320,11 @@ def _gib(n: float) -> str:
     return f"{n / GIB:,.1f} GiB"
 
 
+def _pool_tokens(c: _Ctx) -> float | None:
+    """The tokens the pool holds: the engine's settings, else vLLM's start-up line."""
+    return c.cfg.pool_tokens or c.view.num("log_kv_cache_tokens")
+
+
 def _one_request_bytes(c: _Ctx) -> int:
     """KV bytes of one max-model-len request on one device: the least pool vLLM starts with.
 
@@ -334,7 +339,7 @@ def _one_request_bytes(c: _Ctx) -> int:
     if not cfg.max_model_len:
         return 0
     avail = v.num("log_available_kv_bytes")
-    tokens = cfg.pool_tokens or v.num("log_kv_cache_tokens")
+    tokens = _pool_tokens(c)
     if avail and tokens and avail > 0 and tokens > 0:
         # What the request holds of the pool as the pool is counted (sliding-window groups keep
         # only the window's blocks).

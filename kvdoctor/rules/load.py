@@ -97,6 +97,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.signals.model",
     "kvdoctor.signals.physics",
     "kvdoctor.thresholds",
+    "kvdoctor.vllm_metrics",
     "kvdoctor.vocab",
 )
 

@@ -8,7 +8,6 @@ and returns ``None`` when the data needed is missing, so rules never fire on gue
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -25,6 +24,7 @@ from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.model import Scalar, SignalSet
 from kvdoctor.signals.physics import host_link_of
 from kvdoctor.thresholds import EMPTY_POOL, POOL_FULL
+from kvdoctor.vllm_metrics import vkey
 
 GIB = 1024**3
 
@@ -1068,6 +1068,21 @@ def _queue_stalled_with_room(s: SignalView) -> Scalar:
 
 
 @derived(
+    "queue_stalled_unheld",
+    "bool",
+    "The queue stalled with room (queue_stalled_with_room) and no block is held with nothing "
+    "running (pool_held_idle false): requests wait on an idle engine with every slot and "
+    "block free.",
+)
+def _queue_stalled_unheld(s: SignalView) -> Scalar:
+    stalled = s.value("queue_stalled_with_room")
+    if stalled is not True:
+        return stalled
+    held = s.value("pool_held_idle")
+    return None if held is None else held is False
+
+
+@derived(
     "stall_engine_alive",
     "bool",
     "Whether the engine was alive while its queue stalled with room (queue_stalled_with_room): "
@@ -1083,15 +1098,10 @@ def _stall_engine_alive(s: SignalView) -> Scalar:
     if s.value("log_v0_engine") is True or s.num("waiting_deferred_share") is not None:
         return True
     version = s.value("vllm_version")
-    if isinstance(version, str):
-        m = _RELEASE.match(version)
-        if m is not None and (int(m.group(1)), int(m.group(2))) < (0, 8):
-            return True
+    release = vkey(version)[:2] if isinstance(version, str) else ()
+    if len(release) == 2 and release < (0, 8):
+        return True
     return None
-
-
-# "0.6.1.post2", "v0.11.0rc1", "0.8.6.dev241+g9b0a3de99.cpu": major and minor.
-_RELEASE = re.compile(r"^\s*v?(\d+)\.(\d+)")
 
 
 @derived(
@@ -1534,6 +1544,7 @@ DERIVED_LABELS: dict[str, str] = {
     "pool_held_idle": "KV blocks held with nothing running",
     "queue_stalled_with_room": "a queue that stalled with room in the pool",
     "stall_engine_alive": "the engine alive while its queue stalled",
+    "queue_stalled_unheld": "a queue stalled with room and no block held",
     "one_request_holds_pool": "one request holding the full pool with the engine stalled",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
@@ -1637,6 +1648,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "one_request_holds_pool": (
         "one request holds the full pool while the engine computes nothing",
         "no single request holds the full pool of a stalled engine",
+    ),
+    "queue_stalled_unheld": (
+        "requests wait on an idle engine with every slot and block free",
+        "no queue stalled on an idle engine with every block free",
     ),
     "stall_engine_alive": (
         "the engine was alive while its queue stalled (a V0 step loop, requests counted by reason)",
