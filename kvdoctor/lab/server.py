@@ -65,6 +65,9 @@ class LabHandle:
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     create_time: float = 0.0
+    # The process's start in clock ticks since boot (/proc/<pid>/stat): the identity that
+    # survives a stepped wall clock (see _process). 0 where the platform does not give it.
+    start_ticks: int = 0
     reference: LabHandle | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -87,6 +90,7 @@ class LabHandle:
             argv=[str(a) for a in data.get("argv", [])],
             env={str(k): str(v) for k, v in dict(data.get("env", {})).items()},
             create_time=float(data.get("create_time", 0.0)),
+            start_ticks=int(data.get("start_ticks", 0)),
             reference=cls.from_json(ref) if isinstance(ref, dict) else None,
         )
 
@@ -262,6 +266,7 @@ def _launch(
         create_time = psutil.Process(proc.pid).create_time()
     except psutil.Error:
         create_time = 0.0
+    start_ticks = start_ticks_since_boot(proc.pid) or 0
     handle = LabHandle(
         url=f"http://127.0.0.1:{port}",
         port=port,
@@ -273,6 +278,7 @@ def _launch(
         argv=argv,
         env=env_extra,
         create_time=create_time,
+        start_ticks=start_ticks,
     )
     _write_state(handle)
     try:
@@ -431,18 +437,43 @@ def list_labs() -> list[LabHandle]:
     return sorted(handles, key=lambda h: (h.instance.endswith("-reference"), h.instance))
 
 
+def start_ticks_since_boot(pid: int) -> int | None:
+    """The process's start in clock ticks since boot (field 22 of ``/proc/<pid>/stat``).
+
+    Unlike psutil's ``create_time()`` (boot time read from the wall clock, plus this), it does
+    not move when the wall clock is stepped: a VM paused and resumed, NTP. None off Linux or
+    when the process is gone.
+    """
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
 def _process(handle: LabHandle) -> psutil.Process | None:
-    """The server's process if it is still the one we started (guards against PID reuse)."""
+    """The server's process if it is still the one we started (guards against PID reuse).
+
+    The identity is the start in clock ticks since boot where it was recorded: a server that
+    outlived a stepped wall clock (its psutil start time moves with it) is still found and
+    stopped, and a recycled PID started at another tick is not ours. State written without
+    it (an older kvdoctor) falls back to the wall-clock start time, and to the command line
+    the lab started where that moved.
+    """
     try:
         proc = psutil.Process(handle.pid)
-        # The start time psutil reports is wall-clock time (boot time read as now minus
-        # uptime, once per process), so a process that records it and another that checks it
-        # across a stepped clock (a resumed VM, NTP) disagree, and a server that was ours
-        # would read as a stranger: never stopped, its state cleared. The command line the lab
-        # started is the same guard against PID reuse without the clock.
-        moved = handle.create_time and abs(proc.create_time() - handle.create_time) > 1.0
-        if moved and (not handle.argv or proc.cmdline() != list(handle.argv)):
-            return None
+        if handle.start_ticks:
+            if start_ticks_since_boot(handle.pid) != handle.start_ticks:
+                return None
+        else:
+            moved = handle.create_time and abs(proc.create_time() - handle.create_time) > 1.0
+            if moved and (not handle.argv or proc.cmdline() != list(handle.argv)):
+                return None
         if proc.status() == psutil.STATUS_ZOMBIE:
             return None
         return proc
