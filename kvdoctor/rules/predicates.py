@@ -314,6 +314,20 @@ def _itl_over_weights_bound(s: SignalView) -> Scalar:
     return _ratio(s.num("itl_p50"), s.num("weights_bound_floor"))
 
 
+@derived(
+    "itl_crawl_stream_s",
+    "s",
+    "The seconds a stream spent crawling (itl_crawl_seconds_window over the mean running "
+    "requests, at least one): the crawl's time per stream, so one slow step shared by a "
+    "hundred streams is not a hundred streams crawling.",
+)
+def _itl_crawl_stream_s(s: SignalView) -> Scalar:
+    crawl = s.num("itl_crawl_seconds_window")
+    if crawl is None:
+        return None
+    return round(crawl / max(s.num("running_mean") or 1.0, 1.0), 6)
+
+
 @derived("itl_over_floor", "ratio", "ITL p50 / decode_floor: how far decoding is from the card.")
 def _itl_over_floor(s: SignalView) -> Scalar:
     return _ratio(s.num("itl_p50"), s.num("decode_floor"))
@@ -1083,6 +1097,40 @@ def _queue_stalled_unheld(s: SignalView) -> Scalar:
 
 
 @derived(
+    "queue_held_with_room",
+    "bool",
+    "Requests waited ten engine steps or more (queue_time_mean over itl_p50) while every "
+    "resource the scheduler admits against had room: running at most half the slots on "
+    "average and below them at every scrape, the pool below full while they waited, and steps "
+    "carrying under half the batched-token budget (512 tokens where the flag is not known, "
+    "below any default of vLLM's): the scheduler held them back, no capacity did.",
+)
+def _queue_held_with_room(s: SignalView) -> Scalar:
+    wait, step = s.num("queue_time_mean"), s.num("itl_p50")
+    slots = s.num("max_num_seqs_effective")
+    run_max = s.num("running_max_engine")
+    if run_max is None:
+        run_max = s.num("running_max")
+    run_mean, kv = s.num("running_mean"), s.num("kv_usage_queued")
+    step_tokens = s.num("iteration_tokens_p99")
+    parts = (wait, step, slots, run_max, run_mean, kv, step_tokens)
+    if any(v is None for v in parts):
+        return None
+    assert wait is not None and step is not None and slots is not None  # for mypy
+    assert run_max is not None and run_mean is not None and kv is not None
+    assert step_tokens is not None
+    budget = s.num("max_num_batched_tokens")
+    return (
+        step > 0
+        and wait >= 10 * step
+        and run_max < slots
+        and run_mean <= slots / 2
+        and kv < POOL_FULL
+        and step_tokens < (budget / 2 if budget else 512)
+    )
+
+
+@derived(
     "stall_engine_alive",
     "bool",
     "Whether the engine was alive while its queue stalled with room (queue_stalled_with_room): "
@@ -1545,6 +1593,7 @@ DERIVED_LABELS: dict[str, str] = {
     "queue_stalled_with_room": "a queue that stalled with room in the pool",
     "stall_engine_alive": "the engine alive while its queue stalled",
     "queue_stalled_unheld": "a queue stalled with room and no block held",
+    "queue_held_with_room": "requests held back for many steps with slots, blocks and budget free",
     "one_request_holds_pool": "one request holding the full pool with the engine stalled",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
@@ -1568,6 +1617,7 @@ DERIVED_LABELS: dict[str, str] = {
     "weights_floor": "one read of the weights",
     "weights_bound_floor": "one read of every weight on the device",
     "itl_over_weights_bound": "ITL p50 over one read of every weight on the device",
+    "itl_crawl_stream_s": "the seconds a stream crawled below reading speed",
     "weights_read_per_device": "the weights one device reads per step",
     "kv_read_step_share": "the share of a decode step that reading the live KV takes",
     "itl_over_weights_floor": "ITL p50 over one read of the weights",
@@ -1648,6 +1698,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "one_request_holds_pool": (
         "one request holds the full pool while the engine computes nothing",
         "no single request holds the full pool of a stalled engine",
+    ),
+    "queue_held_with_room": (
+        "requests waited ten steps or more with slots, blocks and the step budget free",
+        "no wait of many steps with slots, blocks and the step budget all free",
     ),
     "queue_stalled_unheld": (
         "requests wait on an idle engine with every slot and block free",

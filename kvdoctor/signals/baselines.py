@@ -362,7 +362,13 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
     request's long prefill (head-of-line blocking without chunked prefill) shows a TTFT far
     above this even when nothing is counted as waiting, because its step is someone else's.
     """
-    names = ("prompt_len_p10", "prompt_len_p50", "prompt_len_p90", "prefill_s_per_token")
+    names = (
+        "prompt_len_p10",
+        "prompt_len_p50",
+        "prompt_len_p90",
+        "prefill_s_per_token",
+        "ttft_tail_unexplained",
+    )
     ttft = obs.histogram_window(TTFT)
     if ttft is not None and ttft[2] > 0:
         set_signal(
@@ -392,11 +398,57 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
     tokens = hist[1]  # Σ prompt tokens of the requests that finished in the window
     if prefill is None or tokens <= 0:
         set_signal("prefill_s_per_token", None, "", "no prefill-time histogram in the window")
+        set_signal("ttft_tail_unexplained", None, "", "no prefill-time histogram in the window")
         return
     set_signal(
         "prefill_s_per_token",
         prefill / tokens,
         "Σ request prefill time / Σ prompt tokens of the requests finished in the window",
+        None,
+    )
+    _ttft_tail_unexplained(set_signal, ttft, buckets, prefill / tokens)
+
+
+# The tail of first-token times a long prompt's own prefill explains: TTFT p99 far above p50
+# is head-of-line blocking only where short requests are in the tail. A 65k-token prompt that
+# takes 16 s to prefill at the server's own rate is slow by itself, not blocked (external case
+# zyy-glm53: two first tokens above 10 s, both the two 65k-token prompts).
+TAIL_OVER_MEDIAN = 4.0
+
+
+def _ttft_tail_unexplained(
+    set_signal: Setter,
+    ttft: tuple[list[tuple[float, float]], float, float] | None,
+    prompt_buckets: list[tuple[float, float]],
+    rate: float,
+) -> None:
+    """How many first tokens in the tail (above the largest TTFT bound at or below 4x p50)
+    outnumber the prompts long enough to take that long to prefill at the window's own rate.
+
+    Prompts are counted generously (above the largest prompt-length bound at or below the
+    length whose prefill takes the tail's bound), so a count of 0 says every slow first
+    token can be a long prompt's own prefill."""
+    name = "ttft_tail_unexplained"
+    if ttft is None or ttft[2] <= 0 or rate <= 0:
+        set_signal(name, None, "", "no first token or prefill rate in the window")
+        return
+    median = histogram_quantile(0.5, ttft[0])
+    finite = [(le, c) for le, c in ttft[0] if math.isfinite(le)]
+    bound = max((le for le, _ in finite if median and le <= TAIL_OVER_MEDIAN * median), default=0)
+    if not median or bound <= 0:
+        set_signal(name, None, "", "the median first token is outside the buckets")
+        return
+    slow = ttft[0][-1][1] - next(c for le, c in finite if le == bound)
+    length = bound / rate
+    plen = [(le, c) for le, c in prompt_buckets if math.isfinite(le) and le <= length]
+    below = plen[-1][1] if plen else 0.0
+    long_prompts = prompt_buckets[-1][1] - below
+    set_signal(
+        name,
+        float(max(0, round(slow - long_prompts))),
+        f"first tokens above {bound:g} s ({slow:.0f}) minus prompts longer than "
+        f"{plen[-1][0] if plen else 0:,.0f} tokens ({long_prompts:.0f}), whose prefill at "
+        f"the window's {rate * 1000:.3g} ms per 1,000 tokens can take that long",
         None,
     )
 

@@ -184,6 +184,13 @@ _DEFS: list[tuple[str, str, str]] = [
     ("prompt_len_p50", "tokens", "Median prompt length (finished requests)."),
     ("prompt_len_p90", "tokens", "90th percentile of prompt length (finished requests)."),
     ("prefill_s_per_token", "s/token", "Window prefill seconds per prompt token (server's rate)."),
+    (
+        "ttft_tail_unexplained",
+        "count",
+        "First tokens in the TTFT tail (above the largest bound at or below 4x p50) beyond the "
+        "prompts long enough to take that long to prefill at the window's own rate: 0 when "
+        "every slow first token can be a long prompt's own prefill, not a short one blocked.",
+    ),
     ("prompt_turnover", "ratio", "Computed prompt tokens in the window / KV pool tokens."),
     # --- the user's service-level objectives (--slo), from the bundle or the command line
     *[
@@ -715,6 +722,19 @@ _DEFS += [
     ),
     ("itl_stall_min_s", "s", "The bucket bound the counted stalls are above (1 s or more)."),
     (
+        "itl_crawl_tokens_window",
+        "count",
+        "Tokens in the window that came at least 0.2 s and 10x the median step apart (ITL "
+        "histogram above that bound): streams crawling below reading speed for a while, which "
+        "no percentile shows when they are a small share of the tokens.",
+    ),
+    (
+        "itl_crawl_seconds_window",
+        "s",
+        "The time those crawling tokens took at least (each at its bucket's lower bound).",
+    ),
+    ("itl_crawl_min_s", "s", "The bucket bound the crawling tokens are above."),
+    (
         "prefix_hit_rate_late",
         "fraction",
         "Prefix-cache hit rate over the window's last third (hits / queries increases).",
@@ -874,6 +894,9 @@ LABELS: dict[str, str] = {
     "itl_p95": "ITL p95",
     "itl_prefill_r2": "how closely ITL follows the arriving prompt tokens (r²)",
     "itl_stalls_window": "token gaps of a second or more",
+    "itl_crawl_tokens_window": "tokens slower than reading speed and 10x the median step",
+    "itl_crawl_seconds_window": "the time streams crawled below reading speed",
+    "ttft_tail_unexplained": "slow first tokens beyond the long prompts' own prefill",
     "kv_fetch_requests_max": "requests waiting for a KV fetch",
     "kv_usage_max": "peak KV cache usage",
     "kv_usage_mean": "mean KV cache usage",

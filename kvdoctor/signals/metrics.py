@@ -834,6 +834,13 @@ def latency(out: Out, obs: Observations) -> None:
 # A gap of a second between two tokens of a stream is a freeze the reader sees, whatever the
 # percentiles say: a few multi-second stalls among tens of thousands of tokens sit above p99.
 STALL_S = 1.0
+# A stream crawls when its tokens come slower than a reader reads (5 a second) and ten times
+# slower than this server's median step: a long prefill sharing every step with the running
+# decodes for seconds (external case zyy-glm53: 136 tokens at 0.2-0.3 s among 70,416 at
+# under 10 ms, two 16-second crawls that no percentile reaches). Ten times the median keeps
+# a slow server's ordinary stutter out (ze-thor: p50 72 ms, p99 390 ms).
+CRAWL_S = 0.2
+CRAWL_OVER_MEDIAN = 10.0
 
 
 def _itl_stalls(out: Out, obs: Observations) -> None:
@@ -844,8 +851,11 @@ def _itl_stalls(out: Out, obs: Observations) -> None:
         out.set("itl_p10", None, reason=why)
         out.set("itl_stalls_window", None, reason=why)
         out.set("itl_stall_min_s", None, reason=why)
+        for name in ("itl_crawl_tokens_window", "itl_crawl_seconds_window", "itl_crawl_min_s"):
+            out.set(name, None, reason=why)
         return
     buckets = hist[0]
+    _itl_crawl(out, obs, hist)
     # The fastest tenth of tokens: the decode floor when most steps carry something else (a
     # prefill chunk). Only above the first bucket: inside it the position is a guess.
     p10 = histogram_quantile(0.1, buckets)
@@ -866,6 +876,45 @@ def _itl_stalls(out: Out, obs: Observations) -> None:
     prov = f"metrics: {wire} observations above the {le:g} s bucket over the window"
     out.set("itl_stalls_window", as_count(max(0.0, total - below)), prov)
     out.set("itl_stall_min_s", float(le), prov)
+
+
+def _itl_crawl(
+    out: Out, obs: Observations, hist: tuple[list[tuple[float, float]], float, float]
+) -> None:
+    """Tokens that came at least CRAWL_S and CRAWL_OVER_MEDIAN × the median apart, and the
+    seconds they took at least (each counted at its bucket's lower bound)."""
+    buckets, total_s, _ = hist
+    names = ("itl_crawl_tokens_window", "itl_crawl_seconds_window", "itl_crawl_min_s")
+    median = histogram_quantile(0.5, buckets)
+    if median is None:
+        for name in names:
+            out.set(name, None, reason="the median inter-token latency is outside the buckets")
+        return
+    bar = max(CRAWL_S, CRAWL_OVER_MEDIAN * median)
+    # Lower bounds: a bucket counts when its lower bound (the bound below it) reaches the bar.
+    finite = [(le, c) for le, c in buckets if math.isfinite(le)]
+    start = next((i for i, (le, _) in enumerate(finite) if le >= bar), None)
+    if start is None:
+        for name in names:
+            out.set(name, None, reason=f"no ITL bucket bound at or above {bar:g} s")
+        return
+    floor_le = finite[start][0]
+    tokens, seconds = 0.0, 0.0
+    edges = [*finite[start:], (math.inf, buckets[-1][1])]
+    for (lower, below), (_, upto) in itertools.pairwise(edges):
+        n = max(0.0, upto - below)
+        tokens += n
+        seconds += n * lower
+    base = LATENCY_HISTOGRAMS.get("itl")
+    wire = obs.wire(base + "_bucket").removesuffix("_bucket") if base else "ITL"
+    prov = (
+        f"metrics: {wire} observations above the {floor_le:g} s bucket over the window "
+        f"(at least {CRAWL_S:g} s and {CRAWL_OVER_MEDIAN:g}x the median step), each counted "
+        "at its bucket's lower bound"
+    )
+    out.set("itl_crawl_tokens_window", as_count(tokens), prov)
+    out.set("itl_crawl_seconds_window", round(min(seconds, total_s), 6), prov)
+    out.set("itl_crawl_min_s", float(floor_le), prov)
 
 
 # ------------------------------------------------------------------------------ per engine
