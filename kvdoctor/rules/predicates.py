@@ -1096,10 +1096,17 @@ def _queue_stalled_unheld(s: SignalView) -> Scalar:
     return None if held is None else held is False
 
 
+# Steps this short carry little compute: a queue behind them is not waiting for the engine to
+# finish work (external case c-compute-queueing: 1.75 s steps of 16k prefill tokens, serialized
+# prefills, a 100 s queue with the budget's nominal room: compute queueing, not a hold-back).
+HELD_STEP_S = 0.1
+
+
 @derived(
     "queue_held_with_room",
     "bool",
-    "Requests waited ten engine steps or more (queue_time_mean over itl_p50) while every "
+    "Requests waited ten engine steps or more (queue_time_mean over itl_p50), most of their "
+    "first-token time, on an engine whose steps are short (under 0.1 s), while every "
     "resource the scheduler admits against had room: running at most half the slots on "
     "average and below them at every scrape, the pool below full while they waited, and steps "
     "carrying under half the batched-token budget (512 tokens where the flag is not known, "
@@ -1120,8 +1127,12 @@ def _queue_held_with_room(s: SignalView) -> Scalar:
     assert run_max is not None and run_mean is not None and kv is not None
     assert step_tokens is not None
     budget = s.num("max_num_batched_tokens")
+    share = s.num("ttft_queue_share")
+    if share is None:
+        return None
     return (
-        step > 0
+        0 < step < HELD_STEP_S
+        and share >= 0.5
         and wait >= 10 * step
         and run_max < slots
         and run_mean <= slots / 2

@@ -410,10 +410,12 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
 
 
 # The tail of first-token times a long prompt's own prefill explains: TTFT p99 far above p50
-# is head-of-line blocking only where short requests are in the tail. A 65k-token prompt that
-# takes 16 s to prefill at the server's own rate is slow by itself, not blocked (external case
-# zyy-glm53: two first tokens above 10 s, both the two 65k-token prompts).
-TAIL_OVER_MEDIAN = 4.0
+# is head-of-line blocking only where some first token took longer than any prompt of the
+# window costs on its own. A 65k-token prompt that takes 16 s to prefill at the server's own
+# rate is slow by itself, not blocked (external case zyy-glm53: the two first tokens above
+# 10 s were the two 65k-token prompts). Half again the longest prompt's own prefill leaves
+# room for the rate's spread between requests.
+OWN_PREFILL_MARGIN = 1.5
 
 
 def _ttft_tail_unexplained(
@@ -422,33 +424,32 @@ def _ttft_tail_unexplained(
     prompt_buckets: list[tuple[float, float]],
     rate: float,
 ) -> None:
-    """How many first tokens in the tail (above the largest TTFT bound at or below 4x p50)
-    outnumber the prompts long enough to take that long to prefill at the window's own rate.
-
-    Prompts are counted generously (above the largest prompt-length bound at or below the
-    length whose prefill takes the tail's bound), so a count of 0 says every slow first
-    token can be a long prompt's own prefill."""
+    """First tokens slower than the longest prompt's own prefill (its bucket's upper bound at
+    the window's rate, times OWN_PREFILL_MARGIN) could make them: 0 when every slow first
+    token can be a long prompt's own prefill; None where the longest prompt is above the
+    last finite bucket or the bar above the last finite TTFT bound (not known)."""
     name = "ttft_tail_unexplained"
-    if ttft is None or ttft[2] <= 0 or rate <= 0:
+    if ttft is None or ttft[2] <= 0 or rate <= 0 or not prompt_buckets:
         set_signal(name, None, "", "no first token or prefill rate in the window")
         return
-    median = histogram_quantile(0.5, ttft[0])
-    finite = [(le, c) for le, c in ttft[0] if math.isfinite(le)]
-    bound = max((le for le, _ in finite if median and le <= TAIL_OVER_MEDIAN * median), default=0)
-    if not median or bound <= 0:
-        set_signal(name, None, "", "the median first token is outside the buckets")
+    total = prompt_buckets[-1][1]
+    longest = next(le for le, c in prompt_buckets if c >= total)
+    if not math.isfinite(longest):
+        set_signal(name, None, "", "the longest prompt is above the last finite length bucket")
         return
-    slow = ttft[0][-1][1] - next(c for le, c in finite if le == bound)
-    length = bound / rate
-    plen = [(le, c) for le, c in prompt_buckets if math.isfinite(le) and le <= length]
-    below = plen[-1][1] if plen else 0.0
-    long_prompts = prompt_buckets[-1][1] - below
+    bar = OWN_PREFILL_MARGIN * longest * rate
+    bound = next((le for le, _ in ttft[0] if math.isfinite(le) and le >= bar), None)
+    if bound is None:
+        set_signal(name, None, "", f"no TTFT bucket bound at or above {bar:.3g} s")
+        return
+    below = next(c for le, c in ttft[0] if le == bound)
+    slow = max(0.0, ttft[0][-1][1] - below)
     set_signal(
         name,
-        float(max(0, round(slow - long_prompts))),
-        f"first tokens above {bound:g} s ({slow:.0f}) minus prompts longer than "
-        f"{plen[-1][0] if plen else 0:,.0f} tokens ({long_prompts:.0f}), whose prefill at "
-        f"the window's {rate * 1000:.3g} ms per 1,000 tokens can take that long",
+        float(round(slow)),
+        f"first tokens above {bound:g} s: {OWN_PREFILL_MARGIN:g}x what the longest prompt "
+        f"(at most {longest:,.0f} tokens) costs to prefill alone at the window's "
+        f"{rate * 1000:.3g} ms per 1,000 tokens",
         None,
     )
 

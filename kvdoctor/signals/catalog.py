@@ -187,9 +187,9 @@ _DEFS: list[tuple[str, str, str]] = [
     (
         "ttft_tail_unexplained",
         "count",
-        "First tokens in the TTFT tail (above the largest bound at or below 4x p50) beyond the "
-        "prompts long enough to take that long to prefill at the window's own rate: 0 when "
-        "every slow first token can be a long prompt's own prefill, not a short one blocked.",
+        "First tokens slower than 1.5x what the window's longest prompt costs to prefill alone "
+        "at the window's own rate: 0 when every slow first token can be a long prompt's own "
+        "prefill, not a short one blocked behind it.",
     ),
     ("prompt_turnover", "ratio", "Computed prompt tokens in the window / KV pool tokens."),
     # --- the user's service-level objectives (--slo), from the bundle or the command line
