@@ -239,8 +239,14 @@ def server_info(out: Out, bundle: Bundle, config_src: dict[str, str]) -> None:
 
 
 # What names the platform in a vLLM log: the CPU build's platform module and its KV line, the
-# GPU KV line and CUDA's own words.
-_CPU_LOG = re.compile(r"\[cpu\.py:\d+\]|\bCPU KV cache size\b|platform: cpu\b|CpuPlatform")
+# GPU KV line and CUDA's own words. A GPU server's KV offloading to host memory logs from a
+# module of the same name (vllm/v1/kv_offload/cpu.py: "Allocating N CPU KV blocks ... for KV
+# offloading"; external case zyz-qwen32b), so a line that speaks of offloading names no
+# platform.
+_CPU_LOG = re.compile(
+    r"^(?!.*offload).*(?:\[cpu\.py:\d+\]|\bCPU KV cache size\b|platform: cpu\b|CpuPlatform)",
+    re.MULTILINE | re.IGNORECASE,
+)
 _GPU_LOG = re.compile(r"\bGPU KV cache size\b|\bCUDA\b|platform: cuda\b")
 
 

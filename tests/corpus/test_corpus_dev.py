@@ -404,11 +404,11 @@ KNOWN_MISSES.update(
             ),
         },
         "zo-v064-70b-fp8-8k-tpot-regress": {
-            "symptom": (
-                "an ITL regression against an earlier release the bundle does not hold: "
-                "kvdoctor leads with the 8k-token prompts' prefill (high-ttft/prefill-bound)"
+            "cause": (
+                "an ITL regression against an earlier release the bundle does not hold (the "
+                "case leaves the cause open); kvdoctor names prefill-interference, the streams "
+                "crawling while the 8k-token prompts prefill beside them"
             ),
-            "cause": "follows from the symptom",
         },
         "zo-v070-ttft-3x-4k-chunk2048": {
             "symptom": (
