@@ -43,7 +43,7 @@ from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import Playbook
+from kvdoctor.rules.runtime import Playbook
 from kvdoctor.rules.verdict import healthy_evidence, overall_verdict, verdict_facts
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS

@@ -179,3 +179,78 @@ def test_an_edited_validation_module_is_a_new_key(
     load_playbooks()
     assert validated == [1]
     assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2
+
+
+def test_runtime_playbook_classes_mirror_the_schema() -> None:
+    """Each class of the pydantic playbook schema has a runtime class of its name with the same
+    fields in the same order (the loader fills them positionally), and nothing else does."""
+    import pydantic
+
+    from kvdoctor.rules import schema
+    from kvdoctor.rules.runtime import RUNTIME_CLASSES
+
+    models = {
+        name: cls
+        for name, cls in vars(schema).items()
+        if isinstance(cls, type)
+        and issubclass(cls, pydantic.BaseModel)
+        and cls.__module__ == schema.__name__
+        and not name.startswith("_")
+    }
+    assert sorted(models) == sorted(RUNTIME_CLASSES)
+    for name, model in models.items():
+        assert RUNTIME_CLASSES[name]._fields == tuple(model.model_fields), name
+
+
+def test_cached_playbooks_are_runtime_data_equal_to_the_validated_ones(cache_root: Path) -> None:
+    from kvdoctor.rules import schema
+    from kvdoctor.rules.load import runtime_of
+    from kvdoctor.rules.runtime import Playbook
+
+    cached = load_playbooks()
+    assert all(type(pb) is Playbook for pb in cached)
+    raw = (data_dir("playbooks") / "slow-itl.yaml").read_text(encoding="utf-8")
+    import yaml
+
+    validated = schema.Playbook.model_validate(yaml.safe_load(raw))
+    assert runtime_of(validated) == {pb.id: pb for pb in cached}["slow-itl"]
+
+
+_WARM_REPLAY = """
+import sys
+from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
+import kvdoctor.pipeline, kvdoctor.rules.evaluate, kvdoctor.rules.verdict, kvdoctor.report.render
+import kvdoctor.remediation
+replica, fleet = load_playbooks(), load_fleet_playbooks()
+assert replica and fleet
+print(" ".join(sorted(m for m in sys.modules if m.startswith("kvdoctor.rules."))))
+"""
+
+
+def test_a_warm_cache_replay_never_imports_the_playbook_schema(cache_root: Path) -> None:
+    """The pydantic schema (~12 ms to import, and its instances ~5 ms to unpickle) validates
+    playbook files; once they are cached, the replay's modules and the loader leave it out.
+    A fresh interpreter: this process has imported the schema already.
+    (tests/integration/test_replay_imports.py checks the whole ``diagnose --bundle``.)"""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "KVDOCTOR_CACHE_DIR": str(cache_root)}
+    env.pop("KVDOCTOR_NO_CACHE", None)
+
+    def run() -> set[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", _WARM_REPLAY],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        return set(out.stdout.split())
+
+    cold = run()  # validates the files, and fills the cache
+    assert "kvdoctor.rules.schema" in cold
+    warm = run()
+    assert "kvdoctor.rules.load" in warm
+    assert "kvdoctor.rules.schema" not in warm
