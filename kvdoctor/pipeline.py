@@ -354,8 +354,8 @@ def _context(
             for name, sv in sorted(signals.values.items())
         },
         derived_units={name: d.unit for name, d in sorted(DERIVED.items())},
-        reproducers=records,
-        healthy_evidence=healthy,
+        reproducers=list(records),
+        healthy_evidence=list(healthy),
     )
 
 
