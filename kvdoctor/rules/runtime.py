@@ -12,8 +12,9 @@ Fields that are lists in the schema are lists here too; nothing mutates them. On
 own); every other class is built from a validated schema instance, every field given.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple would turn every string
+# annotation into a ForwardRef and compile it, which doubled this module's import time. The one
+# forward reference (a group's clauses) is quoted.
 from collections.abc import Callable
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -45,9 +46,9 @@ class Condition(NamedTuple):
 class Group(NamedTuple):
     """``all`` / ``any`` / ``none`` (see :class:`kvdoctor.rules.schema.Group`)."""
 
-    all: list[Clause] | None = None
-    any: list[Clause] | None = None
-    none: list[Clause] | None = None
+    all: list["Clause"] | None = None
+    any: list["Clause"] | None = None
+    none: list["Clause"] | None = None
 
 
 Clause: TypeAlias = Condition | Group
