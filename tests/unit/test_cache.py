@@ -216,41 +216,23 @@ def test_cached_playbooks_are_runtime_data_equal_to_the_validated_ones(cache_roo
     assert runtime_of(validated) == {pb.id: pb for pb in cached}["slow-itl"]
 
 
-_WARM_REPLAY = """
-import sys
-from kvdoctor.rules.load import load_fleet_playbooks, load_playbooks
-import kvdoctor.pipeline, kvdoctor.rules.evaluate, kvdoctor.rules.verdict, kvdoctor.report.render
-import kvdoctor.remediation
-replica, fleet = load_playbooks(), load_fleet_playbooks()
-assert replica and fleet
-print(" ".join(sorted(m for m in sys.modules if m.startswith("kvdoctor.rules."))))
-"""
-
-
-def test_a_warm_cache_replay_never_imports_the_playbook_schema(cache_root: Path) -> None:
+def test_a_warm_cache_replay_never_imports_the_playbook_schema(
+    cache_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The pydantic schema (~12 ms to import, and its instances ~5 ms to unpickle) validates
-    playbook files; once they are cached, the replay's modules and the loader leave it out.
-    A fresh interpreter: this process has imported the schema already.
-    (tests/integration/test_replay_imports.py checks the whole ``diagnose --bundle``.)"""
-    import subprocess
+    playbook files; once they are cached, loading them and diagnosing a bundle never import it.
+    In this process the schema is imported already: it is taken out of sys.modules, and must not
+    be back after. (tests/integration/test_replay_imports.py checks, in a fresh interpreter,
+    that the whole ``diagnose --bundle`` leaves it out.)"""
     import sys
 
-    env = {**os.environ, "KVDOCTOR_CACHE_DIR": str(cache_root)}
-    env.pop("KVDOCTOR_NO_CACHE", None)
+    import kvdoctor.rules
+    from kvdoctor.rules.load import load_fleet_playbooks
 
-    def run() -> set[str]:
-        out = subprocess.run(
-            [sys.executable, "-c", _WARM_REPLAY],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            check=True,
-        )
-        return set(out.stdout.split())
-
-    cold = run()  # validates the files, and fills the cache
-    assert "kvdoctor.rules.schema" in cold
-    warm = run()
-    assert "kvdoctor.rules.load" in warm
-    assert "kvdoctor.rules.schema" not in warm
+    cold = load_playbooks(), load_fleet_playbooks()  # fills the cache
+    monkeypatch.delitem(sys.modules, "kvdoctor.rules.schema")
+    monkeypatch.delattr(kvdoctor.rules, "schema", raising=False)
+    assert (load_playbooks(), load_fleet_playbooks()) == cold
+    report = diagnose(read_bundle(FIXTURES / "preemption-storm" / "bundle.tar.gz")).report
+    assert report.findings
+    assert "kvdoctor.rules.schema" not in sys.modules
