@@ -43,7 +43,7 @@ from kvdoctor.rules.evaluate import evaluate, triage
 from kvdoctor.rules.experiments import experiment_of, plan_for
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import Playbook
+from kvdoctor.rules.runtime import Playbook
 from kvdoctor.rules.verdict import healthy_evidence, overall_verdict, verdict_facts
 from kvdoctor.signals import v1_extra
 from kvdoctor.signals.catalog import SIGNALS
@@ -354,8 +354,8 @@ def _context(
             for name, sv in sorted(signals.values.items())
         },
         derived_units={name: d.unit for name, d in sorted(DERIVED.items())},
-        reproducers=records,
-        healthy_evidence=healthy,
+        reproducers=list(records),
+        healthy_evidence=list(healthy),
     )
 
 

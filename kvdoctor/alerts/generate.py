@@ -37,7 +37,7 @@ from kvdoctor.alerts.promql import (
     series_expr,
     signal_expr,
 )
-from kvdoctor.rules.schema import Cause, Condition, Group, Playbook
+from kvdoctor.rules.runtime import Cause, Condition, Group, Playbook
 from kvdoctor.signals.catalog import SIGNALS
 
 # `for:` by severity: a critical condition (stalls, OOM) pages sooner than a slow drift.

@@ -10,7 +10,7 @@ import click
 from kvdoctor.errors import KvdoctorError
 
 if TYPE_CHECKING:
-    from kvdoctor.rules.schema import Playbook
+    from kvdoctor.rules.runtime import Playbook
 
 _PLAYBOOKS_OPTION = click.option(
     "--playbooks",

@@ -6,9 +6,11 @@ and are rounded up once, at the end, so every byte count is an exact integer.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -111,16 +113,19 @@ def _fmt_int(n: int) -> str:
     return f"{n:,}"
 
 
-class KvModel(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class KvModel:
     """The KV-relevant shape of one model checkpoint.
 
     ``attention_layers`` counts the layers that keep a KV cache; of those, ``window_layers`` keep
     at most ``sliding_window`` tokens (sliding-window or chunked local attention), the rest keep
     every token. Attention-free layers (Mamba, linear attention) are excluded and counted in
     ``attention_free_layers``: their state is per sequence, not per token.
-    """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    A plain frozen dataclass, not a pydantic model: it is internal (the outputs show
+    :class:`KvModelSummary`), its constructors pass checked values, and a replay builds it
+    without paying for a validator.
+    """
 
     name: str | None = None
     model_type: str | None = None
@@ -314,12 +319,11 @@ class KvModel(BaseModel):
         model = cls.from_hf_config(entry["config"], name=entry["name"])
         params = entry.get("params")
         weight_dtype = entry.get("weights_dtype", model.dtype)
-        return model.model_copy(
-            update={
-                "params": int(params) if params is not None else None,
-                "weight_bytes_per_param": _weight_bytes(weight_dtype) if params else None,
-                "source": entry["source"],
-            }
+        return dataclasses.replace(
+            model,
+            params=int(params) if params is not None else None,
+            weight_bytes_per_param=_weight_bytes(weight_dtype) if params else None,
+            source=entry["source"],
         )
 
     # ------------------------------------------------------------------ per-token sizes
@@ -416,16 +420,15 @@ class KvModel(BaseModel):
             return self
         kv_heads = self.kv_heads if self.is_mla else max(1, self.kv_heads // tensor_parallel)
         params = None if self.params is None else -(-self.params // tensor_parallel)
-        return self.model_copy(
-            update={
-                "kv_heads": kv_heads,
-                "attention_heads": max(1, self.attention_heads // tensor_parallel),
-                "params": params,
-                "notes": (
-                    *self.notes,
-                    f"per GPU under tensor parallel {tensor_parallel}: {kv_heads} KV heads each",
-                ),
-            }
+        return dataclasses.replace(
+            self,
+            kv_heads=kv_heads,
+            attention_heads=max(1, self.attention_heads // tensor_parallel),
+            params=params,
+            notes=(
+                *self.notes,
+                f"per GPU under tensor parallel {tensor_parallel}: {kv_heads} KV heads each",
+            ),
         )
 
     def weight_bytes(self) -> int | None:

@@ -17,7 +17,7 @@ from kvdoctor.report.model import Finding
 from kvdoctor.signals.model import SignalSet
 
 if TYPE_CHECKING:
-    from kvdoctor.rules.schema import Playbook
+    from kvdoctor.rules.runtime import Playbook
 
 __all__ = [
     "Change",

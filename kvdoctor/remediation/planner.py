@@ -34,7 +34,7 @@ from kvdoctor.rules.predicates import (
     capture_size_below,
     decode_step_tokens,
 )
-from kvdoctor.rules.schema import Cause, Move, Playbook
+from kvdoctor.rules.runtime import Cause, Move, Playbook
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.thresholds import ENGINES_UNEVEN, POOL_FULL
 

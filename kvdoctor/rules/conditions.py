@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from kvdoctor.bundle.model import JsonObject
 from kvdoctor.rules.predicates import PREDICATES, SignalView
-from kvdoctor.rules.schema import Clause, Condition
+from kvdoctor.rules.runtime import Clause, Condition
 from kvdoctor.signals.fleet import FleetSignals
 
 # What the rules read: a replica's signals, or one set of fleet signals.

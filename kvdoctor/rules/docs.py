@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.rules.formatting import human, placeholders_as_names, render_or
 from kvdoctor.rules.predicates import DERIVED, PREDICATES
-from kvdoctor.rules.schema import RUNBOOK_SECTIONS, Cause, Clause, Condition, Move, Playbook
+from kvdoctor.rules.runtime import Cause, Clause, Condition, Move, Playbook
+from kvdoctor.rules.schema import RUNBOOK_SECTIONS
 from kvdoctor.signals.fleet import FLEET_SIGNALS, constant
 
 DOC_HEADER = (

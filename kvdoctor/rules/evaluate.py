@@ -29,7 +29,7 @@ from kvdoctor.rules.explain import evidence_value, explain, signal_label
 from kvdoctor.rules.formatting import TemplateValue, render_or
 from kvdoctor.rules.load import load_playbooks
 from kvdoctor.rules.predicates import DERIVED, SignalView
-from kvdoctor.rules.schema import (
+from kvdoctor.rules.runtime import (
     Candidate,
     Cause,
     DetectBasis,

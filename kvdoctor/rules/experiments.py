@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from kvdoctor.experiment_catalog import DEFAULT_SET, EXPERIMENTS
 from kvdoctor.report.model import Finding
-from kvdoctor.rules.schema import Playbook
+from kvdoctor.rules.runtime import Playbook
 from kvdoctor.vocab import ACTIVE_STATUSES
 
 

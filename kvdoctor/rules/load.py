@@ -1,7 +1,10 @@
-"""Loading playbooks: read, validate (:mod:`kvdoctor.rules.validate`) and cache them.
+"""Loading playbooks: read, validate (:mod:`kvdoctor.rules.schema`, then
+:mod:`kvdoctor.rules.validate`) and cache them.
 
-Validated playbooks are pickled under a key that covers the files' bytes and the source of
-every module whose code decides what a valid playbook is (:data:`VALIDATION_MODULES`).
+A validated playbook becomes plain runtime data (:mod:`kvdoctor.rules.runtime`), which is
+what the engine reads and what is pickled, under a key that covers the files' bytes and the
+source of every module whose code decides what a valid playbook is (:data:`VALIDATION_MODULES`).
+With a warm cache the pydantic schema is never imported.
 """
 
 from __future__ import annotations
@@ -11,15 +14,17 @@ from collections.abc import Sequence
 from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import SYMPTOMS
 from kvdoctor.resources import data_dir
-from kvdoctor.rules.schema import Playbook, Scope
+from kvdoctor.rules.runtime import RUNTIME_CLASSES, Playbook, Scope
 from kvdoctor.rules.validate import check_playbook
+
+if TYPE_CHECKING:
+    from kvdoctor.rules import schema
 
 
 def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> list[Playbook]:
@@ -89,6 +94,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.rules.formatting",
     "kvdoctor.rules.load",
     "kvdoctor.rules.predicates",
+    "kvdoctor.rules.runtime",
     "kvdoctor.rules.schema",
     "kvdoctor.rules.validate",
     "kvdoctor.signals",
@@ -180,8 +186,30 @@ def _strict_loader() -> type:
     return StrictLoader
 
 
+def runtime_of(value: object) -> object:
+    """A validated schema instance (and what it holds) as :mod:`kvdoctor.rules.runtime` data:
+    each model becomes the runtime class of its name, every field given in the schema's order."""
+    fields = getattr(type(value), "model_fields", None)
+    if fields is not None:
+        cls = RUNTIME_CLASSES[type(value).__name__]
+        return cls(*(runtime_of(getattr(value, name)) for name in fields))
+    if isinstance(value, list):
+        return [runtime_of(v) for v in value]
+    return value
+
+
+def runtime_playbook(pb: schema.Playbook) -> Playbook:
+    """``pb`` as the engine reads it."""
+    out = runtime_of(pb)
+    assert isinstance(out, Playbook)
+    return out
+
+
 def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
     import yaml
+    from pydantic import ValidationError
+
+    from kvdoctor.rules.schema import Playbook as PlaybookSchema
 
     try:
         text = raw.decode("utf-8")
@@ -198,12 +226,13 @@ def _load_one(path: Path, raw: bytes, label: str, scope: Scope) -> Playbook:
     if not isinstance(data, dict):
         raise KvdoctorError(f"{label}: a playbook is a YAML mapping")
     try:
-        pb = Playbook.model_validate(data)
+        validated = PlaybookSchema.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"] if p not in ("condition", "group")) or "(top)"
         msg = err["msg"].removeprefix("Value error, ")
         raise KvdoctorError(f"{label}: {loc}: {msg}") from None
+    pb = runtime_playbook(validated)
     if pb.scope != scope:
         raise KvdoctorError(
             f"{label}: scope: a {pb.scope} playbook where {scope} playbooks are read "

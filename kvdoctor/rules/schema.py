@@ -26,14 +26,19 @@ from pydantic import (
 )
 
 from kvdoctor.experiment_catalog import NAMES
+from kvdoctor.rules.runtime import Basis as Basis
+from kvdoctor.rules.runtime import Direction as Direction
+from kvdoctor.rules.runtime import MoveAction as MoveAction
+from kvdoctor.rules.runtime import Op as Op
+from kvdoctor.rules.runtime import ReproducerName as ReproducerName
+from kvdoctor.rules.runtime import Scope as Scope
 from kvdoctor.thresholds import PLAYBOOK_CONSTANTS
 from kvdoctor.vocab import Severity, Symptom
 
-Op = Literal[">", ">=", "<", "<=", "==", "!="]
-Direction = Literal["raise", "lower", "set", "enable", "disable"]
-# An experiment name: checked against the catalog (kvdoctor.experiment_catalog) at load
-# time by kvdoctor.rules.validate.check_playbook, with the causes and measured keys it allows.
-ReproducerName = str
+# The literal types above have one home, kvdoctor.rules.runtime (what a validated playbook
+# becomes), so the engine names them without importing this module. ReproducerName, an
+# experiment name, is checked against the catalog (kvdoctor.experiment_catalog) at load time by
+# kvdoctor.rules.validate.check_playbook, with the causes and measured keys it allows.
 
 
 # Every experiment name, in the catalog's order.
@@ -71,8 +76,8 @@ _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class _Strict(BaseModel):
-    # defer_build: a replay takes validated playbooks from kvdoctor's cache (unpickled, never
-    # validated again), so the validators are built only when a playbook file is really read.
+    # defer_build: the validators are built only when a playbook file is really read (a replay
+    # with a warm cache never imports this module: see kvdoctor.rules.runtime).
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
@@ -242,8 +247,6 @@ PLANNER_NAMES: tuple[str, ...] = (
     "utilization-too-high",
 )
 
-MoveAction = Literal["remove", "set", "raise", "lower", "client", "capacity"]
-
 
 class Move(_Strict):
     """One change a planner may print: the action, the vLLM flag (none for a client-side or
@@ -406,9 +409,6 @@ class Cause(_Strict):
         return self
 
 
-Basis = Literal["slo", "baseline", "default", "evidence"]
-
-
 class DetectBasis(_Strict):
     """One way to judge a symptom: against the user's SLO, the server's own baseline in the
     same window, or a documented default (docs/troubleshooting.md: thresholds are a last resort).
@@ -507,9 +507,6 @@ RUNBOOK_SECTIONS: tuple[tuple[str, str], ...] = (
     ("diagnosis", "Evidence"),
     ("mitigation", "Mitigation"),
 )
-
-
-Scope = Literal["replica", "fleet"]
 
 
 class Playbook(_Strict):

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from kvdoctor.experiment_catalog import EXPERIMENTS
 from kvdoctor.rules.formatting import template_fields
 from kvdoctor.rules.predicates import DERIVED, PREDICATES
-from kvdoctor.rules.schema import Cause, Clause, Group, Playbook, Scope
+from kvdoctor.rules.runtime import Cause, Clause, Group, Playbook, Scope
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.fleet import FLEET_SIGNALS
 from kvdoctor.vocab import CAUSES, UNIDENTIFIED

@@ -17,23 +17,23 @@ from kvdoctor.report.model import (
 from kvdoctor.rules.conditions import Context, eval_clause
 from kvdoctor.rules.explain import evidence_value, signal_label
 from kvdoctor.rules.predicates import SignalView
-from kvdoctor.rules.schema import Condition, Group
+from kvdoctor.rules.runtime import Condition, Group
 from kvdoctor.signals.model import SignalSet
 from kvdoctor.signals.window import idle_window
 from kvdoctor.thresholds import CARD_FULL, POOL_FULL
 from kvdoctor.vocab import ACTIVE_STATUSES
 
 
-# The rows below are written here, not read from a playbook: built without validation, so that
-# importing this module (every replay does) does not build the Condition and Group validators
-# (about 1 ms; a replay's playbooks come validated from the cache). tests/rules/test_verdict_rows.py
-# validates every row's clauses, so a malformed one still fails CI.
+# The rows below are written here, not read from a playbook: built as runtime clauses
+# (kvdoctor.rules.runtime), without validation, so that importing this module (every replay
+# does) does not import the pydantic playbook schema. tests/rules/test_verdict_rows.py validates
+# every row's clauses against the schema, so a malformed one still fails CI.
 def _condition(**fields: Any) -> Condition:
-    return Condition.model_construct(**fields)
+    return Condition(**fields)
 
 
 def _group(**parts: Any) -> Group:
-    return Group.model_construct(**parts)
+    return Group(**parts)
 
 
 class _HealthRow(NamedTuple):

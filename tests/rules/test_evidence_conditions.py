@@ -14,7 +14,9 @@ import re
 from test_rule_cases import PLAYBOOKS
 
 from kvdoctor.report.checker import _COMPARATOR
-from kvdoctor.rules.schema import Condition, EvidenceSpec
+from kvdoctor.rules import schema
+from kvdoctor.rules.load import runtime_of
+from kvdoctor.rules.runtime import Condition, EvidenceSpec
 
 _OPS = {
     "≥": ">=",
@@ -87,13 +89,19 @@ def test_words_that_state_a_comparison_carry_it_as_data() -> None:
 
 
 def test_a_row_whose_condition_disagrees_with_its_words_is_caught() -> None:
-    row = EvidenceSpec(
-        signal="kv_usage_max",
-        expected="≥ 0.90: the pool fills up",
-        holds=Condition(signal="kv_usage_max", op="<", value=0.9),
+    row = runtime_of(
+        schema.EvidenceSpec(
+            signal="kv_usage_max",
+            expected="≥ 0.90: the pool fills up",
+            holds=schema.Condition(signal="kv_usage_max", op="<", value=0.9),
+        )
     )
+    assert isinstance(row, EvidenceSpec)
     assert _problems("planted", row) == ["planted: the words say >=, holds says <"]
-    bare = EvidenceSpec(signal="running_max", expected="above the {seqs_that_fit} sequences")
+    bare = runtime_of(
+        schema.EvidenceSpec(signal="running_max", expected="above the {seqs_that_fit} sequences")
+    )
+    assert isinstance(bare, EvidenceSpec)
     assert _problems("bare", bare) == [
         "bare: 'above the {seqs_that_fit} sequences' states a condition: add holds"
     ]

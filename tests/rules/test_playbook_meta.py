@@ -58,7 +58,7 @@ def test_one_playbook_per_symptom_with_the_required_causes() -> None:
 
 @pytest.mark.parametrize("pb", PLAYBOOKS, ids=lambda pb: pb.id)
 def test_runbook_sections_present(pb: object) -> None:
-    from kvdoctor.rules.schema import Playbook
+    from kvdoctor.rules.runtime import Playbook
 
     assert isinstance(pb, Playbook)
     for key, heading in RUNBOOK_SECTIONS:

@@ -19,7 +19,7 @@ from kvdoctor.report.model import Finding
 from kvdoctor.rules.evaluate import triage
 from kvdoctor.rules.explain import _fmt
 from kvdoctor.rules.predicates import DERIVED, DERIVED_LABELS, DERIVED_STATES, PREDICATE_FALSE
-from kvdoctor.rules.schema import Clause, Condition, Group
+from kvdoctor.rules.runtime import Clause, Condition, Group
 from kvdoctor.signals.catalog import LABELS, SIGNALS, STATES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

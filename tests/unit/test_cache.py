@@ -179,3 +179,60 @@ def test_an_edited_validation_module_is_a_new_key(
     load_playbooks()
     assert validated == [1]
     assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2
+
+
+def test_runtime_playbook_classes_mirror_the_schema() -> None:
+    """Each class of the pydantic playbook schema has a runtime class of its name with the same
+    fields in the same order (the loader fills them positionally), and nothing else does."""
+    import pydantic
+
+    from kvdoctor.rules import schema
+    from kvdoctor.rules.runtime import RUNTIME_CLASSES
+
+    models = {
+        name: cls
+        for name, cls in vars(schema).items()
+        if isinstance(cls, type)
+        and issubclass(cls, pydantic.BaseModel)
+        and cls.__module__ == schema.__name__
+        and not name.startswith("_")
+    }
+    assert sorted(models) == sorted(RUNTIME_CLASSES)
+    for name, model in models.items():
+        assert RUNTIME_CLASSES[name]._fields == tuple(model.model_fields), name
+
+
+def test_cached_playbooks_are_runtime_data_equal_to_the_validated_ones(cache_root: Path) -> None:
+    from kvdoctor.rules import schema
+    from kvdoctor.rules.load import runtime_of
+    from kvdoctor.rules.runtime import Playbook
+
+    cached = load_playbooks()
+    assert all(type(pb) is Playbook for pb in cached)
+    raw = (data_dir("playbooks") / "slow-itl.yaml").read_text(encoding="utf-8")
+    import yaml
+
+    validated = schema.Playbook.model_validate(yaml.safe_load(raw))
+    assert runtime_of(validated) == {pb.id: pb for pb in cached}["slow-itl"]
+
+
+def test_a_warm_cache_replay_never_imports_the_playbook_schema(
+    cache_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pydantic schema (~12 ms to import, and its instances ~5 ms to unpickle) validates
+    playbook files; once they are cached, loading them and diagnosing a bundle never import it.
+    In this process the schema is imported already: it is taken out of sys.modules, and must not
+    be back after. (tests/integration/test_replay_imports.py checks, in a fresh interpreter,
+    that the whole ``diagnose --bundle`` leaves it out.)"""
+    import sys
+
+    import kvdoctor.rules
+    from kvdoctor.rules.load import load_fleet_playbooks
+
+    cold = load_playbooks(), load_fleet_playbooks()  # fills the cache
+    monkeypatch.delitem(sys.modules, "kvdoctor.rules.schema")
+    monkeypatch.delattr(kvdoctor.rules, "schema", raising=False)
+    assert (load_playbooks(), load_fleet_playbooks()) == cold
+    report = diagnose(read_bundle(FIXTURES / "preemption-storm" / "bundle.tar.gz")).report
+    assert report.findings
+    assert "kvdoctor.rules.schema" not in sys.modules

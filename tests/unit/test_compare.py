@@ -6,6 +6,7 @@ The recorded fixtures stand in for "before" and "after" here (pure logic); the l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,7 @@ def test_the_advised_change_applied_is_stated(capsys: pytest.CaptureFixture[str]
 
 
 def _with_args(d: Any, **args: object) -> Any:
-    ctx = d.context.model_copy(update={"engine_args": {**d.context.engine_args, **args}})
+    ctx = dataclasses.replace(d.context, engine_args={**d.context.engine_args, **args})
     return type(d)(d.report, ctx, d.signals)
 
 

@@ -81,6 +81,7 @@ def test_v0_gauges_frozen_with_a_request_running_are_a_stalled_tail() -> None:
 def test_an_exclusion_with_a_none_part_reads_without_a_dangling_and() -> None:
     from kvdoctor.rules.conditions import Context
     from kvdoctor.rules.explain import explain
+    from kvdoctor.rules.load import runtime_of
     from kvdoctor.rules.predicates import SignalView
     from kvdoctor.rules.schema import Group
     from kvdoctor.signals.model import SignalSet
@@ -88,7 +89,7 @@ def test_an_exclusion_with_a_none_part_reads_without_a_dangling_and() -> None:
     s = SignalSet()
     s.set("gpu_memory_utilization", 0.95, provenance="test")
     s.set("log_sampler_warmup_seqs", None, reason="test")
-    clause = Group.model_validate(
+    valid = Group.model_validate(
         {
             "none": [
                 {
@@ -100,5 +101,5 @@ def test_an_exclusion_with_a_none_part_reads_without_a_dangling_and() -> None:
             ]
         }
     )
-    line = explain(clause, Context(SignalView(s)))
+    line = explain(runtime_of(valid), Context(SignalView(s)))
     assert line is not None and not line.rstrip().endswith("and"), line

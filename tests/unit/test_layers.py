@@ -162,6 +162,11 @@ LAZY: dict[tuple[str, str], str] = {
     ("kvdoctor.pipeline", "kvdoctor.probes.http"): _LIVE_ONLY,
     ("kvdoctor.pipeline", "kvdoctor.probes.tokenize"): _LIVE_ONLY,
     ("kvdoctor.pipeline", "kvdoctor.promptshare"): _LIVE_ONLY,
+    ("kvdoctor.rules.load", "kvdoctor.rules.schema"): (
+        "the pydantic playbook schema validates playbook files only when the playbook cache is "
+        "cold or stale: a replay with a warm cache reads plain runtime data "
+        "(kvdoctor.rules.runtime) and never builds the schema's models"
+    ),
     ("kvdoctor.signals.prompts", "kvdoctor.promptshare"): (
         "the prompt analysis runs only with a sample (--prompts, or two prompts in the request "
         "log): a replay without one skips its regexes and types (~2.5 ms)"

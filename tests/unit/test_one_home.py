@@ -210,9 +210,7 @@ def test_a_cause_the_vocabulary_does_not_list_is_refused_at_load() -> None:
     from kvdoctor.rules.validate import check_playbook
 
     pb = load_playbooks()[0]
-    renamed = pb.model_copy(
-        update={"causes": [pb.causes[0].model_copy(update={"id": "kv-capacty"}), *pb.causes[1:]]}
-    )
+    renamed = pb._replace(causes=[pb.causes[0]._replace(id="kv-capacty"), *pb.causes[1:]])
     assert check_playbook(pb) == []
     assert any("'kv-capacty' is not a cause" in p for p in check_playbook(renamed))
 

@@ -19,8 +19,9 @@ from kvdoctor.rules.formatting import (
     render_or,
     template_fields,
 )
-from kvdoctor.rules.load import load_playbooks
+from kvdoctor.rules.load import load_playbooks, runtime_of
 from kvdoctor.rules.predicates import SignalView
+from kvdoctor.rules.runtime import Clause
 from kvdoctor.rules.schema import Condition, Group
 from kvdoctor.rules.verdict import healthy_evidence, overall_verdict
 from kvdoctor.signals.model import SignalSet
@@ -35,8 +36,10 @@ def sigs(**values: Any) -> SignalSet:
     return s
 
 
-def clause(data: dict[str, Any]) -> Group | Condition:
-    return Group.model_validate(data) if {"all", "any", "none"} & set(data) else Condition(**data)
+def clause(data: dict[str, Any]) -> Clause:
+    """``data`` validated by the playbook schema, as the engine reads it."""
+    valid = Group.model_validate(data) if {"all", "any", "none"} & set(data) else Condition(**data)
+    return runtime_of(valid)
 
 
 def ev(data: dict[str, Any], **values: Any) -> bool | None:
@@ -81,8 +84,8 @@ def test_series_for_fraction() -> None:
     s = sigs()
     s.series["waiting"] = [(0, 0), (1, 1), (2, 2), (3, 3)]
     ctx = Context(SignalView(s))
-    half = Condition(series="waiting", op=">=", value=2, for_fraction=0.5)
-    most = Condition(series="waiting", op=">=", value=2, for_fraction=0.75)
+    half = clause({"series": "waiting", "op": ">=", "value": 2, "for_fraction": 0.5})
+    most = clause({"series": "waiting", "op": ">=", "value": 2, "for_fraction": 0.75})
     assert eval_clause(half, ctx) is True
     assert eval_clause(most, ctx) is False
     assert eval_clause(half, Context(SignalView(sigs()))) is None
