@@ -284,6 +284,14 @@ class Sharing:
     # the hits the identity split costs (external case: a base-model warm-up, then the same
     # prompt under a LoRA adapter, one request in three).
     identity_split_fraction: float = 0.0
+    # The same for drift: the share of the later prompts' tokens shared after an early
+    # difference (whole blocks), whatever most prompts show, and the drifted prompts' medians
+    # (external case zyx-glm53: one turn in eight changed its first line and prefilled 42k
+    # tokens the conversation had cached 15 s before, inside a mostly shared sample).
+    drift_fraction: float = 0.0
+    drift_prompts: int = 0
+    drift_at_tokens: float | None = None
+    drift_shared_after_tokens: float | None = None
 
 
 def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
@@ -364,6 +372,9 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
     shareable = min(1.0, sum(reusable(p) for p in chosen) / total) if total else 0.0
     split_tokens = sum((p.shared_prefix // unit) * unit for p in groups["identity-split"])
     split = min(1.0, split_tokens / total) if total and identities >= 2 else 0.0
+    drifted_ = groups["drift"]
+    drift_tokens = sum((p.shared_after_difference // unit) * unit for p in drifted_)
+    drift_fraction = min(1.0, drift_tokens / total) if total else 0.0
     kinds = [p.difference for p in chosen if p.difference is not None]
     kind = max(sorted(set(kinds)), key=kinds.count) if kinds else None
     first_diff = int(any_) % unit if pattern in ("drift", "sub-block") else None
@@ -381,4 +392,10 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
         shareable_fraction=round(shareable, 4),
         showing=len(chosen) if pattern != "unshared" else 0,
         identity_split_fraction=round(split, 4),
+        drift_fraction=round(drift_fraction, 4),
+        drift_prompts=len(drifted_),
+        drift_at_tokens=float(median(p.shared_prefix for p in drifted_)) if drifted_ else None,
+        drift_shared_after_tokens=(
+            float(median(p.shared_after_difference for p in drifted_)) if drifted_ else None
+        ),
     )

@@ -492,13 +492,20 @@ def _mnbt_half(s: SignalView) -> Scalar:
 @derived(
     "prompts_show_drift_harm",
     "bool",
-    "The application's prompt sample shows drift (an early difference, much shared after it) "
-    "and the prefix-miss symptom fired: the prompts decide the cause whatever the window's "
-    "hit rate over the requests that did not drift. Prompt evidence only: alert rules, which "
+    "The application's prompt sample shows drift (an early difference, much shared after it; "
+    "in most of its prompts, or in a tenth of its tokens) and the prefix-miss symptom fired: "
+    "the prompts decide the cause whatever the window's hit rate over the requests that did "
+    "not drift. Prompt evidence only: alert rules, which "
     "never see prompts, cannot express it.",
 )
 def _prompts_show_drift_harm(s: SignalView) -> Scalar:
-    if s.value("prompt_share_pattern") != "drift" or s.flag("prefix_caching") is not True:
+    if s.flag("prefix_caching") is not True:
+        return False
+    # Most of the sample drifts, or part of it does and costs a tenth of its tokens (a sample
+    # whose lengths are the server's: the shareable share is known).
+    part = s.num("prompt_drift_fraction")
+    partial = part is not None and part >= 0.1 and s.num("prompt_shareable_fraction") is not None
+    if s.value("prompt_share_pattern") != "drift" and not partial:
         return False
     return s.symptoms.get("prefix-miss") is True
 

@@ -824,6 +824,24 @@ _DEFS += [
         "identity split costs, whatever most prompts show.",
     ),
     (
+        "prompt_drift_fraction",
+        "fraction",
+        "Share of the sample's later prompt tokens that repeat whole blocks of an earlier prompt "
+        "after an early difference (drift), whatever most prompts show: the hits the drift "
+        "costs.",
+    ),
+    ("prompt_drift_prompts", "count", "Prompts of the sample that drift (see above)."),
+    (
+        "prompt_drift_at_tokens",
+        "tokens",
+        "Median tokens the drifted prompts share before their first difference.",
+    ),
+    (
+        "prompt_drift_shared_after_tokens",
+        "tokens",
+        "Median tokens the drifted prompts share with an earlier prompt after the difference.",
+    ),
+    (
         "prompt_sample_length_ratio",
         "ratio",
         "The prompt sample's mean length over the window's mean prompt: far from 1, the "
@@ -950,6 +968,7 @@ LABELS: dict[str, str] = {
     "queue_time_p95": "queue time p95",
     "prompt_shareable_fraction": "share of the sample's prompt tokens a cache could serve",
     "prompt_identity_split_fraction": "share of the prompt tokens kept apart by adapter or salt",
+    "prompt_drift_fraction": "share of the prompt tokens shared only after an early difference",
     "prompt_tokens_per_s": "prompt tokens per second",
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",

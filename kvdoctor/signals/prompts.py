@@ -32,6 +32,13 @@ _PROMPT_SIGNALS = (
     "prompt_sample_length_ratio",
     "prompt_identities",
 )
+# Drift in part of the sample, whatever most of it shows (set with the share pattern).
+_DRIFT_SIGNALS = (
+    "prompt_drift_fraction",
+    "prompt_drift_prompts",
+    "prompt_drift_at_tokens",
+    "prompt_drift_shared_after_tokens",
+)
 
 
 def _default_block_applies(out: Out, bundle: Bundle) -> bool:
@@ -86,7 +93,7 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
     block = out.ss.get("block_size")
     unit = granularity if isinstance(granularity, int) and granularity > 0 else block
     if sample is None:
-        for name in (*_PROMPT_SIGNALS, "prompt_adapters", "prompt_cache_salts"):
+        for name in (*_PROMPT_SIGNALS, *_DRIFT_SIGNALS, "prompt_adapters", "prompt_cache_salts"):
             out.set(name, None, reason=why)
         return
     where = "prompt sample (--prompts)" if sample.source == "prompts-file" else "request log"
@@ -112,7 +119,7 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         out.set("block_size", unit, "vLLM's default block size on a GPU (no flag, no metric)")
     if not isinstance(unit, int) or unit <= 0:
         reason = "block size unknown: the sample cannot be placed against block boundaries"
-        for name in _PROMPT_SIGNALS[3:12]:
+        for name in (*_PROMPT_SIGNALS[3:12], *_DRIFT_SIGNALS):
             out.set(name, None, reason=reason)
         return
     # Only with a sample: a replay without one skips the analysis's start-up.
@@ -121,7 +128,7 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
     share = sharing(sample, unit)
     if share is None:
         reason = "a prompt sample needs at least two prompts"
-        for name in _PROMPT_SIGNALS[3:12]:
+        for name in (*_PROMPT_SIGNALS[3:12], *_DRIFT_SIGNALS):
             out.set(name, None, reason=reason)
         return
     prov = (
@@ -167,6 +174,20 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
         f"{where}: {share.prompts} prompts at {unit}-token blocks (tokens whose text repeats "
         "under another adapter or salt only)",
     )
+    drift_prov = (
+        f"{where}: {share.prompts} prompts at {unit}-token blocks ({share.drift_prompts} differ "
+        "early from an earlier prompt and share at least a block after the difference)"
+    )
+    out.set("prompt_drift_fraction", share.drift_fraction, drift_prov)
+    out.set("prompt_drift_prompts", share.drift_prompts, drift_prov)
+    for name, value in (
+        ("prompt_drift_at_tokens", share.drift_at_tokens),
+        ("prompt_drift_shared_after_tokens", share.drift_shared_after_tokens),
+    ):
+        if value is None:
+            out.set(name, None, reason="no prompt of the sample drifts")
+        else:
+            out.set(name, value, drift_prov)
     if share.difference is None:
         out.set("prompt_difference_kind", None, reason="no prompt text to say what differs")
     else:

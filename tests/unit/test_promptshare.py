@@ -109,6 +109,27 @@ def test_a_minority_repeating_text_under_another_adapter_is_counted_as_split() -
     assert same is not None and same.identity_split_fraction == 0.0
 
 
+def test_one_turn_that_drifts_in_a_shared_conversation_is_counted_as_drift() -> None:
+    # A conversation whose turns extend each other, one turn with a changed first line
+    # (external case zyx-glm53: "Reasoning Effort: High" for "Max"): most prompts share, the
+    # drifted turn's shared tokens after the difference are counted apart.
+    head, body = [1, 2, 3, 4, 5, 6, 7, 8], list(range(100, 1700))
+    turns = [[*head, *body[: 400 + 200 * k]] for k in range(6)]
+    drifted = [*head[:3], 99, *head[4:], *body[:1600]]
+    prompts = [RawPrompt(text=None, token_ids=t) for t in [*turns, drifted]]
+    share = sharing(analyse(prompts, "prompts-file"), 16)
+    assert share is not None and share.pattern == "shared"
+    assert share.drift_prompts == 1
+    assert share.drift_at_tokens == 3
+    # Shared after the difference with the longest earlier turn: 4 head tokens + 1,400.
+    assert share.drift_shared_after_tokens == 1404
+    later = sum(len(t) for t in [*turns[1:], drifted])
+    assert share.drift_fraction == pytest.approx((1404 // 16) * 16 / later, abs=1e-3)
+    # Without the drifted turn nothing drifts.
+    clean = sharing(analyse(prompts[:-1], "prompts-file"), 16)
+    assert clean is not None and clean.drift_fraction == 0.0 and clean.drift_at_tokens is None
+
+
 def test_given_token_ids_are_used_as_they_are() -> None:
     base = list(range(1000, 1100))
     prompts = [RawPrompt(text=None, token_ids=[7000 + i, *base]) for i in range(6)]
