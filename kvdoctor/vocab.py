@@ -72,6 +72,7 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "cpu-offload-weights",
         "eager-decode",
         "cudagraph-batch-above-capture",
+        "scheduler-stall",
     ),
     "prefix-miss": (
         "caching-disabled",

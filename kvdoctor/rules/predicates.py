@@ -610,13 +610,18 @@ def _prefill_erratic(s: SignalView) -> Scalar:
     "engine_stalled",
     "bool",
     "Requests ran through the whole window (a minute or more), through its last minute or "
-    "more (stalled_tail_s), or through a minute or more of it (stalled_span_s), while the "
-    "engine computed no prompt and no output token and none finished: the engine or its "
-    "scheduler is stuck.",
+    "more (stalled_tail_s), or through a minute or more of it (stalled_span_s) with requests "
+    "waiting, while the engine computed no prompt and no output token and none finished: the "
+    "engine or its scheduler is stuck.",
 )
 def _engine_stalled(s: SignalView) -> Scalar:
     tail, span = s.num("stalled_tail_s"), s.num("stalled_span_s")
-    if (tail is not None and tail >= 60) or (span is not None and span >= 60):
+    if tail is not None and tail >= 60:
+        return True
+    # A stall inside the window counts where requests waited behind it; with no queue at all
+    # its harm is the running streams that froze (slow-itl/scheduler-stall; external case
+    # zyy-mi300x: 4 streams, 70 s of nothing, no request waiting).
+    if span is not None and span >= 60 and (s.num("waiting_max") or 0) >= 1:
         return True
     running, mean = s.num("running_max"), s.num("running_mean")
     prompt, gen = s.num("prompt_tokens_per_s"), s.num("generation_tokens_per_s")

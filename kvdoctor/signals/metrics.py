@@ -299,9 +299,21 @@ def _stalled_span(
     A stall the client ends by aborting its requests shows mid-window, not at its end
     (external case zq-axk2: 51 requests running at 100 % KV, no token for 7.5 minutes, then
     64 aborts). A stretch the next interval ends with prompt tokens counted may have been one
-    long prefill step, not a stall: not counted.
+    long prefill step, not a stall: not counted, unless those tokens are too few for a prefill
+    that long at the window's best prompt rate.
     """
     best, best_running = 0.0, 0.0
+    # The fastest the window counted prompt tokens (per second, over one interval): a prefill
+    # step that ends a stretch cannot have prefilled more slowly than this server's best, so
+    # a stretch ended by fewer tokens than half its length at that rate was no prefill (external
+    # case zyy-mi300x: 70 s with nothing computed, ended by one 1,024-token prompt on a server
+    # that counts 600 a second).
+    rates = [
+        (prompt[b] - prompt[a]) / (b - a)
+        for a, b in itertools.pairwise(times)
+        if b > a and prompt[b] >= prompt[a]
+    ]
+    best_rate = max(rates, default=0.0)
     i = 0
     while i < len(times) - 1:
         if runs[times[i]] < 1:
@@ -316,8 +328,11 @@ def _stalled_span(
         # Prompt tokens are counted when a prefill completes, and its first tokens follow in
         # the same interval: a stretch ended that way may have been one long prefill step
         # (external case e-openclaw: a 178k-token prompt prefilled for 240 s).
-        ended_by_prefill = j + 1 < len(times) and prompt[times[j + 1]] > prompt[times[j]]
         span = times[j] - times[i]
+        ended_by_prefill = j + 1 < len(times) and prompt[times[j + 1]] > prompt[times[j]]
+        if ended_by_prefill and best_rate > 0:
+            counted = prompt[times[j + 1]] - prompt[times[j]]
+            ended_by_prefill = counted >= 0.5 * best_rate * span
         if span > best and not ended_by_prefill:
             best = span
             best_running = min(runs[t] for t in times[i : j + 1])
