@@ -73,7 +73,9 @@ def pool_capacity(
     """Tokens the KV pool holds, from the best figure given.
 
     In order: the engine's own figure (``kv_cache_size_tokens``; for hybrid layouts it can
-    differ from blocks × block size), blocks × block size, the startup log's figure, and last
+    differ from blocks × block size), the startup log's figure where it is below blocks ×
+    block size (a hybrid pool's blocks serve several groups), blocks × block size, the startup
+    log's figure, and last
     the KV memory divided by bytes per token (the model config's arithmetic, not the
     server's). When the engine's figure equals blocks × block size the source names the
     blocks: the report's table prints the pool as "N blocks = T tokens".
@@ -81,11 +83,17 @@ def pool_capacity(
     rep = _positive(reported)
     bs, nb = _positive(block_size), _positive(num_gpu_blocks)
     blocks = bs * nb if bs is not None and nb is not None else None
-    if rep is not None:
-        return PoolCapacity(rep, BLOCKS if rep == blocks else REPORTED)
+    if rep is not None and rep != blocks:
+        return PoolCapacity(rep, REPORTED)
+    log = _positive(log_tokens)
+    # A hybrid model's blocks serve several KV cache groups at once, so the tokens the engine
+    # states at start-up ("GPU KV cache size: N tokens") are fewer than blocks × block size;
+    # the engine's own figure is the pool (external case zyz-flashnext: 2,851 blocks of 1,056
+    # tokens, 301,056 tokens stated).
+    if blocks is not None and log is not None and log < blocks:
+        return PoolCapacity(log, LOG)
     if blocks is not None:
         return PoolCapacity(blocks, BLOCKS)
-    log = _positive(log_tokens)
     if log is not None:
         return PoolCapacity(log, LOG)
     mem, bpt = _positive(kv_cache_memory_bytes), _positive(bytes_per_token)

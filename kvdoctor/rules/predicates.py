@@ -641,6 +641,25 @@ def _engine_stalled(s: SignalView) -> Scalar:
 
 
 @derived(
+    "one_request_preempts_itself",
+    "bool",
+    "Preemptions in the window while at most one request ran at every scrape and the pool "
+    "filled: a lone request needed a block the pool did not have and had only itself to "
+    "preempt. It is larger than what the pool holds in practice, whatever its nominal tokens "
+    "say (a hybrid model's groups fill faster than its tokens).",
+)
+def _one_request_preempts_itself(s: SignalView) -> Scalar:
+    preempted, running, usage = (
+        s.num("preemptions_window"),
+        s.num("running_max"),
+        s.num("kv_usage_max"),
+    )
+    if preempted is None or running is None or usage is None:
+        return None
+    return preempted >= 1 and running <= 1 and usage >= POOL_FULL
+
+
+@derived(
     "one_request_holds_pool",
     "bool",
     "The engine computes nothing (engine_stalled) while one request (one or two running "
@@ -1618,6 +1637,7 @@ DERIVED_LABELS: dict[str, str] = {
     "queue_stalled_unheld": "a queue stalled with room and no block held",
     "queue_held_with_room": "requests held back for many steps with slots, blocks and budget free",
     "one_request_holds_pool": "one request holding the full pool with the engine stalled",
+    "one_request_preempts_itself": "a lone request preempted in a full pool",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
     "preempted_by_recompute": "sequences recomputed in a full pool",

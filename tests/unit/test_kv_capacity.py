@@ -35,7 +35,13 @@ def test_the_engines_figure_wins_and_names_the_blocks_when_they_agree() -> None:
 
 
 def test_fallbacks_in_order() -> None:
-    assert pool_capacity(block_size=16, num_gpu_blocks=10, log_tokens=99).tokens == 160
+    assert pool_capacity(block_size=16, num_gpu_blocks=10, log_tokens=200).tokens == 160
+    # The engine's stated tokens below blocks × block size: a hybrid pool whose blocks serve
+    # several KV cache groups (external case zyz-flashnext: 2,851 blocks of 1,056 tokens,
+    # 301,056 tokens stated). The stated figure is the pool.
+    hybrid = pool_capacity(block_size=16, num_gpu_blocks=10, log_tokens=99)
+    assert (hybrid.tokens, hybrid.source) == (99, LOG)
+    assert pool_capacity(reported=160, block_size=16, num_gpu_blocks=10, log_tokens=99).tokens == 99
     by_log = pool_capacity(log_tokens=99, kv_cache_memory_bytes=1000, bytes_per_token=10)
     assert (by_log.tokens, by_log.source) == (99, LOG)
     by_memory = pool_capacity(kv_cache_memory_bytes=1005, bytes_per_token=10)
