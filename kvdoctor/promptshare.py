@@ -289,6 +289,10 @@ class Sharing:
     # (external case zyx-glm53: one turn in eight changed its first line and prefilled 42k
     # tokens the conversation had cached 15 s before, inside a mostly shared sample).
     drift_fraction: float = 0.0
+    # Later prompts that repeat an earlier one of their adapter and salt whole, two blocks or
+    # more: a cache that works serves them whatever else the sample shows (external case
+    # zyx-qwen38next: a 15.6k-token prompt sent again byte for byte, 0 tokens cached).
+    exact_repeats: int = 0
     drift_prompts: int = 0
     drift_at_tokens: float | None = None
     drift_shared_after_tokens: float | None = None
@@ -393,6 +397,7 @@ def sharing(sample: PromptSample, block_size: int) -> Sharing | None:
         showing=len(chosen) if pattern != "unshared" else 0,
         identity_split_fraction=round(split, 4),
         drift_fraction=round(drift_fraction, 4),
+        exact_repeats=sum(1 for p in later if p.tokens >= 2 * unit and same(p) >= p.tokens),
         drift_prompts=len(drifted_),
         drift_at_tokens=float(median(p.shared_prefix for p in drifted_)) if drifted_ else None,
         drift_shared_after_tokens=(

@@ -1742,6 +1742,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
         "one request holds the full pool while the engine computes nothing",
         "no single request holds the full pool of a stalled engine",
     ),
+    "one_request_preempts_itself": (
+        "a request running alone filled the pool and was preempted",
+        "no lone request was preempted in a full pool",
+    ),
     "queue_held_with_room": (
         "requests waited ten steps or more with slots, blocks and the step budget free",
         "no wait of many steps with slots, blocks and the step budget all free",

@@ -824,6 +824,12 @@ _DEFS += [
         "identity split costs, whatever most prompts show.",
     ),
     (
+        "prompt_exact_repeats",
+        "count",
+        "Later prompts of the sample that repeat an earlier one of their adapter and salt whole "
+        "(two blocks or more): a working cache serves them, whatever else the sample shows.",
+    ),
+    (
         "prompt_drift_fraction",
         "fraction",
         "Share of the sample's later prompt tokens that repeat whole blocks of an earlier prompt "
@@ -969,6 +975,7 @@ LABELS: dict[str, str] = {
     "prompt_shareable_fraction": "share of the sample's prompt tokens a cache could serve",
     "prompt_identity_split_fraction": "share of the prompt tokens kept apart by adapter or salt",
     "prompt_drift_fraction": "share of the prompt tokens shared only after an early difference",
+    "prompt_exact_repeats": "sampled prompts sent again whole",
     "prompt_tokens_per_s": "prompt tokens per second",
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",

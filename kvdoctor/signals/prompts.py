@@ -34,6 +34,7 @@ _PROMPT_SIGNALS = (
 )
 # Drift in part of the sample, whatever most of it shows (set with the share pattern).
 _DRIFT_SIGNALS = (
+    "prompt_exact_repeats",
     "prompt_drift_fraction",
     "prompt_drift_prompts",
     "prompt_drift_at_tokens",
@@ -177,6 +178,12 @@ def prompt_evidence(out: Out, bundle: Bundle) -> None:
     drift_prov = (
         f"{where}: {share.prompts} prompts at {unit}-token blocks ({share.drift_prompts} differ "
         "early from an earlier prompt and share at least a block after the difference)"
+    )
+    out.set(
+        "prompt_exact_repeats",
+        share.exact_repeats,
+        f"{where}: later prompts that repeat an earlier one of their adapter and salt whole "
+        f"(two {unit}-token blocks or more)",
     )
     out.set("prompt_drift_fraction", share.drift_fraction, drift_prov)
     out.set("prompt_drift_prompts", share.drift_prompts, drift_prov)

@@ -865,8 +865,16 @@ def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
         "kvmath: conv + SSM state of every Mamba layer, one copy per sequence",
         reason=state_why or "not available",
     )
+    mode, mamba_block = ss.get("mamba_cache_mode"), ss.get("mamba_block_size")
+    if verdict is not True and (mode in ("align", "all") or isinstance(mamba_block, int)):
+        # The engine's own cache config runs Mamba state beside attention, whatever a model
+        # config without its layer layout says (external case zyx-qwen38next: a config.json
+        # with no layer_types, mamba_cache_mode=align and 272-token Mamba blocks).
+        verdict, prov = (
+            True,
+            "metrics: vllm:cache_config_info mamba_cache_mode/mamba_block_size",
+        )
     if verdict is None:
-        mode, mamba_block = ss.get("mamba_cache_mode"), ss.get("mamba_block_size")
         if mode in ("align", "all") or isinstance(mamba_block, int):
             verdict, prov = (
                 True,
