@@ -71,8 +71,8 @@ CAUSES: Final[dict[str, tuple[str, ...]]] = {
         "engine-imbalance",
         "cpu-offload-weights",
         "eager-decode",
-        "cudagraph-batch-above-capture",
         "scheduler-stall",
+        "cudagraph-batch-above-capture",
     ),
     "prefix-miss": (
         "caching-disabled",

@@ -300,20 +300,23 @@ def _stalled_span(
     (external case zq-axk2: 51 requests running at 100 % KV, no token for 7.5 minutes, then
     64 aborts). A stretch the next interval ends with prompt tokens counted may have been one
     long prefill step, not a stall: not counted, unless those tokens are too few for a prefill
-    that long at the window's best prompt rate.
+    that long at the window's own prefill rate.
     """
     best, best_running = 0.0, 0.0
-    # The fastest the window counted prompt tokens (per second, over one interval): a prefill
-    # step that ends a stretch cannot have prefilled more slowly than this server's best, so
-    # a stretch ended by fewer tokens than half its length at that rate was no prefill (external
-    # case zyy-mi300x: 70 s with nothing computed, ended by one 1,024-token prompt on a server
-    # that counts 600 a second).
-    rates = [
-        (prompt[b] - prompt[a]) / (b - a)
-        for a, b in itertools.pairwise(times)
-        if b > a and prompt[b] >= prompt[a]
-    ]
-    best_rate = max(rates, default=0.0)
+    # The window's own prefill rate (Σ prompt tokens over Σ request prefill time, the
+    # requests that finished): a stretch ended by fewer prompt tokens than a tenth of its
+    # length at that rate (a margin for rates that vary from prompt to prompt) was no prefill
+    # step (external case zyy-mi300x: 70 s with nothing computed, ended by one 1,024-token
+    # prompt). Interval deltas cannot give the rate: a long prefill's
+    # tokens are all counted in the one interval where it completes (e-openclaw: 178k tokens
+    # counted in 15 s after 240 s of prefill). Without the prefill histogram, as before.
+    prefill_s = obs.counter_increase(f"{PREFILL_TIME}_sum")
+    prompt_hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
+    prefill_rate = (
+        prompt_hist[1] / prefill_s
+        if prefill_s and prefill_s > 0 and prompt_hist is not None and prompt_hist[1] > 0
+        else 0.0
+    )
     i = 0
     while i < len(times) - 1:
         if runs[times[i]] < 1:
@@ -330,9 +333,9 @@ def _stalled_span(
         # (external case e-openclaw: a 178k-token prompt prefilled for 240 s).
         span = times[j] - times[i]
         ended_by_prefill = j + 1 < len(times) and prompt[times[j + 1]] > prompt[times[j]]
-        if ended_by_prefill and best_rate > 0:
+        if ended_by_prefill and prefill_rate > 0:
             counted = prompt[times[j + 1]] - prompt[times[j]]
-            ended_by_prefill = counted >= 0.5 * best_rate * span
+            ended_by_prefill = counted >= 0.1 * prefill_rate * span
         if span > best and not ended_by_prefill:
             best = span
             best_running = min(runs[t] for t in times[i : j + 1])
