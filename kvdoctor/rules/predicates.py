@@ -501,13 +501,28 @@ def _mnbt_half(s: SignalView) -> Scalar:
 def _prompts_show_drift_harm(s: SignalView) -> Scalar:
     if s.flag("prefix_caching") is not True:
         return False
-    # Most of the sample drifts, or part of it does and costs a tenth of its tokens (a sample
-    # whose lengths are the server's: the shareable share is known).
-    part = s.num("prompt_drift_fraction")
-    partial = part is not None and part >= 0.1 and s.num("prompt_shareable_fraction") is not None
-    if s.value("prompt_share_pattern") != "drift" and not partial:
+    if s.value("prompt_share_pattern") != "drift" and s.value("prompts_drift_in_part") is not True:
         return False
     return s.symptoms.get("prefix-miss") is True
+
+
+# The share of a sample's tokens that drift in a minority of its prompts worth a finding.
+DRIFT_IN_PART = 0.1
+
+
+@derived(
+    "prompts_drift_in_part",
+    "bool",
+    "Part of the prompt sample drifts while most of it shows another pattern: the drifted "
+    "prompts' tokens shared after their early difference are a tenth of the sample's or more "
+    "(prompt_drift_fraction), in a sample whose lengths are the server's (the shareable share "
+    "is known).",
+)
+def _prompts_drift_in_part(s: SignalView) -> Scalar:
+    part = s.num("prompt_drift_fraction")
+    if part is None or s.num("prompt_shareable_fraction") is None:
+        return None
+    return part >= DRIFT_IN_PART and s.value("prompt_share_pattern") != "drift"
 
 
 @derived(
@@ -1144,23 +1159,24 @@ HELD_STEP_S = 0.1
     "below any default of vLLM's): the scheduler held them back, no capacity did.",
 )
 def _queue_held_with_room(s: SignalView) -> Scalar:
-    wait, step = s.num("queue_time_mean"), s.num("itl_p50")
-    slots = s.num("max_num_seqs_effective")
+    wait, step, share = s.num("queue_time_mean"), s.num("itl_p50"), s.num("ttft_queue_share")
+    slots, run_mean = s.num("max_num_seqs_effective"), s.num("running_mean")
     run_max = s.num("running_max_engine")
     if run_max is None:
         run_max = s.num("running_max")
-    run_mean, kv = s.num("running_mean"), s.num("kv_usage_queued")
-    step_tokens = s.num("iteration_tokens_p99")
-    parts = (wait, step, slots, run_max, run_mean, kv, step_tokens)
-    if any(v is None for v in parts):
+    kv, step_tokens = s.num("kv_usage_queued"), s.num("iteration_tokens_p99")
+    if (
+        wait is None
+        or step is None
+        or share is None
+        or slots is None
+        or run_mean is None
+        or run_max is None
+        or kv is None
+        or step_tokens is None
+    ):
         return None
-    assert wait is not None and step is not None and slots is not None  # for mypy
-    assert run_max is not None and run_mean is not None and kv is not None
-    assert step_tokens is not None
     budget = s.num("max_num_batched_tokens")
-    share = s.num("ttft_queue_share")
-    if share is None:
-        return None
     return (
         0 < step < HELD_STEP_S
         and share >= 0.5
@@ -1638,6 +1654,7 @@ DERIVED_LABELS: dict[str, str] = {
     "queue_held_with_room": "requests held back for many steps with slots, blocks and budget free",
     "one_request_holds_pool": "one request holding the full pool with the engine stalled",
     "one_request_preempts_itself": "a lone request preempted in a full pool",
+    "prompts_drift_in_part": "part of the prompt sample drifting",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
     "preempted_by_recompute": "sequences recomputed in a full pool",
@@ -1741,6 +1758,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "one_request_holds_pool": (
         "one request holds the full pool while the engine computes nothing",
         "no single request holds the full pool of a stalled engine",
+    ),
+    "prompts_drift_in_part": (
+        "part of the prompt sample drifts, a tenth of its tokens or more",
+        "no part of the prompt sample drifts at a tenth of its tokens",
     ),
     "one_request_preempts_itself": (
         "a request running alone filled the pool and was preempted",

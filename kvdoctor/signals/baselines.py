@@ -394,19 +394,32 @@ def _prompt_compute(set_signal: Setter, obs: Observations) -> None:
             "vllm:request_prompt_tokens bucket deltas over the window",
             "quantile outside the finite buckets",
         )
-    prefill = obs.counter_increase(f"{PREFILL_TIME}_sum")
-    tokens = hist[1]  # Σ prompt tokens of the requests that finished in the window
-    if prefill is None or tokens <= 0:
+    rate = prefill_s_per_token(obs, hist)
+    if rate is None:
         set_signal("prefill_s_per_token", None, "", "no prefill-time histogram in the window")
         set_signal("ttft_tail_unexplained", None, "", "no prefill-time histogram in the window")
         return
     set_signal(
         "prefill_s_per_token",
-        prefill / tokens,
+        rate,
         "Σ request prefill time / Σ prompt tokens of the requests finished in the window",
         None,
     )
-    _ttft_tail_unexplained(set_signal, ttft, buckets, prefill / tokens)
+    _ttft_tail_unexplained(set_signal, ttft, buckets, rate)
+
+
+def prefill_s_per_token(
+    obs: Observations,
+    prompt_hist: tuple[list[tuple[float, float]], float, float] | None = None,
+) -> float | None:
+    """The window's own prefill rate: Σ request prefill time / Σ prompt tokens of the requests
+    that finished in it (``prompt_hist``: the prompt-length histogram's window, when the caller
+    has it). None without both histograms or without a prompt token."""
+    hist = prompt_hist if prompt_hist is not None else obs.histogram_window(REQUEST_PROMPT_TOKENS)
+    prefill = obs.counter_increase(f"{PREFILL_TIME}_sum")
+    if hist is None or prefill is None or hist[1] <= 0:
+        return None
+    return prefill / hist[1]
 
 
 # The tail of first-token times a long prompt's own prefill explains: TTFT p99 far above p50

@@ -20,6 +20,7 @@ from kvdoctor.observations import (
     histogram_quantile,
     histogram_quantile_finite,
 )
+from kvdoctor.signals.baselines import prefill_s_per_token
 from kvdoctor.signals.catalog import SIGNALS
 from kvdoctor.signals.common import Out, absent, as_count, too_few
 from kvdoctor.signals.model import Scalar
@@ -303,20 +304,14 @@ def _stalled_span(
     that long at the window's own prefill rate.
     """
     best, best_running = 0.0, 0.0
-    # The window's own prefill rate (Σ prompt tokens over Σ request prefill time, the
-    # requests that finished): a stretch ended by fewer prompt tokens than a tenth of its
-    # length at that rate (a margin for rates that vary from prompt to prompt) was no prefill
-    # step (external case zyy-mi300x: 70 s with nothing computed, ended by one 1,024-token
-    # prompt). Interval deltas cannot give the rate: a long prefill's
-    # tokens are all counted in the one interval where it completes (e-openclaw: 178k tokens
-    # counted in 15 s after 240 s of prefill). Without the prefill histogram, as before.
-    prefill_s = obs.counter_increase(f"{PREFILL_TIME}_sum")
-    prompt_hist = obs.histogram_window(REQUEST_PROMPT_TOKENS)
-    prefill_rate = (
-        prompt_hist[1] / prefill_s
-        if prefill_s and prefill_s > 0 and prompt_hist is not None and prompt_hist[1] > 0
-        else 0.0
-    )
+    # The window's own prefill rate: a stretch ended by fewer prompt tokens than a tenth of
+    # its length at that rate (a margin for rates that vary from prompt to prompt) was no
+    # prefill step (external case zyy-mi300x: 70 s with nothing computed, ended by one
+    # 1,024-token prompt). Interval deltas cannot give the rate: a long prefill's tokens are
+    # all counted in the one interval where it completes (e-openclaw: 178k tokens counted in
+    # 15 s after 240 s of prefill). Without the prefill histogram, as before.
+    s_per_token = prefill_s_per_token(obs)
+    prefill_rate = 1 / s_per_token if s_per_token else 0.0
     i = 0
     while i < len(times) - 1:
         if runs[times[i]] < 1:

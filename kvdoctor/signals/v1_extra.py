@@ -874,15 +874,9 @@ def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
             True,
             "metrics: vllm:cache_config_info mamba_cache_mode/mamba_block_size",
         )
-    if verdict is None:
-        if mode in ("align", "all") or isinstance(mamba_block, int):
-            verdict, prov = (
-                True,
-                "metrics: vllm:cache_config_info mamba_cache_mode/mamba_block_size",
-            )
-        elif mode == "none" and ss.get("prefix_caching") is True:
-            # With prefix caching on, a hybrid model runs in "align" mode: "none" means no Mamba.
-            verdict, prov = False, "metrics: vllm:cache_config_info mamba_cache_mode=none"
+    elif verdict is None and mode == "none" and ss.get("prefix_caching") is True:
+        # With prefix caching on, a hybrid model runs in "align" mode: "none" means no Mamba.
+        verdict, prov = False, "metrics: vllm:cache_config_info mamba_cache_mode=none"
     out.set(
         "hybrid_model",
         verdict,
