@@ -450,7 +450,12 @@ def _draw_queueing(b: _Builder) -> dict[str, Any]:
     # Offered concurrency several times the slots: requests wait for a slot, not for KV.
     concurrency = slots * rng.randint(4, 8)
     prompt = _logu(rng, 512, 3072)
-    output = rng.randint(8, 64)
+    # Each admitted request holds its slot for its whole decode, so the wait behind a slot is
+    # the lifetimes ahead of it. The lab's tiny model decodes a token in about a millisecond,
+    # so a few dozen tokens give a wait no user notices: a queue of five behind one slot at 8
+    # to 64 tokens waited 0.47 s at p95 (fresh draw 9980-8), where a real GPU serving the same
+    # queue waits seconds. A longer decode gives the queue the lifetimes a real one has.
+    output = rng.randint(48, 160)
     tail = rng.random() < 0.4
     tail_prompt = min(MAX_POSITIONS // 2, prompt * rng.randint(2, 4)) if tail else prompt
     max_model_len = min(MAX_POSITIONS, _round_up(tail_prompt + output + 1, 1024))

@@ -132,6 +132,8 @@ def test_queueing_draws_offer_several_times_the_slots_on_a_roomy_pool() -> None:
         offered = sum(p.spec.concurrency for p in d.phases if p.group == 0)
         assert offered >= 3 * d.max_num_seqs
         assert d.pool_tokens is None and d.control.kind == "queueing"
+        # Slots held for a decode long enough that the queue behind them is a wait a user sees.
+        assert all(p.spec.max_tokens >= 48 for p in d.phases)
 
 
 def test_long_prefill_draws_prefill_the_long_prompt_in_one_step_below_the_slot_limit() -> None:
