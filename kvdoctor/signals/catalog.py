@@ -44,6 +44,12 @@ _DEFS: list[tuple[str, str, str]] = [
     ("running_max", "requests", "Most running requests in the window."),
     ("running_mean", "requests", "Mean running requests."),
     (
+        "in_flight_max",
+        "requests",
+        "Most requests in the engine at one scrape, running and waiting together (1 when "
+        "requests were sent one at a time).",
+    ),
+    (
         "engine_busiest_running_share",
         "fraction",
         "The busiest data-parallel engine's share of "
@@ -980,6 +986,7 @@ LABELS: dict[str, str] = {
     "prompt_turnover": "new prompt tokens in the window per token of KV pool",
     "request_log_adapters": "LoRA adapters in the request log",
     "running_max": "peak running requests",
+    "in_flight_max": "the most requests in the engine at one scrape",
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "stalled_tail_s": "the window's end with requests running and nothing computed",
     "stalled_span_s": "the longest stretch with requests running and nothing computed",

@@ -165,6 +165,28 @@ def _stats(
     out.set(f"{prefix}_mean", math.fsum(vals) / n, f"metrics: {wire} ({how}), mean of {n} scrapes")
 
 
+def _in_flight(
+    out: Out, running: list[tuple[float, float]], waiting: list[tuple[float, float]]
+) -> None:
+    """The most requests in the engine at one scrape, running and waiting together.
+
+    Whether requests ever shared the engine: a short request can only wait behind a long one
+    that is in the engine with it. Requests sent one at a time never do, however their first
+    tokens compare (external case zyx-qwen38next: a 62-token warm-up sent alone, then 15.6k-token
+    prompts 20 s apart, read as head-of-line blocking). The peaks of the two series may fall on
+    different scrapes, so their sum would overstate it."""
+    queued = dict(waiting)
+    both = [r + queued[t] for t, r in running if t in queued]
+    if not both:
+        out.set("in_flight_max", None, reason="no scrape holds both the running and the waiting gauge")
+        return
+    out.set(
+        "in_flight_max",
+        as_count(max(both)),
+        f"metrics: running plus waiting requests at the same scrape, max over {len(both)} scrapes",
+    )
+
+
 def _stalled(out: Out, obs: Observations, waiting: list[tuple[float, float]]) -> None:
     """Share of scrape intervals that ended with requests waiting and no token processed.
 
@@ -404,6 +426,7 @@ def kv_and_requests(out: Out, obs: Observations) -> None:
         series = obs.gauge_series(name, "sum")
         _stats(out, prefix, series, obs.wire(name), "summed over engines", absent(obs, name))
         out.ss.series[prefix] = series
+    _in_flight(out, out.ss.series.get("running") or [], out.ss.series.get("waiting") or [])
     _stalled(out, obs, out.ss.series.get("waiting") or [])
     _stalled_tail(out, obs, out.ss.series.get("running") or [])
     _kv_while_waiting(out, kv, out.ss.series.get("waiting") or [], obs.wire(KV_USAGE))

@@ -600,3 +600,19 @@ def test_a_request_over_every_block_but_the_null_block_can_never_be_admitted() -
     stalled = s.get("stalled_share")
     assert isinstance(stalled, float) and stalled >= 0.5
     assert "engine" in s.values["stalled_share"].provenance
+
+
+def test_requests_in_flight_are_counted_at_one_scrape_not_from_two_peaks() -> None:
+    # One request at a time: running 1 at one scrape, one waiting (not yet admitted) at
+    # another. The peaks sum to 2, but no two requests were ever in the engine together.
+    alone = bundle(
+        _progress(0, 0, 1, 0),
+        _progress(100, 10, 0, 1),
+        _progress(200, 20, 1, 0),
+    )
+    s = compute_signals(alone)
+    assert (s.get("running_max"), s.get("waiting_max")) == (1, 1)
+    assert s.get("in_flight_max") == 1
+    # Two running and three waiting at the same scrape: five in the engine.
+    together = bundle(_progress(0, 0, 1, 0), _progress(100, 10, 2, 3), _progress(200, 20, 1, 0))
+    assert compute_signals(together).get("in_flight_max") == 5
