@@ -267,3 +267,95 @@ if __name__ == "__main__":
     for f in (case1, case2, case3):
         if len(sys.argv) == 1 or f.__name__ in sys.argv[1:]:
             print(f())
+
+
+# ---------------------------------------------------------------- case 4: vllm PR #46384 (comment of 2026-08-07)
+def case4():
+    cid = "zxd-hybrid-partial-560-of-1946"
+    rng = random.Random(46384)
+    T0 = int(datetime(2026, 8, 7, 9, 0, 0, tzinfo=timezone.utc).timestamp())
+    WIN, IV, MML, KVB, BLK, MBT = 600, 10.0, 32768, 420, 1056, 8192
+    reqs = []
+    t = T0 - 60
+    recent = []
+    while t < T0 + WIN:
+        if recent and rng.random() < 0.045:
+            P = rng.choice(recent)                      # a retry: byte-identical prompt
+            H = (P - 1) // 16 * 16
+        else:
+            P = 560 + rng.randint(1300, 1460)
+            H = 0
+            recent = (recent + [P])[-20:]
+        mkreq(reqs, t, P, H, rng.randint(200, 300), 0, MBT, 0.000055, 0.0115 + rng.random() * 0.001)
+        t += rng.expovariate(1.5)
+    cache = {"_block_size_resolved": "True", "block_size": str(BLK), "cache_dtype": "auto", "calculate_kv_scales": "False",
+             "enable_prefix_caching": "True", "gpu_memory_utilization": "0.9", "hash_block_size": "16",
+             "is_attention_free": "False", "kv_cache_dtype_skip_layers": "[]", "kv_cache_max_concurrency": "13.53",
+             "kv_cache_memory_bytes": "None", "kv_cache_size_tokens": str(KVB * BLK), "kv_offloading_backend": "native",
+             "kv_offloading_size": "None", "kv_sharing_fast_prefill": "False", "mamba_block_size": str(BLK),
+             "mamba_cache_dtype": "auto", "mamba_cache_mode": "align", "mamba_page_size_padded": "None",
+             "mamba_ssm_cache_dtype": "auto", "num_cpu_blocks": "None", "num_gpu_blocks": str(KVB),
+             "num_gpu_blocks_override": "None", "prefix_caching_hash_algo": "sha256", "sliding_window": "None",
+             "user_specified_block_size": "False", "user_specified_mamba_block_size": "False"}
+    MODEL = "qwen3.6-27b"
+    sc = scrapes_for(reqs, [0], T0, WIN, IV, MML, KVB, BLK, MODEL, cache, kv_extra=1)
+    API, ENG = 1, 187
+    boot = T0 - 2400
+    path = "Qwen/Qwen3.6-27B"
+    L = [f"INFO {stamp(boot)} [__init__.py:216] Automatically detected platform cuda.",
+         f"(APIServer pid={API}) INFO {stamp(boot + 2)} [api_server.py:2085] vLLM API server version 0.27.1",
+         f"(APIServer pid={API}) INFO {stamp(boot + 2)} [utils.py:302] non-default args: {{'model_tag': '{path}', 'model': '{path}', "
+         f"'served_model_name': ['{MODEL}'], 'max_model_len': 32768, 'enable_prefix_caching': True, 'mamba_cache_mode': 'align', "
+         "'prefix_match_unit': 16, 'language_model_only': True}",
+         f"(APIServer pid={API}) INFO {stamp(boot + 8)} [model.py:561] Resolved architecture: Qwen3_5ForConditionalGeneration",
+         f"(APIServer pid={API}) INFO {stamp(boot + 8)} [model.py:1702] Using max model len 32768",
+         f"(APIServer pid={API}) INFO {stamp(boot + 9)} [scheduler.py:248] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+         f"(APIServer pid={API}) INFO {stamp(boot + 9)} [interface.py:773] Setting attention block size to {BLK} tokens to ensure that attention page size is >= mamba page size.",
+         f"(APIServer pid={API}) INFO {stamp(boot + 9)} [interface.py:797] Padding mamba page size by 0.78% to ensure that mamba page size and attention page size are exactly equal.",
+         f"(EngineCore_DP0 pid={ENG}) INFO {stamp(boot + 95)} [gpu_worker.py:402] Available KV cache memory: 62.71 GiB",
+         f"(EngineCore_DP0 pid={ENG}) INFO {stamp(boot + 96)} [kv_cache_utils.py:1317] GPU KV cache size: {KVB * BLK:,} tokens",
+         f"(EngineCore_DP0 pid={ENG}) INFO {stamp(boot + 96)} [kv_cache_utils.py:1322] Maximum concurrency for 32,768 tokens per request: 13.53x",
+         f"(APIServer pid={API}) INFO {stamp(boot + 160)} [api_server.py:2145] Starting vLLM API server 0 on http://0.0.0.0:8000",
+         f"(APIServer pid={API}) INFO:     Application startup complete."]
+    ev = http_lines(reqs, T0, WIN, API, rng)
+    ev += stats_lines(T0 - 60, T0 + WIN, reqs, 0, lambda t: engine_at(t, reqs, 0, MML, KVB, BLK, kv_extra=1).kv, API,
+                      line="loggers.py:259")
+    ev.sort(key=lambda x: x[0])
+    argv = ["vllm", "serve", path, "--served-model-name", MODEL, "--max-model-len", "32768", "--enable-prefix-caching",
+            "--mamba-cache-mode", "align", "--prefix-match-unit", "16", "--language-model-only"]
+    args = {"served-model-name": MODEL, "max-model-len": 32768, "enable-prefix-caching": True,
+            "mamba-cache-mode": "align", "prefix-match-unit": 16, "language-model-only": True}
+    layer_types = ["full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(64)]
+    mc = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+          "text_config": {"model_type": "qwen3_5_text", "hidden_size": 5120, "num_hidden_layers": 64,
+                          "layer_types": layer_types, "full_attention_interval": 4, "num_attention_heads": 24,
+                          "num_key_value_heads": 4, "head_dim": 256, "linear_num_key_heads": 16,
+                          "linear_num_value_heads": 48, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                          "linear_conv_kernel_dim": 4, "intermediate_size": 17408, "max_position_embeddings": 262144,
+                          "vocab_size": 248320, "torch_dtype": "bfloat16"},
+          "vision_config": {"model_type": "qwen3_5_vision", "depth": 27, "hidden_size": 1152}, "torch_dtype": "bfloat16"}
+    TOTAL = 150_754_820_096
+    gpu = [{"t": float(T0 + IV * i), "devices": [{"index": 0, "name": "NVIDIA H200", "memory_total": TOTAL,
+            "memory_used": 136_010_000_000, "processes": [{"pid": 3512, "name": "VLLM::EngineCore", "used_memory": 135_470_000_000}]}]}
+           for i in range(int(WIN // IV) + 1)]
+    server = {"version": {"version": "0.27.1"},
+              "models": {"object": "list", "data": [{"id": MODEL, "object": "model", "created": T0, "owned_by": "vllm",
+                                                      "root": path, "parent": None, "max_model_len": MML}]}, "health": 200}
+    manifest = {"schema": "kvdoctor.bundle/1", "created_by": "kvdoctor 0.9.0", "endpoint": "http://127.0.0.1:8000",
+                "started_at": T0, "ended_at": T0 + WIN, "interval_s": IV, "complaint": "prefix-miss",
+                "notes": "one H200, hybrid Qwen3.5-architecture model, mamba_cache_mode align with the partial-prefix-hit work (prefix-match-unit 16). Production traffic: every request starts with the same 560-token system/context prefix, then ~1.4k tokens of unique content; hit rate stays in the low single digits"}
+    write_bundle(os.path.join(CASES, cid, "bundle"), manifest, sc, server=server,
+                 engine_args={"argv": argv, "args": args}, model_config=mc, gpu=gpu,
+                 logs="\n".join(L + [x[1] for x in ev]) + "\n")
+    sysp = ("You are the support assistant of Northwind Logistics. Answer in the customer's language, be precise, "
+            "quote shipment ids exactly, and never promise delivery dates that the tracking data does not show. ") * 11
+    with open(os.path.join(CASES, cid, "prompts.jsonl"), "w") as f:
+        for i in range(12):
+            doc = " ".join(f"record {i}-{j}: parcel {rng.randint(100000, 999999)} scanned at hub {rng.choice('ABCDEFGH')}{rng.randint(1, 40)} status {rng.choice(['in transit', 'held', 'delivered', 'returned'])}." for j in range(75))
+            f.write(json.dumps({"messages": [{"role": "system", "content": sysp},
+                                             {"role": "user", "content": f"Case #{40210 + i}. Tracking log follows.\n{doc}\nWhat happened to this customer's parcels?"}]}) + "\n")
+    return cid
+
+
+if __name__ == "__main__":
+    case4()
