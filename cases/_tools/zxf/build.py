@@ -114,6 +114,66 @@ def qwq_gmu05():
 
 CASES = {"qwq": qwq_gmu05}
 
+
+
+# ---------------------------------------------------------------- 2 GLM-5.2-FP8 200K c16: healthy
+def glm52_healthy():
+    rng = random.Random(51)
+    t0 = 1785316800.0  # 2026-07-29 09:20 UTC
+    window, interval = 600.0, 10.0
+    block, nblocks = 64, 17472           # 1,118,208 tokens
+    reqs = []
+    for lane in range(16):
+        t = t0 - 900.0 + rng.uniform(0, 8.0)
+        while t < t0 + window + 60:
+            p = rng.randint(9000, 15000)
+            gen = max(120, int(rng.gauss(258, 40)))
+            q = rng.uniform(0.004, 0.03)
+            pre = 0.30 + p / 8600.0 * rng.uniform(0.9, 1.2)
+            itl = rng.uniform(0.0124, 0.0142)
+            reqs.append(Req(t_arrive=t, prompt=p, hit=rng.choice([0, 0, 0, 64, 128]), gen=gen, queue=q,
+                            prefill=pre, itl=itl, max_tokens=8192))
+            t = reqs[-1].t_end + rng.uniform(0.05, 0.3)
+    sc = Scenario(model="zai-org/GLM-5.2-FP8", version="0.25.0", max_model_len=200000,
+                  pool_tokens=nblocks * block, block_size=block, cache_labels=cache_labels(block, nblocks, 0.95),
+                  reqs=reqs, t0=t0, window=window, interval=interval, families="0.12.0", step_s=0.0133,
+                  t_start=t0 - 2400.0)
+    args = {"argv": ["vllm", "serve", "zai-org/GLM-5.2-FP8", "--tensor-parallel-size", "8", "--max-model-len", "200000",
+                     "--gpu-memory-utilization", "0.95", "--tool-call-parser", "glm47", "--reasoning-parser", "glm47",
+                     "--enable-auto-tool-choice", "--host", "0.0.0.0", "--port", "8000"],
+            "args": {"model": "zai-org/GLM-5.2-FP8", "tensor-parallel-size": 8, "max-model-len": 200000,
+                     "gpu-memory-utilization": 0.95, "tool-call-parser": "glm47", "reasoning-parser": "glm47",
+                     "enable-auto-tool-choice": True}}
+    s0 = t0 - 2400.0
+    A, E = "(APIServer pid=1)", "(EngineCore_DP0 pid=318)"
+    start = [
+        f"{A} INFO {ts(s0)} [utils.py:253] vLLM API server version 0.25.0",
+        f"{A} INFO {ts(s0 + 1)} [utils.py:253] non-default args: {{'model_tag': 'zai-org/GLM-5.2-FP8', 'host': '0.0.0.0', 'enable_auto_tool_choice': True, 'tool_call_parser': 'glm47', 'model': 'zai-org/GLM-5.2-FP8', 'max_model_len': 200000, 'reasoning_parser': 'glm47', 'tensor_parallel_size': 8, 'gpu_memory_utilization': 0.95}}",
+        f"(Worker_TP0 pid=455) INFO {ts(s0 + 610)} [gpu_model_runner.py:3338] Model loading took 93.71 GiB memory and 588.214 seconds",
+        f"(Worker_TP0 pid=455) INFO {ts(s0 + 700)} [gpu_worker.py:440] Available KV cache memory: 52.94 GiB",
+        f"{E} INFO {ts(s0 + 701)} [kv_cache_utils.py:1291] GPU KV cache size: 1,118,208 tokens",
+        f"{E} INFO {ts(s0 + 701)} [kv_cache_utils.py:1296] Maximum concurrency for 200,000 tokens per request: 5.59x",
+        f"{E} INFO {ts(s0 + 760)} [core.py:250] init engine (profile, create kv cache, warmup model) took 148.62 seconds",
+        f"{A} INFO {ts(s0 + 775)} [api_server.py:1937] Starting vLLM API server 0 on http://0.0.0.0:8000",
+    ]
+
+    def gpu(t):
+        return [{"index": i, "name": "NVIDIA H200", "memory_total": 150754820096, "memory_used": 143422914560 + i * 2097152,
+                 "processes": [{"pid": 455 + i, "name": f"VLLM::Worker_TP{i}", "used_memory": 142880000000 + i * 2097152}]}
+                for i in range(8)]
+    sc.write(ROOT / "cases/zxf-glm52-fp8-200k-c16-healthy/bundle",
+             manifest_notes="GLM-5.2-FP8 on p5en.48xlarge (8x H200), TP8, 200K window, 0.95; concurrency sweep step c16 (streaming chat completions) held for 10 minutes",
+             endpoint="http://p5en-glm52:8000", engine_args=args, model_config=None, served_name="zai-org/GLM-5.2-FP8",
+             startup_logs=start, log_prefix=A, logger_line="loggers.py:271", gpu=gpu, access_prefix=A,
+             server_version={"version": "0.25.0"})
+    inw = [r for r in reqs if t0 <= r.t_end < t0 + window]
+    print("glm: reqs in window", len(inw), "req/s", len(inw) / window,
+          "out tok/s", sum(r.gen for r in inw) / window)
+
+
+CASES["glm"] = glm52_healthy
+
+
 if __name__ == "__main__":
     for name in (sys.argv[1:] or CASES):
         CASES[name]()
