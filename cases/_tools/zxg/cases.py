@@ -200,6 +200,250 @@ def r1_awq() -> None:
     (out / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
 
 
+# ---------------------------------------------------------------- 2: gonka-ai/gonka#1171 (holdout-23)
+def kimi() -> None:
+    cid = "zxg-kimi-k26-tp4-prompt-logprobs-oom"
+    out = ROOT / "cases" / cid / "bundle"
+    ep = "http://mlnode-3.devshard.internal:8000"
+    start = utc(2026, 5, 14, 18, 20, 0)
+    t_crash = utc(2026, 5, 14, 18, 26, 41)
+    rng = random.Random(1171)
+    pool = 372928
+    c = Case(cid, "0.20.0", False, "moonshotai/Kimi-K2.6", "/models/Kimi-K2.6", 262144, start, 0, 10.0, {}, pool, 16, 256,
+             tmpl=gen.V1_T)
+    reqs = mk_reqs(rng, start - 300, t_crash + 30, 0.8, lambda: rng.randint(1500, 9000), lambda: rng.randint(150, 900), 4096)
+    for r in reqs:
+        r.cached = 0
+    gen.simulate(c, reqs, lambda n: 0.030 + 0.0004 * n, lambda r, n: 0.12 + r.prompt * 0.00004)
+    for r in c.reqs:
+        if r.t_end > t_crash:
+            r.t_end = t_crash + 10 ** 6
+    c.n_scrapes = int((t_crash - start) // c.interval) + 1
+    c.labels_cc = gen.tmpl_cc(gen.V1_T, block_size="16", enable_prefix_caching="True", gpu_memory_utilization="0.95",
+                              mamba_block_size="None", mamba_cache_mode="none", mamba_page_size_padded="None", mamba_ssm_cache_dtype="auto",
+                              num_gpu_blocks=str(pool // 16))
+    argv = ["vllm", "serve", "/models/Kimi-K2.6", "--served-model-name", "moonshotai/Kimi-K2.6", "--tensor-parallel-size", "4",
+            "--gpu-memory-utilization", "0.95", "--trust-remote-code", "--tool-call-parser", "kimi_k2", "--reasoning-parser", "kimi_k2",
+            "--enable-auto-tool-choice", "--port", "8000"]
+    args = {"served-model-name": "moonshotai/Kimi-K2.6", "tensor-parallel-size": 4, "gpu-memory-utilization": 0.95, "trust-remote-code": True,
+            "tool-call-parser": "kimi_k2", "reasoning-parser": "kimi_k2", "enable-auto-tool-choice": True, "port": 8000}
+    mc = dsv3_config(num_attention_heads=64, num_key_value_heads=64, n_routed_experts=384, first_k_dense_replace=1, vocab_size=163840,
+                     max_position_embeddings=262144, quantization_config={"quant_method": "compressed-tensors", "format": "pack-quantized",
+                     "config_groups": {"group_0": {"weights": {"num_bits": 4, "group_size": 32, "type": "int", "symmetric": True}, "targets": ["Linear"]}},
+                     "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]})
+    gen.write(c, out, server=gen.server_json("0.20.0", "moonshotai/Kimi-K2.6", "/models/Kimi-K2.6", 262144, int(start)),
+              engine_args={"argv": argv, "args": args}, model_config=mc, gpu=[], logs=[], notes="", endpoint=ep)
+    finish_with_crash(out, c, 20, ep)
+    total = int(178.35 * GiB)
+    gpu = []
+    for k in range(c.n_scrapes + 20):
+        t = start + k * c.interval
+        alive = t <= t_crash
+        devs = []
+        for i in range(4):
+            used = int((170.02 + 0.02 * i) * GiB) if alive else int(0.55 * GiB)
+            devs.append({"index": i, "name": "NVIDIA B200", "memory_total": total, "memory_used": used,
+                         "processes": ([{"pid": 412 + i, "name": "VLLM::Worker_TP%d" % i, "used_memory": used - int(0.5 * GiB)}] if alive else [])})
+        gpu.append({"t": round(t, 3), "devices": devs})
+    (out / "gpu.jsonl").write_text("\n".join(json.dumps(g) for g in gpu) + "\n")
+    api = 1
+    P = f"(APIServer pid={api}) "
+    E = "(EngineCore_DP0 pid=298) "
+    T = ts
+    s0 = start - 900
+    L = [(s0, f"{P}INFO {T(s0)} [api_server.py:1921] vLLM API server version 0.20.0"),
+         (s0 + 1, f"{P}INFO {T(s0 + 1)} [utils.py:253] non-default args: {{'model_tag': '/models/Kimi-K2.6', 'enable_auto_tool_choice': True, "
+                  f"'tool_call_parser': 'kimi_k2', 'port': 8000, 'model': '/models/Kimi-K2.6', 'trust_remote_code': True, 'served_model_name': ['moonshotai/Kimi-K2.6'], "
+                  f"'reasoning_parser': 'kimi_k2', 'tensor_parallel_size': 4, 'gpu_memory_utilization': 0.95}}"),
+         (s0 + 300, f"(Worker_TP0 pid=412) INFO {T(s0 + 300)} [gpu_model_runner.py:4302] Model loading took 138.32 GiB memory and 281.440012 seconds"),
+         (s0 + 380, f"(Worker_TP0 pid=412) INFO {T(s0 + 380)} [gpu_worker.py:436] Available KV cache memory: 24.41 GiB"),
+         (s0 + 381, f"{E}INFO {T(s0 + 381)} [kv_cache_utils.py:1316] GPU KV cache size: 372,928 tokens"),
+         (s0 + 381, f"{E}INFO {T(s0 + 381)} [kv_cache_utils.py:1321] Maximum concurrency for 262,144 tokens per request: 1.42x"),
+         (s0 + 420, f"(Worker_TP0 pid=412) INFO {T(s0 + 420)} [gpu_model_runner.py:5461] Graph capturing finished in 38 secs, took 0.91 GiB"),
+         (s0 + 421, f"{E}INFO {T(s0 + 421)} [core.py:272] init engine (profile, create kv cache, warmup model) took 118.27 seconds"),
+         (s0 + 425, f"{P}INFO {T(s0 + 425)} [api_server.py:2016] Starting vLLM API server 0 on http://0.0.0.0:8000")]
+    L += [x for x in gen.stats_lines(c, start - 300, t_crash, api, "loggers.py:259") if x[0] < t_crash]
+    L += [x for x in gen.access_lines(c, api, "/v1/chat/completions") if x[0] < t_crash]
+    W = "(Worker_TP0 pid=412) "
+    tb = [f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839] WorkerProc hit an exception.",
+          f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839] Traceback (most recent call last):",
+          f'{W}ERROR {T(t_crash)} [multiproc_executor.py:839]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 3471, in _bookkeeping_sync',
+          f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839]     prompt_logprobs_dict = self._get_prompt_logprobs_dict(",
+          f'{W}ERROR {T(t_crash)} [multiproc_executor.py:839]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 5121, in _get_prompt_logprobs_dict',
+          f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839]     logits = self.model.compute_logits(prompt_hidden_states)",
+          f'{W}ERROR {T(t_crash)} [multiproc_executor.py:839]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/logits_processor.py", line 83, in _gather_logits',
+          f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839]     logits = tensor_model_parallel_all_gather(logits)",
+          f"{W}ERROR {T(t_crash)} [multiproc_executor.py:839] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.82 GiB. GPU 0 has a total capacity of 178.35 GiB "
+          f"of which 3.22 GiB is free. Including non-PyTorch memory, this process has 175.11 GiB memory in use. Of the allocated memory 171.36 GiB is allocated by PyTorch, "
+          f"with 0.91 GiB allocated in private pools (e.g., CUDA Graphs), and 1.06 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try "
+          f"setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
+          f"{E}ERROR {T(t_crash + 0.2)} [core.py:1101] EngineCore encountered a fatal error.",
+          f"{E}ERROR {T(t_crash + 0.2)} [core.py:1101] RuntimeError: Worker failed with error 'CUDA out of memory. Tried to allocate 3.82 GiB. GPU 0 has a total capacity of 178.35 GiB of which 3.22 GiB is free.', please check the stack trace above for the root cause",
+          f"{P}ERROR {T(t_crash + 0.3)} [async_llm.py:541] AsyncLLM output_handler failed.",
+          f"{P}ERROR {T(t_crash + 0.3)} [async_llm.py:541] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+          f'{P}INFO:     10.40.2.17:52210 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+          f'{P}INFO:     10.40.2.11:41873 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+          f"{P}INFO:     Shutting down",
+          f"{P}INFO:     Finished server process [1]"]
+    L += [(t_crash + 0.001 * i, x) for i, x in enumerate(tb)]
+    (out / "logs.txt").write_text("\n".join(l for _, l in sorted(L, key=lambda x: x[0])) + "\n")
+    man = json.loads((out / "manifest.json").read_text())
+    man["notes"] = ("vLLM 0.20.0 V1, Kimi-K2.6 TP4 on 4x B200, util 0.95, devshard mlnode. Operator: the engine dies every few hours "
+                    "(8 fatal crashes in 24h), HTTP 500 and the node is down for minutes until it reloads.")
+    (out / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- 3: vllm#12895 (holdout-23)
+def pp3() -> None:
+    cid = "zxg-pp3-r1-bf16-last-stage-runtime-oom"
+    out = ROOT / "cases" / cid / "bundle"
+    ep = "http://10.0.1.11:8000"
+    start = utc(2025, 2, 7, 3, 32, 50)
+    t_crash = utc(2025, 2, 7, 3, 41, 52)
+    rng = random.Random(12895)
+    pool = 48812 * 16
+    mdl = "/models/unsloth-DeepSeek-R1-BF16/"
+    c = Case(cid, "0.7.2", True, mdl, mdl, 4096, start, 0, 10.0, {}, pool, 16, 256, tmpl=gen.V0_T)
+    reqs = mk_reqs(rng, start - 600, t_crash + 60, 0.42, lambda: rng.randint(700, 1900), lambda: rng.randint(300, 900), 2048)
+    gen.simulate(c, reqs, lambda n: 0.085 + 0.0012 * n, lambda r, n: 0.6 + r.prompt * 0.0004)
+    for r in c.reqs:
+        if r.t_end > t_crash:
+            r.t_end = t_crash + 10 ** 6
+    c.n_scrapes = int((t_crash - start) // c.interval) + 1
+    c.labels_cc = gen.tmpl_cc(gen.V0_T, enable_prefix_caching="False", gpu_memory_utilization="0.95", num_cpu_blocks="45511",
+                              num_gpu_blocks="48812", swap_space="16")
+    argv = ["vllm", "serve", mdl, "-pp", "3", "-tp", "8", "--trust-remote-code", "--max-model-len", "4096", "--worker-use-ray",
+            "--swap-space", "16", "--gpu-memory-utilization", "0.95"]
+    args = {"pipeline-parallel-size": 3, "tensor-parallel-size": 8, "trust-remote-code": True, "max-model-len": 4096, "worker-use-ray": True,
+            "swap-space": 16, "gpu-memory-utilization": 0.95}
+    gen.write(c, out, server=gen.server_json("0.7.2", mdl, mdl, 4096, int(start)), engine_args={"argv": argv, "args": args},
+              model_config=dsv3_config(), gpu=[], logs=[], notes="", endpoint=ep)
+    finish_with_crash(out, c, 8, ep)
+    gpu = []
+    for k in range(c.n_scrapes + 8):
+        t = start + k * c.interval
+        alive = t <= t_crash + 3
+        devs = []
+        for i in range(8):
+            used = int((71.62 + 0.01 * i) * GiB) if alive else int(0.43 * GiB)
+            devs.append({"index": i, "name": "NVIDIA A100-SXM4-80GB", "memory_total": 85899345920, "memory_used": used,
+                         "processes": ([{"pid": 30211 + i * 17, "name": "ray::RayWorkerWrapper" if i else "python3", "used_memory": used - int(0.4 * GiB)}] if alive else [])})
+        gpu.append({"t": round(t, 3), "devices": devs})
+    (out / "gpu.jsonl").write_text("\n".join(json.dumps(g) for g in gpu) + "\n")
+    T = ts
+    s0 = start - 1800
+    L = [(s0, f"INFO {T(s0)} api_server.py:840] vLLM API server version 0.7.2"),
+         (s0 + 1, f"INFO {T(s0 + 1)} api_server.py:841] args: Namespace(subparser='serve', model_tag='{mdl}', model='{mdl}', trust_remote_code=True, "
+                  f"max_model_len=4096, worker_use_ray=True, pipeline_parallel_size=3, tensor_parallel_size=8, swap_space=16.0, gpu_memory_utilization=0.95)"),
+         (s0 + 12, f"INFO {T(s0 + 12)} ray_distributed_executor.py:149] use_ray_spmd_worker: False"),
+         (s0 + 40, f"INFO {T(s0 + 40)} cuda.py:161] Using Triton MLA backend."),
+         (s0 + 700, f"INFO {T(s0 + 700)} model_runner.py:1115] Loading model weights took 51.3154 GB"),
+         (s0 + 702, f"(RayWorkerWrapper pid=18822, ip=10.0.1.13) INFO {T(s0 + 702)} model_runner.py:1115] Loading model weights took 53.8387 GB [repeated 7x across cluster]"),
+         (s0 + 740, f"INFO {T(s0 + 740)} worker.py:267] Memory profiling takes 34.81 seconds"),
+         (s0 + 740, f"INFO {T(s0 + 740)} worker.py:267] the current vLLM instance can use total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.95) = 75.19GiB"),
+         (s0 + 740, f"INFO {T(s0 + 740)} worker.py:267] model weights take 51.32GiB; non_torch_memory takes 0.93GiB; PyTorch activation peak memory takes 2.41GiB; "
+                    f"the rest of the memory reserved for KV Cache is 20.53GiB."),
+         (s0 + 741, f"INFO {T(s0 + 741)} executor_base.py:110] # CUDA blocks: 48812, # CPU blocks: 45511"),
+         (s0 + 741, f"INFO {T(s0 + 741)} executor_base.py:115] Maximum concurrency for 4096 tokens per request: 190.67x"),
+         (s0 + 800, f"INFO {T(s0 + 800)} model_runner.py:1562] Graph capturing finished in 58 secs, took 1.06 GiB"),
+         (s0 + 801, f"INFO {T(s0 + 801)} llm_engine.py:431] init engine (profile, create kv cache, warmup model) took 101.23 seconds"),
+         (s0 + 802, f"INFO {T(s0 + 802)} api_server.py:926] Starting vLLM API server on http://0.0.0.0:8000")]
+    for r in c.reqs:
+        if s0 + 802 < r.t_arr < t_crash:
+            L.append((r.t_arr + 0.002, f'INFO:     10.0.2.{20 + r.rid % 4}:{43000 + r.rid} - "POST /v1/chat/completions HTTP/1.1" 200 OK'))
+    L += [x for x in v0_stats(c, start - 600, t_crash) if x[0] < t_crash]
+    W = "(RayWorkerWrapper pid=18829, ip=10.0.1.13) "
+    tb = [f"{W}ERROR {T(t_crash)} worker_base.py:581] Error executing method 'execute_model'. This might cause deadlock in distributed execution.",
+          f"{W}ERROR {T(t_crash)} worker_base.py:581] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.32 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.18 GiB is free. "
+          f"Including non-PyTorch memory, this process has 77.96 GiB memory in use. Of the allocated memory 74.02 GiB is allocated by PyTorch, with 96.00 MiB allocated in private pools "
+          f"(e.g., CUDA Graphs), and 1.21 GiB is reserved by PyTorch but unallocated.",
+          f"ERROR {T(t_crash + 1)} engine.py:139] RayTaskError(OutOfMemoryError): ray::RayWorkerWrapper.execute_method() (pid=18829, ip=10.0.1.13, actor_id=5c1e0a9f2b7e4c1d8a6f0e3b01000000)",
+          f"CRITICAL {T(t_crash + 1)} launcher.py:101] MQLLMEngine is already dead, terminating server process",
+          f'INFO:     10.0.2.21:43377 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+          "INFO:     Shutting down",
+          "INFO:     Finished server process [7]"]
+    L += [(t_crash + 0.01 * i, x) for i, x in enumerate(tb)]
+    (out / "logs.txt").write_text("\n".join(l for _, l in sorted(L, key=lambda x: x[0])) + "\n")
+    man = json.loads((out / "manifest.json").read_text())
+    man["notes"] = ("vLLM 0.7.2 V0, Ray cluster of 3 nodes x 8 A100, -pp 3 -tp 8, DeepSeek-R1 BF16, util 0.95. kvdoctor on the head node (10.0.1.11, PP stage 0): "
+                    "NVML covers only its 8 GPUs. Operator: the last node uses more GPU memory and runs out after serving for a while, the others stay underutilized.")
+    (out / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- 4: vllm#24436 (holdout-23)
+def qwen3() -> None:
+    cid = "zxg-qwen3-4b-fp8-4090-v1-sampler-warmup-oom"
+    out = ROOT / "cases" / cid / "bundle"
+    ep = "http://127.0.0.1:8850"
+    t0 = utc(2025, 9, 8, 18, 58, 57)
+    mdl = "Qwen/Qwen3-4B-Instruct-2507-FP8"
+    root = "/home/usr1/.cache/modelscope/hub/models/Qwen/Qwen3-4B-Instruct-2507-FP8"
+    argv = ["vllm", "serve", mdl, "--max-model-len", "32768", "--host", "0.0.0.0", "--port", "8850"]
+    args = {"max-model-len": 32768, "host": "0.0.0.0", "port": 8850}
+    P, E = "(APIServer pid=2738812) ", "(EngineCore_0 pid=2739080) "
+    T = lambda s: ts(t0 + s)
+    L = [f"INFO {T(0)} [__init__.py:241] Automatically detected platform cuda.",
+         f"{P}INFO {T(3)} [api_server.py:1805] vLLM API server version 0.10.1.1",
+         f"{P}INFO {T(3)} [utils.py:326] non-default args: {{'model_tag': '{mdl}', 'host': '0.0.0.0', 'port': 8850, 'model': '{mdl}', 'max_model_len': 32768}}",
+         f"{P}INFO {T(15)} [__init__.py:711] Resolved architecture: Qwen3ForCausalLM",
+         f"{P}INFO {T(15)} [__init__.py:1750] Using max model len 32768",
+         f"{P}INFO {T(16)} [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+         f"{E}INFO {T(22)} [core.py:636] Waiting for init message from front-end.",
+         f"{E}INFO {T(22)} [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='{root}', speculative_config=None, tokenizer='{root}', "
+         f"skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config={{}}, tokenizer_revision=None, trust_remote_code=False, "
+         f"dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, "
+         f"disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, "
+         f"served_model_name={mdl}, enable_prefix_caching=True, chunked_prefill_enabled=True, use_async_output_proc=True",
+         f"{E}INFO {T(24)} [gpu_model_runner.py:1953] Starting to load model {root}...",
+         f"{E}INFO {T(24)} [cuda.py:328] Using Flash Attention backend on V1 engine.",
+         f"{E}INFO {T(31)} [default_loader.py:262] Loading weights took 5.87 seconds",
+         f"{E}INFO {T(32)} [gpu_model_runner.py:2007] Model loading took 4.6128 GiB and 7.126840 seconds",
+         f"{E}INFO {T(41)} [backends.py:548] Using cache directory: /home/usr1/.cache/vllm/torch_compile_cache/3b1f9a7c2e/rank_0_0/backbone for vLLM's torch.compile",
+         f"{E}INFO {T(41)} [backends.py:559] Dynamo bytecode transform time: 8.73 s",
+         f"{E}INFO {T(66)} [backends.py:215] Compiling a graph for dynamic shape takes 24.61 s",
+         f"{E}INFO {T(80)} [monitor.py:34] torch.compile takes 33.34 s in total",
+         f"{E}INFO {T(82)} [gpu_worker.py:276] Available KV cache memory: 15.19 GiB",
+         f"{E}INFO {T(82)} [kv_cache_utils.py:849] GPU KV cache size: 110,608 tokens",
+         f"{E}INFO {T(82)} [kv_cache_utils.py:853] Maximum concurrency for 32,768 tokens per request: 3.38x",
+         f"{E}INFO {T(126)} [gpu_model_runner.py:2708] Graph capturing finished in 43 secs, took 0.45 GiB",
+         f"{E}ERROR {T(127)} [core.py:700] EngineCore failed to start.",
+         f"{E}ERROR {T(127)} [core.py:700] Traceback (most recent call last):",
+         f'{E}ERROR {T(127)} [core.py:700]   File "/home/usr1/.local/intelpython3/envs/vllm/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 691, in run_engine_core',
+         f"{E}ERROR {T(127)} [core.py:700]     engine_core = EngineCoreProc(*args, **kwargs)",
+         f'{E}ERROR {T(127)} [core.py:700]   File "/home/usr1/.local/intelpython3/envs/vllm/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 180, in _initialize_kv_caches',
+         f"{E}ERROR {T(127)} [core.py:700]     self.model_executor.initialize_from_config(kv_cache_configs)",
+         f'{E}ERROR {T(127)} [core.py:700]   File "/home/usr1/.local/intelpython3/envs/vllm/lib/python3.12/site-packages/vllm/v1/worker/gpu_worker.py", line 341, in compile_or_warm_up_model',
+         f"{E}ERROR {T(127)} [core.py:700]     self.model_runner._dummy_sampler_run(",
+         f'{E}ERROR {T(127)} [core.py:700]   File "/home/usr1/.local/intelpython3/envs/vllm/lib/python3.12/site-packages/vllm/v1/sample/ops/topk_topp_sampler.py", line 83, in forward_native',
+         f"{E}ERROR {T(127)} [core.py:700]     logits = apply_top_k_top_p(logits, k, p)",
+         f'{E}ERROR {T(127)} [core.py:700]   File "/home/usr1/.local/intelpython3/envs/vllm/lib/python3.12/site-packages/vllm/v1/sample/ops/topk_topp_sampler.py", line 189, in apply_top_k_top_p',
+         f"{E}ERROR {T(127)} [core.py:700]     logits_sort, logits_idx = logits.sort(dim=-1, descending=False)",
+         f"{E}ERROR {T(127)} [core.py:700] " + oom_line("298.00 MiB", "23.65 GiB", "98.25 MiB", "23.53 GiB", "20.32 GiB", "66.00 MiB", "74.74 MiB"),
+         f"{E}ERROR {T(127)} [core.py:700] ",
+         f"{E}ERROR {T(127)} [core.py:700] The above exception was the direct cause of the following exception:",
+         f"{E}ERROR {T(127)} [core.py:700] ",
+         f"{E}ERROR {T(127)} [core.py:700] RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. Please try lowering `max_num_seqs` "
+         f"or `gpu_memory_utilization` when initializing the engine.",
+         f"{P}ERROR {T(129)} [api_server.py:1951] RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {{}}"]
+    n, iv = 19, 10.0
+    gpu = []
+    for k in range(n):
+        s = k * iv
+        used = 0.45 if s < 24 else (5.4 if s < 32 else (7.1 if s < 82 else (22.95 if s < 126 else (23.53 if s <= 127 else 0.0))))
+        procs = [{"pid": 2739080, "name": "VLLM::EngineCore", "used_memory": int(used * GiB)}] if 24 <= s <= 127 else []
+        gpu.append({"t": round(t0 + s, 3), "devices": [{"index": 1, "name": "NVIDIA GeForce RTX 4090", "memory_total": 25757220864,
+                                                         "memory_used": int((used + 0.0) * GiB) if procs else int(0.42 * GiB), "processes": procs}]})
+    mc = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 2560, "intermediate_size": 9728, "num_hidden_layers": 36,
+          "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 262144,
+          "torch_dtype": "bfloat16", "tie_word_embeddings": True, "rope_theta": 5000000,
+          "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}}
+    write_failed_start(out, t0=t0, n=n, interval=iv, endpoint=ep, server={"version": None, "models": None, "health": None},
+                       engine_args={"argv": ["vllm", "serve", mdl, "--max-model-len", "32768", "--host", "0.0.0.0", "--port", "8850"], "args": args},
+                       model_config=mc, gpu=gpu, logs=L,
+                       notes="vLLM 0.10.1.1 (V1) on one RTX 4090 (CUDA_VISIBLE_DEVICES=1), Qwen3-4B-Instruct-2507-FP8, --max-model-len 32768, defaults otherwise. "
+                             "Operator: crashes at start-up unless VLLM_USE_V1=0; the API server never came up.")
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["r1_awq", "kimi", "pp3", "qwen3"]
     for w in which:
