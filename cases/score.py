@@ -27,7 +27,8 @@ round 18 ``dev-18`` and ``holdout-18``,
 round 19 ``dev-19`` and ``holdout-19``,
 round 20 ``dev-20`` and ``holdout-20``,
 round 21 ``dev-21`` and ``holdout-21``,
-round 22 ``dev-22`` and ``holdout-22``.
+round 22 ``dev-22`` and ``holdout-22``,
+round 23 ``dev-23`` and ``holdout-23``.
 ``development`` is every split but the current round's holdout (``CURRENT_HOLDOUT``), so a
 look at all the development material never runs the holdout by accident.
 
@@ -233,6 +234,8 @@ SPLITS = (
     "holdout-21",
     "dev-22",
     "holdout-22",
+    "dev-23",
+    "holdout-23",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498, round 6's at d543762,
@@ -240,7 +243,7 @@ SPLITS = (
 # round 11's at 3153292, round 12's at f96e3d8, round 13's at bceea5c, round 14's at 15a3e5f,
 # round 15's at 261b2fc, round 16's at 213b3dd, round 17's at 777bd7d, round 18's at 64c57ed,
 # round 19's at 1e504ed, round 20's at c76bd2d, round 21's at dacb23e, round 22's at 3c7fda1.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-23"
 
 
 def _pct(n: int, d: int) -> str:
