@@ -947,6 +947,9 @@ def _plan_block_size(c: _Ctx) -> list[Change]:
     mml = cfg.max_model_len
     if mml is not None and bs > mml:
         return _plan_block_above_max_len(c, bs, mml, hybrid)
+    ratio = c.view.num("kv_compress_ratio_max")
+    if ratio is not None and ratio > 1:
+        return _plan_compressed_block(c, bs, int(ratio))
     # The smallest size the backend takes without penalty: the most prefix tokens hit.
     target = step
     out: list[Change] = []
@@ -971,6 +974,51 @@ def _plan_block_size(c: _Ctx) -> list[Change]:
             "client",
             (),
             "its first block then hits for every request that shares it",
+            text,
+            alternative=bool(out),
+        )
+    )
+    return out
+
+
+# The block sizes DeepSeek-V4's compressed cache takes (vllm-ascend PR 10354: 32, 64 or 128;
+# any other value falls back to 32).
+COMPRESSED_BLOCK_SIZES = (32, 64, 128)
+
+
+def _plan_compressed_block(c: _Ctx, bs: int, ratio: int) -> list[Change]:
+    """A compressed-attention model hashes a block of compressed entries whole, so a hit needs
+    block × ratio tokens (twice that with speculation): the smallest block it takes shrinks
+    that unit, where the unit then fits inside the window's prompts."""
+    win = c.win
+    unit = int(c.view.num("prefix_hit_granularity_tokens") or bs * ratio)
+    per_block = max(1, unit // bs)
+    out: list[Change] = []
+    smaller = [b for b in COMPRESSED_BLOCK_SIZES if b < bs]
+    if smaller and win.prompt:
+        target = smaller[0]
+        new_unit = target * per_block
+        if new_unit < win.prompt:
+            edit = (
+                Edit("lower", "block-size", bs, target)
+                if c.cfg.is_set("block-size")
+                else Edit("set", "block-size", None, target)
+            )
+            effect = (
+                f"a hit needs {fmt_int(new_unit)} tokens instead of {fmt_int(unit)} "
+                f"({target}-token blocks of {ratio}× compressed entries), so a shared prefix of "
+                f"that length in the window's {fmt_int(round(win.prompt))}-token prompts can hit"
+            )
+            out.append(Change("tune", (edit,), effect))
+    text = (
+        f"Lengthen the shared prefix to at least {fmt_int(unit)} tokens (one unit of the "
+        "compressed cache)"
+    )
+    out.append(
+        Change(
+            "client",
+            (),
+            "its first unit then hits for every request that shares it",
             text,
             alternative=bool(out),
         )

@@ -665,7 +665,14 @@ _DEFS += [
         "prefix_hit_granularity_tokens",
         "tokens",
         "Tokens at which prefix-cache hits land: "
-        "cache_hit_alignment_tokens (0.32+), else the block size.",
+        "cache_hit_alignment_tokens (0.32+), else the block size (times the largest KV "
+        "compression ratio of a compressed-attention model, twice that with speculation).",
+    ),
+    (
+        "kv_compress_ratio_max",
+        "ratio",
+        "The largest KV compression ratio of the model's layers (compress_ratios in "
+        "config.json, DeepSeek-V4): a compressed layer keeps one KV entry per that many tokens.",
     ),
     (
         "log_cudagraph_full_largest",
@@ -987,6 +994,7 @@ LABELS: dict[str, str] = {
     "request_log_adapters": "LoRA adapters in the request log",
     "running_max": "peak running requests",
     "in_flight_max": "the most requests in the engine at one scrape",
+    "kv_compress_ratio_max": "the largest KV compression ratio of the model's layers",
     "prefill_mfu": "the prefill's share of the GPUs' peak compute",
     "stalled_tail_s": "the window's end with requests running and nothing computed",
     "stalled_span_s": "the longest stretch with requests running and nothing computed",

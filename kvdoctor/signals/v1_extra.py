@@ -825,6 +825,20 @@ def cudagraphs(out: Out, bundle: Bundle) -> None:
 # --------------------------------------------------------------------------- hybrid models
 
 
+def _largest_compression(cfg: object) -> int | None:
+    """The largest KV compression ratio of the model's layers (DeepSeek-V4's compress_ratios:
+    0 or 1 for an uncompressed layer, 4 or 128 for one that keeps an entry per that many
+    tokens), or None where no layer is compressed or the config does not say."""
+    if not isinstance(cfg, dict):
+        return None
+    ratios = cfg.get("compress_ratios")
+    if not isinstance(ratios, list):
+        return None
+    found = [int(r) for r in ratios if isinstance(r, int | float) and not isinstance(r, bool)]
+    top = max(found, default=0)
+    return top if top > 1 else None
+
+
 def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
     """Hybrid (Mamba + attention) models and the granularity at which prefix hits land.
 
@@ -891,10 +905,32 @@ def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
         gprov = "metrics: vllm:cache_config_info cache_hit_alignment_tokens"
     except ValueError:
         granularity = None
+    ratio = _largest_compression(cfg)
+    out.set(
+        "kv_compress_ratio_max",
+        ratio,
+        "model_config.json: the largest of compress_ratios",
+        reason="no model config in the bundle"
+        if cfg is None
+        else "the model config compresses no layer's KV (no compress_ratios above 1)",
+    )
     if granularity is None:
         bs = ss.get("block_size")
         if isinstance(bs, int) and not isinstance(bs, bool):
             granularity, gprov = bs, "block_size (whole blocks are cached)"
+            if ratio is not None:
+                # A compressed layer keeps one KV entry per `ratio` tokens, and its block of
+                # block_size entries is hashed whole: a hit needs block_size × ratio tokens,
+                # twice that with speculative decoding (vllm-ascend #10710: block 128 × ratio
+                # 128 is a 16k-token minimum hit, 32k with MTP; block 32 brings it to 4k).
+                spec = ss.get("spec_decode_configured") is True
+                granularity = bs * ratio * (2 if spec else 1)
+                gprov = (
+                    f"block_size × the model's largest KV compression ratio ({ratio}, "
+                    "compress_ratios in config.json)"
+                    + (" × 2 with speculative decoding" if spec else "")
+                    + ": a compressed layer's block is hashed whole"
+                )
     out.set(
         "prefix_hit_granularity_tokens",
         granularity,

@@ -616,3 +616,22 @@ def test_requests_in_flight_are_counted_at_one_scrape_not_from_two_peaks() -> No
     # Two running and three waiting at the same scrape: five in the engine.
     together = bundle(_progress(0, 0, 1, 0), _progress(100, 10, 2, 3), _progress(200, 20, 1, 0))
     assert compute_signals(together).get("in_flight_max") == 5
+
+
+def test_a_compressed_kv_cache_hits_in_units_of_block_times_its_largest_ratio() -> None:
+    # DeepSeek-V4: uncompressed, 4x and 128x layers. A block of 16 compressed entries of the
+    # 128x layers covers 2,048 tokens, and it is hashed whole.
+    cfg = {"model_type": "deepseek_v4", "compress_ratios": [0, 0, 4, 128, 4, 128]}
+    s = compute_signals(healthy(model_config_raw=cfg))
+    block = s.get("block_size")
+    assert isinstance(block, int)
+    assert s.get("kv_compress_ratio_max") == 128
+    assert s.get("prefix_hit_granularity_tokens") == block * 128
+    # Speculative decoding doubles the unit (vllm-ascend #10710: 16k becomes 32k with MTP).
+    spec = EngineArgs(argv=None, args={"speculative-config": '{"method": "mtp"}'})
+    s = compute_signals(healthy(model_config_raw=cfg, engine_args=spec))
+    assert s.get("prefix_hit_granularity_tokens") == block * 128 * 2
+    # No compressed layer: hits land at whole blocks.
+    plain = compute_signals(healthy(model_config_raw={"compress_ratios": [0, 1, 1]}))
+    assert plain.get("kv_compress_ratio_max") is None
+    assert plain.get("prefix_hit_granularity_tokens") == block
