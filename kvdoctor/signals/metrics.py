@@ -178,7 +178,9 @@ def _in_flight(
     queued = dict(waiting)
     both = [r + queued[t] for t, r in running if t in queued]
     if not both:
-        out.set("in_flight_max", None, reason="no scrape holds both the running and the waiting gauge")
+        out.set(
+            "in_flight_max", None, reason="no scrape holds both the running and the waiting gauge"
+        )
         return
     out.set(
         "in_flight_max",
