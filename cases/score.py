@@ -242,8 +242,9 @@ SPLITS = (
 # round 7's at e6df0e1, round 8's at 28bf99b, round 9's at 73c9794, round 10's at 69d178c,
 # round 11's at 3153292, round 12's at f96e3d8, round 13's at bceea5c, round 14's at 15a3e5f,
 # round 15's at 261b2fc, round 16's at 213b3dd, round 17's at 777bd7d, round 18's at 64c57ed,
-# round 19's at 1e504ed, round 20's at c76bd2d, round 21's at dacb23e, round 22's at 3c7fda1.
-CURRENT_HOLDOUT: str | None = "holdout-23"
+# round 19's at 1e504ed, round 20's at c76bd2d, round 21's at dacb23e, round 22's at 3c7fda1,
+# round 23's at 75aa541.
+CURRENT_HOLDOUT: str | None = None
 
 
 def _pct(n: int, d: int) -> str:
