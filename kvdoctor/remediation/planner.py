@@ -1658,6 +1658,22 @@ def _plan_activation_peak(c: _Ctx) -> list[Change]:
         )
         out.append(Change("tune", edits, effect))
     tried = c.view.num("log_oom_tried_bytes")
+    if c.view.value("log_oom_prompt_logprobs") is True:
+        # The logits of every prompt token over the vocabulary, gathered at once: the peak
+        # grows with the prompt, so the request parameter is the change, not a knob.
+        asked = f" ({_gib(tried)} for the request that failed)" if tried else ""
+        out.append(
+            Change(
+                "client",
+                (),
+                "no request gathers its whole prompt's logits over the vocabulary at once"
+                f"{asked}; a lower utilization only buys room for shorter prompts",
+                text=(
+                    "Stop sending prompt_logprobs on long prompts (strip it at the gateway, or "
+                    "reject it above a prompt length)"
+                ),
+            )
+        )
     mem = device_memory(c)
     if phase == "serving" and tried and mem.total:
         # Free what the failed allocation asked for, and 2 % of the card for fragmentation.

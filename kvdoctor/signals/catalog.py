@@ -371,6 +371,12 @@ _DEFS: list[tuple[str, str, str]] = [
         "warned that its multimodal worst case does not fit).",
     ),
     (
+        "log_oom_prompt_logprobs",
+        "bool",
+        "The out-of-memory traceback computes prompt logprobs: every prompt token's logits over "
+        "the whole vocabulary, gathered at once.",
+    ),
+    (
         "oom_in_activations",
         "bool",
         "The out-of-memory error struck an activation peak (the profiling run, the sampler's "
@@ -1079,6 +1085,10 @@ STATES: dict[str, tuple[str, str]] = {
     "log_oom_multimodal": (
         "the multimodal encoder was in the out-of-memory traceback",
         "no multimodal encoder in the out-of-memory traceback",
+    ),
+    "log_oom_prompt_logprobs": (
+        "the out-of-memory traceback computes prompt logprobs",
+        "the out-of-memory traceback computes no prompt logprobs",
     ),
     "oom_in_activations": (
         "the out-of-memory error struck an activation peak, not the KV pool",

@@ -227,7 +227,26 @@ _MULTIMODAL = re.compile(
 )
 
 
+# The frames that compute prompt logprobs: the logits of every prompt token over the whole
+# vocabulary, gathered at once in fp32 (external case zxg-kimi-k26: 6,260 tokens × 163,840 ×
+# 4 bytes = 3.82 GiB for one request at 0.95 utilization).
+_PROMPT_LOGPROBS = re.compile(r"_get_prompt_logprobs_dict|prompt_logprobs")
+
+
 _PHASE_RX = dict(_OOM_PHASES)
+
+
+def oom_frames(text: str) -> str:
+    """The lines of the first out-of-memory error's traceback (empty without one)."""
+    lines = text.splitlines()
+    oom = _LOG_PATTERNS["oom"]
+    first = next((i for i, ln in enumerate(lines) if oom.search(ln)), None)
+    if first is None:
+        return ""
+    start = first
+    while start > 0 and _TRACEBACK_LINE.search(lines[start - 1]) and first - start < 400:
+        start -= 1
+    return "\n".join(lines[start : first + 1])
 
 
 def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
@@ -362,6 +381,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_oom_phase",
         "log_oom_tried_bytes",
         "log_oom_multimodal",
+        "log_oom_prompt_logprobs",
         "oom_in_activations",
         "log_preemption_warnings",
         "log_reports_preemptions",
@@ -426,6 +446,11 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no out-of-memory error with the size it tried to allocate",
     )
     out.set("log_oom_multimodal", multimodal, "logs.txt: multimodal encoder frames or warning")
+    out.set(
+        "log_oom_prompt_logprobs",
+        bool(_PROMPT_LOGPROBS.search(oom_frames(text))),
+        "logs.txt: the first out-of-memory traceback computes prompt logprobs",
+    )
     # A forward pass that runs out while the pool sits below full ran out of activation memory,
     # not KV: the pool is allocated up front and does not grow.
     usage = out.ss.get("kv_usage_max")
