@@ -678,7 +678,8 @@ _DEFS += [
         "kv_compress_ratio_max",
         "ratio",
         "The largest KV compression ratio of the model's layers (compress_ratios in "
-        "config.json, DeepSeek-V4): a compressed layer keeps one KV entry per that many tokens.",
+        "config.json, DeepSeek-V4): a compressed layer keeps one KV entry per that many tokens "
+        "(1 for a model that compresses none).",
     ),
     (
         "log_cudagraph_full_largest",

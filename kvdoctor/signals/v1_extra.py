@@ -828,15 +828,14 @@ def cudagraphs(out: Out, bundle: Bundle) -> None:
 def _largest_compression(cfg: object) -> int | None:
     """The largest KV compression ratio of the model's layers (DeepSeek-V4's compress_ratios:
     0 or 1 for an uncompressed layer, 4 or 128 for one that keeps an entry per that many
-    tokens), or None where no layer is compressed or the config does not say."""
+    tokens); 1 for a model config that compresses no layer, None without a model config."""
     if not isinstance(cfg, dict):
         return None
     ratios = cfg.get("compress_ratios")
     if not isinstance(ratios, list):
-        return None
+        return 1
     found = [int(r) for r in ratios if isinstance(r, int | float) and not isinstance(r, bool)]
-    top = max(found, default=0)
-    return top if top > 1 else None
+    return max(1, max(found, default=1))
 
 
 def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
@@ -910,15 +909,13 @@ def hybrid(out: Out, bundle: Bundle, labels: dict[str, str]) -> None:
         "kv_compress_ratio_max",
         ratio,
         "model_config.json: the largest of compress_ratios",
-        reason="no model config in the bundle"
-        if cfg is None
-        else "the model config compresses no layer's KV (no compress_ratios above 1)",
+        reason="no model config in the bundle",
     )
     if granularity is None:
         bs = ss.get("block_size")
         if isinstance(bs, int) and not isinstance(bs, bool):
             granularity, gprov = bs, "block_size (whole blocks are cached)"
-            if ratio is not None:
+            if ratio is not None and ratio > 1:
                 # A compressed layer keeps one KV entry per `ratio` tokens, and its block of
                 # block_size entries is hashed whole: a hit needs block_size × ratio tokens,
                 # twice that with speculative decoding (vllm-ascend #10710: block 128 × ratio

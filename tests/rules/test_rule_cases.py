@@ -244,6 +244,11 @@ def test_rule_case(playbook: str, case: dict[str, Any]) -> None:
             assert cause not in listed, f"{cause} in the differential {sorted(listed)}"
         for text in wanted.get("decide_with_contains", []):
             assert text in got_q[0].decide_with, got_q[0].decide_with
+        if wanted.get("leads"):
+            # The question the report opens with (the first of several undecided ones).
+            assert result.undecided[0].symptom == wanted["symptom"], [
+                q.symptom for q in result.undecided
+            ]
     elif "verdict" in case and case["verdict"] != "inconclusive":
         assert not result.undecided, f"unexpected undecided: {result.undecided}"
     if case.get("only"):

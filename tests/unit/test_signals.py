@@ -633,5 +633,5 @@ def test_a_compressed_kv_cache_hits_in_units_of_block_times_its_largest_ratio() 
     assert s.get("prefix_hit_granularity_tokens") == block * 128 * 2
     # No compressed layer: hits land at whole blocks.
     plain = compute_signals(healthy(model_config_raw={"compress_ratios": [0, 1, 1]}))
-    assert plain.get("kv_compress_ratio_max") is None
+    assert plain.get("kv_compress_ratio_max") == 1
     assert plain.get("prefix_hit_granularity_tokens") == block
