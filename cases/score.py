@@ -265,6 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also write each case's JSON report to DIR/<case>.json (for reading the misses)",
     )
     args = ap.parse_args(argv)
+    if args.split == "all" and CURRENT_HOLDOUT is not None:
+        # "all" would run the unrun holdout with the development cases (round 23's holdout was
+        # first run that way): the holdout runs once, by its own name, at the round's end.
+        ap.error(
+            f"--split all includes the unrun {CURRENT_HOLDOUT}: use --split development, or "
+            f"--split {CURRENT_HOLDOUT} to run the holdout (once, at the end of the round)"
+        )
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
     if args.split == "development":

@@ -1115,3 +1115,11 @@ def test_dev_case(case: str) -> None:
 
 def test_known_misses_name_dev_cases() -> None:
     assert set(KNOWN_MISSES) <= set(_dev_cases())
+
+
+def test_all_refuses_while_a_holdout_is_unrun(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "all" would run the unrun holdout with the development cases, as it once did.
+    monkeypatch.setattr(SCORE, "CURRENT_HOLDOUT", "holdout-23")
+    with pytest.raises(SystemExit) as exc:
+        SCORE.main(["--split", "all"])
+    assert exc.value.code == 2
