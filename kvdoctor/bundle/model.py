@@ -17,6 +17,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from kvdoctor.expfmt import Labels
+from kvdoctor.factories import new_dict, new_list
 from kvdoctor.vocab import ReproducerVerdict, Symptom
 
 # A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
@@ -66,7 +67,7 @@ class Manifest(_Record):
     notes: str = ""
     # kvdoctor's own extension (unknown keys are ignored by other readers): what the probes
     # could not collect at capture time, so a replay reports the same "not checked" list.
-    not_checked: list[NotChecked] = Field(default_factory=list)
+    not_checked: list[NotChecked] = Field(default_factory=new_list)
     # The symptom the operator was called for (--complaint), so a replay weighs it the same.
     complaint: Symptom | None = None
 
@@ -93,7 +94,7 @@ class ServerInfo(_Record):
 
 class EngineArgs(_Record):
     argv: list[str] | None = None
-    args: JsonObject = Field(default_factory=dict)
+    args: JsonObject = Field(default_factory=new_dict)
 
 
 class GpuProcess(_Record):
@@ -107,12 +108,12 @@ class GpuDevice(_Record):
     name: str = ""
     memory_total: int
     memory_used: int
-    processes: list[GpuProcess] = Field(default_factory=list)
+    processes: list[GpuProcess] = Field(default_factory=new_list)
 
 
 class GpuSample(_Record):
     t: float
-    devices: list[GpuDevice] = Field(default_factory=list)
+    devices: list[GpuDevice] = Field(default_factory=new_list)
 
 
 class ReproducerRecord(BaseModel):
@@ -129,14 +130,14 @@ class ReproducerRecord(BaseModel):
     verdict: ReproducerVerdict
     # An experiment can tell several causes apart (prefix-probe: caching off vs block larger
     # than prefix vs drift vs eviction): verdict per cause id, overriding ``verdict`` for it.
-    cause_verdicts: dict[str, ReproducerVerdict] = Field(default_factory=dict)
+    cause_verdicts: dict[str, ReproducerVerdict] = Field(default_factory=new_dict)
     summary: str = ""
-    expected: JsonObject = Field(default_factory=dict)
-    measured: JsonObject = Field(default_factory=dict)
+    expected: JsonObject = Field(default_factory=new_dict)
+    measured: JsonObject = Field(default_factory=new_dict)
     started_at: float
     ended_at: float
     requests_sent: int = 0
-    budget: JsonObject = Field(default_factory=dict)
+    budget: JsonObject = Field(default_factory=new_dict)
     # Why the guard stopped the run early, or None when it ran to completion.
     aborted: str | None = None
 
@@ -186,7 +187,7 @@ class PromptSample(BaseModel):
     schema_: Literal["kvdoctor.prompts/1"] = Field(default=PROMPT_SAMPLE_SCHEMA, alias="schema")
     source: PromptSource
     tokenizer: PromptTokenizer
-    prompts: list[PromptStat] = Field(default_factory=list)
+    prompts: list[PromptStat] = Field(default_factory=new_list)
     adapters: int = Field(default=0, ge=0)
     salts: int = Field(default=0, ge=0)
 
@@ -212,7 +213,7 @@ class Bundle(BaseModel):
     # The valid records of reproducers.jsonl, in file order (None: no such file).
     reproducers: list[ReproducerRecord] | None = None
     # Its lines that are not valid records (see UnreadRecord).
-    unread_reproducers: list[UnreadRecord] = Field(default_factory=list)
+    unread_reproducers: list[UnreadRecord] = Field(default_factory=new_list)
     # The user's service-level objectives (slo.json, seconds), when the run was given any.
     slo: dict[str, float] | None = None
     # What the operator's prompt sample (--prompts) showed about sharing: lengths only, never

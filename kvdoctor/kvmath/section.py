@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.factories import new_list
 from kvdoctor.kvmath.capacity import pool_capacity, sequences_that_fit
 from kvdoctor.kvmath.model import SCALED_KV_DTYPES, KvModel, KvModelSummary
 
@@ -57,7 +58,7 @@ class KvSection(BaseModel):
     demand_ratio: float | None = None
     cross_check: CrossCheck | None = None
     model: KvModelSummary | None = None
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=new_list)
 
 
 def kv_section(

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kvdoctor import vocab
 from kvdoctor.bundle.model import JsonObject, NotChecked
+from kvdoctor.factories import new_dict, new_list
 from kvdoctor.kvmath.section import KvSection
 
 REPORT_SCHEMA: Final = "kvdoctor.report/1"
@@ -62,7 +63,7 @@ class Evidence(_Strict):
 class ReproducerOutcome(_Strict):
     name: str
     verdict: ReproducerVerdict
-    measured: JsonObject = Field(default_factory=dict)
+    measured: JsonObject = Field(default_factory=new_dict)
 
 
 class Finding(_Strict):
@@ -73,17 +74,17 @@ class Finding(_Strict):
     severity: Severity
     confidence: float = Field(ge=0.0, le=1.0)
     title: str
-    evidence: list[Evidence] = Field(default_factory=list)
-    remediation: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=new_list)
+    remediation: list[str] = Field(default_factory=new_list)
     reproducer: ReproducerOutcome | None = None
     # What the symptom was judged against: "slo", "baseline" (the server's own, same run) or
     # "default" (a documented default), with the numbers, e.g. "slo: ttft-p95 ≤ 800 ms".
     basis: str | None = None
     # One line per look-alike cause this finding beat, and why.
-    why_not: list[str] = Field(default_factory=list)
+    why_not: list[str] = Field(default_factory=new_list)
     # Changes the playbook knows for this cause that the bundle's own numbers rule out, each
     # with what would have to be true for it (additive: never printed as advice).
-    not_advised: list[str] = Field(default_factory=list)
+    not_advised: list[str] = Field(default_factory=new_list)
 
 
 class DifferentialEntry(_Strict):
@@ -102,8 +103,8 @@ class OpenQuestion(_Strict):
     title: str
     # What was seen, in one sentence with its numbers.
     seen: str
-    evidence: list[Evidence] = Field(default_factory=list)
-    differential: list[DifferentialEntry] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=new_list)
+    differential: list[DifferentialEntry] = Field(default_factory=new_list)
     # The one command or input that decides it.
     decide_with: str
 
@@ -148,17 +149,17 @@ class Report(_Strict):
     # The verdict sentence and the change to make first, as the Markdown report states them.
     summary: str | None = None
     change_first: str | None = None
-    findings: list[Finding] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=new_list)
     # Same shape as a finding, severity info, never refuted; they never set the verdict.
-    notes: list[Finding] = Field(default_factory=list)
+    notes: list[Finding] = Field(default_factory=new_list)
     # Symptoms the evidence cannot decide; when there is one and no finding fires, the verdict
     # is "inconclusive" (exit 1) and the report leads with it.
-    undecided: list[OpenQuestion] = Field(default_factory=list)
-    signals: dict[str, Scalar] = Field(default_factory=dict)
+    undecided: list[OpenQuestion] = Field(default_factory=new_list)
+    signals: dict[str, Scalar] = Field(default_factory=new_dict)
     kv: KvSection = Field(default_factory=KvSection)
-    not_checked: list[NotChecked] = Field(default_factory=list)
+    not_checked: list[NotChecked] = Field(default_factory=new_list)
     # Beside each interpolated latency percentile of ``signals``, its bucket range (1.4).
-    latency: dict[str, LatencyBound] = Field(default_factory=dict)
+    latency: dict[str, LatencyBound] = Field(default_factory=new_dict)
     # What the verdict sentence rests on (1.6).
     facts: VerdictFacts = Field(default_factory=VerdictFacts)
 

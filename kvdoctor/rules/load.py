@@ -78,6 +78,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.errors",
     "kvdoctor.experiment_catalog",
     "kvdoctor.expfmt",
+    "kvdoctor.factories",
     "kvdoctor.inputs",
     "kvdoctor.kvmath",
     "kvdoctor.kvmath.capacity",
