@@ -7,16 +7,18 @@ from collections.abc import Iterator
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath.capacity import GPU_DEFAULT_BLOCK_SIZE
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.config import to_float, to_int
 from kvdoctor.thresholds import POOL_FULL
 from kvdoctor.vocab import QUANTIZED_KV_DTYPE_PATTERN
 
 # Message texts from vLLM 0.32's source (v1/core/kv_cache_utils.py, config/cache.py) and
-# older releases (V0 scheduler preemption warning).
-_LOG_PATTERNS: dict[str, re.Pattern[str]] = {
-    "no_cache_memory": re.compile(r"No available memory for the cache blocks"),
-    "oom": re.compile(
+# older releases (V0 scheduler preemption warning). Every pattern in this module is compiled on
+# its first search (kvdoctor.lazyre): most logs never reach most of them.
+_LOG_PATTERNS: dict[str, LazyPattern] = {
+    "no_cache_memory": LazyPattern(r"No available memory for the cache blocks"),
+    "oom": LazyPattern(
         r"(CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: |"
         # ROCm, Ascend (torch_npu: "NPU out of memory", external case zyo-ascend-qwen25vl)
         # and Intel (XPU) say the same of their devices.
@@ -31,78 +33,80 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         r"^Killed\s*$)",
         re.MULTILINE,
     ),
-    "preemption": re.compile(
+    # The guard of "oom", _OOM_NEEDLES, as those given to _found and _seen, holds texts one of
+    # which every match holds: a log without any is not searched (test_log_pattern_search.py).
+    "preemption": LazyPattern(
         r"(is preempted by PreemptionMode\.\w+ mode because there is not enough KV cache space"
         r"|preempted by .*not enough KV cache space)"
     ),
     # V0's scheduler drops a prompt that no block manager can ever hold (scheduler.py
     # _schedule_prefills); the request finishes with no output. With chunked prefill the
     # number printed is the chunk, not the prompt.
-    "prompt_over_pool": re.compile(
+    "prompt_over_pool": LazyPattern(
         r"Input prompt \((\d+) tokens\) is too long and exceeds (?:the )?capacity of "
         r"(?:the )?block_?manager"
     ),
     # V0 engines print "Initializing an LLM engine (v0.5.5)", and from 0.8 on, beside V1,
     # "Initializing a V0 LLM engine (v0.8.6)"; V1 "Initializing a V1 LLM engine".
-    "v0_engine": re.compile(r"Initializing (?:an|a V0) LLM engine \(v?[\d.]+"),
+    "v0_engine": LazyPattern(r"Initializing (?:an|a V0) LLM engine \(v?[\d.]+"),
     # V1's sampler warm-up refusal (gpu_model_runner.py): "CUDA out of memory occurred when
     # warming up sampler with 1024 dummy requests": the count is --max-num-seqs.
-    "sampler_warmup": re.compile(r"warming up sampler with (\d+) dummy requests"),
+    "sampler_warmup": LazyPattern(r"warming up sampler with (\d+) dummy requests"),
     # Sleep mode (gpu_worker.py): "Sleep mode freed 2.05 GiB memory, 5.06 GiB memory is still
     # in use." What stays in use while asleep is held against whatever wakes next.
-    "sleep_residual": re.compile(
+    "sleep_residual": LazyPattern(
         r"Sleep mode freed [\d.]+ GiB memory, ([\d.]+) GiB memory is still in use"
     ),
-    "pipeline": re.compile(r"pipeline_parallel_size=(\d+)"),
+    "pipeline": LazyPattern(r"pipeline_parallel_size=(\d+)"),
     # The engine config line (enforce_eager=True) or the non-default args dict
     # ('enforce_eager': True).
-    "eager": re.compile(r"enforce_eager'?\s*[=:]\s*(True|False)"),
+    "eager": LazyPattern(r"enforce_eager'?\s*[=:]\s*(True|False)"),
     # The engine config line (tensor_parallel_size=8) or the non-default args dict
     # ('tensor_parallel_size': 8).
-    "tensor": re.compile(r"tensor_parallel_size'?\s*[=:]\s*(\d+)"),
+    "tensor": LazyPattern(r"tensor_parallel_size'?\s*[=:]\s*(\d+)"),
     # The API server's args line (V0: "args: Namespace(... max_num_seqs=256, ...)") or the
     # non-default args dict ('max_num_seqs': 64).
     # Without its leading \b (searched by _at_word_start): a pattern that starts with a
     # literal is found at memory speed, one that starts with \b is tried at every position.
-    "max_num_seqs": re.compile(r"max_num_seqs'?\s*[=:]\s*(\d+)"),
+    "max_num_seqs": LazyPattern(r"max_num_seqs'?\s*[=:]\s*(\d+)"),
     # The engine config line at start-up: "... max_seq_len=32768, ..." (V0 and V1).
-    "max_seq_len": re.compile(r"max_seq_len=(\d+)"),  # \b: _at_word_start
+    "max_seq_len": LazyPattern(r"max_seq_len=(\d+)"),  # \b: _at_word_start
     # The engine config line's quantization (None, or the method: gguf, awq, fp8, ...).
-    "quantization": re.compile(r"quantization=([A-Za-z0-9_]+)"),  # \b: _at_word_start
+    "quantization": LazyPattern(r"quantization=([A-Za-z0-9_]+)"),  # \b: _at_word_start
     # "GPU KV cache size: N tokens" (any device name in capitals, optionally " + host"): the
     # pattern starts at its literal and _kv_cache_sizes checks the device name before it, as
     # the others here do (a leading class is tried at every position: ~1.2 ms on a 30 KB log).
-    "kv_tokens": re.compile(r" KV cache size: ([\d,]+) tokens"),
-    "concurrency": re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
+    "kv_tokens": LazyPattern(r" KV cache size: ([\d,]+) tokens"),
+    "concurrency": LazyPattern(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x"),
     # vLLM writes "(196608), (23.25 GiB KV cache is needed"; builds that dropped the stray
     # parenthesis ("(196608), 23.25 GiB KV cache") are the same refusal.
-    "exceeds": re.compile(
+    "exceeds": LazyPattern(
         r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the "
         r"available KV cache memory"
     ),
     # The same refusal in V0 (worker/worker.py raise_if_cache_size_invalid, 0.4 to 0.10):
     # "The model's max seq len (N) is larger than the maximum number of tokens that can be
     # stored in KV cache (M)". M is the pool, so a max_model_len of M fits.
-    "exceeds_v0": re.compile(
+    "exceeds_v0": LazyPattern(
         r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be "
         r"stored in KV cache \((\d+)\)"
     ),
     # V0's memory profiling line (worker/worker.py): "model weights take 13.95GiB".
-    "weights_v0": re.compile(r"model weights take ([\d.]+) ?GiB"),
+    "weights_v0": LazyPattern(r"model weights take ([\d.]+) ?GiB"),
     # The config line at engine start ("kv_cache_dtype=fp8, ...") or the cache-config notice.
-    "fp8": re.compile(
+    "fp8": LazyPattern(
         rf"Using ({QUANTIZED_KV_DTYPE_PATTERN}) data type to store kv cache"
         rf"|kv_cache_dtype=({QUANTIZED_KV_DTYPE_PATTERN})\b"
     ),
     # v1/engine/core.py: a request carries kv_transfer_params (a P/D router sent it) but the
     # engine was started without --kv-transfer-config: it recomputes the prompt itself.
-    "no_connector": re.compile(r"Got kv_transfer_params, but no KVConnector found"),
+    "no_connector": LazyPattern(r"Got kv_transfer_params, but no KVConnector found"),
     # An ERROR from a KV connector (NIXL, Mooncake, LMCache, P2P NCCL: their modules are named
     # *_connector.py) or an ERROR that says a KV load, pull or transfer failed. Before a
     # connector reports a failed load to the scheduler, the log is the only trace: the request
     # stays waiting for its remote KV while holding its blocks (external case: Mooncake's
     # "pulling kv_caches for [...] failed: Timeout waiting for P side ready").
-    "kv_transfer_error": re.compile(
+    "kv_transfer_error": LazyPattern(
         r"^[^\n]*\bERROR\b[^\n]*(?:\[[\w.]*(?:connector|nixl|mooncake|lmcache)[\w.]*\.py:\d+\]"
         r"|(?i:(?:pull|load|recv|receiv|transfer|fetch)\w*\s+(?:of\s+)?(?:the\s+)?"
         r"(?:remote\s+)?kv(?:_caches?|\s+caches?|\s+blocks?)?\b[^\n]*(?:fail|timeout|timed out)))"
@@ -118,62 +122,66 @@ _LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     # root cause above.", the API server's "Engine process failed to start"); the root cause
     # is a traceback above it, which a cut log may not hold (external case zzp-internvl3,
     # holdout-15: a 78B model at TP4 on 40 GB cards, the log cut before its error).
-    "startup_failed": re.compile(
+    "startup_failed": LazyPattern(
         r"Engine core initialization failed|Engine process failed to start"
     ),
-    "engine_death": re.compile(
+    "engine_death": LazyPattern(
         r"EngineCore encountered a fatal error|EngineDeadError|Engine core died"
         r"|Engine loop has died|Engine core proc \S+ died unexpectedly"
     ),
-    "v0_stats": re.compile(r"Running: \d+ reqs, Swapped: \d+ reqs, Pending: \d+ reqs"),
+    "v0_stats": LazyPattern(r"Running: \d+ reqs, Swapped: \d+ reqs, Pending: \d+ reqs"),
     # vLLM V1 logs no per-request warning; its periodic stats line carries "Preemptions: N".
-    "stats_preemptions": re.compile(r"Preemptions: (\d+)"),
-    "estimated": re.compile(r"the estimated maximum model length is (\d+)"),
+    "stats_preemptions": LazyPattern(r"Preemptions: (\d+)"),
+    "estimated": LazyPattern(r"the estimated maximum model length is (\d+)"),
     # v1/worker/gpu_model_runner.py and gpu_worker.py (0.10 to 0.32).
     # "Model loading took 14.99 GiB" (V1) and V0's "Loading model weights took 3.8842 GB"
     # (V0 printed GiB under the name GB).
-    "weights": re.compile(r"(?:Model loading|Loading model weights) took ([\d.]+) ?Gi?B"),
+    "weights": LazyPattern(r"(?:Model loading|Loading model weights) took ([\d.]+) ?Gi?B"),
     # V1: "Available KV cache memory: 5.16 GiB"; V0 0.6 (worker.py's profiling line):
     # "Memory profiling results: total_gpu_memory=47.74GiB ... kv_cache_size=0.39GiB".
-    "available_kv": re.compile(r"(?:Available KV cache memory: |\bkv_cache_size=)(-?[\d.]+) ?GiB"),
+    "available_kv": LazyPattern(r"(?:Available KV cache memory: |\bkv_cache_size=)(-?[\d.]+) ?GiB"),
     # vLLM's own advice in its start-up errors (kv_cache_utils.py, gpu_model_runner.py,
     # gpu_worker.py).
-    "hint": re.compile(
+    "hint": LazyPattern(
         r"((?:Please )?[Tt]ry (?:increasing|lowering|decreasing) `[a-z_]+`[^.\n]*"
         r"|Decrease GPU memory utilization or reduce GPU memory used by other processes)"
     ),
     # V1 gpu_worker.py init_device: the device had less free memory at start-up than
     # --gpu-memory-utilization asks for (memory held before this server allocated any).
     # Releases before the device name was added write "Free memory on device (5.31/79.18 GiB)".
-    "startup_free": re.compile(
+    "startup_free": LazyPattern(
         r"Free memory on device (?:(\S+) )?\(([\d.]+)/([\d.]+) GiB\) on startup is less than "
         r"desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)"
     ),
 }
 
 _GIB = 1 << 30
+# Every match of the "oom" pattern holds one of these.
+_OOM_NEEDLES = ("out of memory", "OutOfMemoryError", "Killed")
+# Every match of the "hint" pattern holds one of these (a backtick alone is in most logs).
+_HINT_NEEDLES = ("ry increasing `", "ry lowering `", "ry decreasing `", "Decrease GPU memory")
 
 # Where an out-of-memory error struck, read from the frames of its traceback (first match
 # wins): the phase decides the cause. CUDA graph capture and the KV allocation are sized by
 # their own knobs; the profiling run, the sampler's warm-up and a forward pass while serving
 # are activation peaks (memory the pool's sizing left for activations ran out).
-_OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
+_OOM_PHASES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "cuda-graph-capture",
-        re.compile(
+        LazyPattern(
             r"capture_model|_capture_cudagraphs|cuda_?graph\.capture|"
             r"CUDAGraph|graph_capture"
         ),
     ),
-    ("sampler-warmup", re.compile(r"_dummy_sampler_run")),
+    ("sampler-warmup", LazyPattern(r"_dummy_sampler_run")),
     # Sleep mode gives the weights' and the pool's memory back to the device; waking maps it
     # again, and fails when another process (or what sleeping left behind) holds it. Only the
     # wake_up frame says so: every allocation of a sleep-mode server goes through the cumem
     # allocator, so its file name in the error would claim a profiling run too.
-    ("wake-up", re.compile(r"\bwake_up\b")),
+    ("wake-up", LazyPattern(r"\bwake_up\b")),
     (
         "kv-allocation",
-        re.compile(
+        LazyPattern(
             r"_allocate_kv_cache|initialize_kv_cache|_initialize_kv_caches|"
             r"_init_cache_engine|CacheEngine|allocate_kv"
         ),
@@ -182,18 +190,18 @@ _OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # at this parallelism (external case zyj-tp8: a 70B model at TP8 on 14.6 GiB cards).
     (
         "weights-loading",
-        re.compile(r"\bload_model\b|\bload_weights\b|_initialize_model|model_loader"),
+        LazyPattern(r"\bload_model\b|\bload_weights\b|_initialize_model|model_loader"),
     ),
     (
         "profiling",
-        re.compile(
+        LazyPattern(
             r"profile_run|_dummy_run|determine_num_available_blocks|"
             r"determine_available_memory"
         ),
     ),
     (
         "serving",
-        re.compile(
+        LazyPattern(
             r"execute_model|model_executable|serving_chat|serving_completion|"
             r"in forward$|\.forward\(|step_with_batch_queue"
         ),
@@ -201,21 +209,21 @@ _OOM_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # A traceback line: the header, a frame, a source line under it, or the error, in any of the
 # prefixes vLLM's processes put before them.
-_TRACEBACK_LINE = re.compile(
+_TRACEBACK_LINE = LazyPattern(
     r"Traceback|File \"|^\s|\] {2,}\S|\]\s+\w+(?:\.\w+)*(?:Error|Exception)\b|ERROR"
 )
 # A request was served before the error: vLLM's request log, the access log, a stats line
 # with tokens moving.
-_SERVED = re.compile(
+_SERVED = LazyPattern(
     r"Received request |Added request |\"POST /v1/|Avg prompt throughput: (?!0\.0 )[\d.]+"
 )
-_TRIED = re.compile(r"Tried to allocate ([\d.]+) (GiB|MiB)")
+_TRIED = LazyPattern(r"Tried to allocate ([\d.]+) (GiB|MiB)")
 # The engine's own report of the pool it is about to allocate (V0 and V1).
-_KV_SIZED = re.compile(
+_KV_SIZED = LazyPattern(
     r"# GPU blocks: \d+|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens"
 )
 # The multimodal encoder's own frames, or the profiler's multimodal warning.
-_MULTIMODAL = re.compile(
+_MULTIMODAL = LazyPattern(
     # V1's model runner runs the encoder of each step's new images in _execute_mm_encoder
     # (external case zzp-vl-image-burst, holdout-15: vLLM 0.11, a burst of image requests).
     r"_execute_mm_encoder|"
@@ -252,6 +260,8 @@ def oom_frames(text: str) -> str:
 def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     """The phase of the first out-of-memory error (``None`` when its traceback does not say),
     the bytes it tried to allocate, and whether the multimodal encoder was in it."""
+    if not any(n in text for n in _OOM_NEEDLES):
+        return None, None, False
     lines = text.splitlines()
     oom = _LOG_PATTERNS["oom"]
     first = next((i for i, ln in enumerate(lines) if oom.search(ln)), None)
@@ -299,10 +309,10 @@ def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
 
 
 # A frame of vLLM's own source in a traceback: 'File ".../vllm/v1/core/sched/scheduler.py"'.
-_VLLM_FRAME = re.compile(r'File "[^"\n]*?/vllm/([\w/]+\.py)"')
+_VLLM_FRAME = LazyPattern(r'File "[^"\n]*?/vllm/([\w/]+\.py)"')
 # The traceback's last line, the error itself ("AssertionError", "ValueError: ..."), alone
 # or after a log prefix ("... [core.py:1110] AssertionError"); source lines are indented.
-_ERROR_LINE = re.compile(r"(?:^|\]\s?)(?:\w+\.)*\w+(?:Error|Exception)\b")
+_ERROR_LINE = LazyPattern(r"(?:^|\]\s?)(?:\w+\.)*\w+(?:Error|Exception)\b")
 # How far around the first death line its traceback is looked for (V1 prints the traceback
 # after "EngineCore encountered a fatal error"; V0's AsyncEngineDeadError follows it).
 _DEATH_CONTEXT = 12_000
@@ -330,10 +340,10 @@ def _gib_bytes(text: str) -> int | None:
 
 
 # "(Worker pid=1) ERROR 08-01 12:42:13 [mooncake_connector.py:1899] pulling ... failed: ..."
-_LOG_PREFIX = re.compile(r"^.*?\bERROR\b\s*(?:[\d\-/]+\s+[\d:.,]+\s*)?(?:\[[^\]]*\]\s*)?")
+_LOG_PREFIX = LazyPattern(r"^.*?\bERROR\b\s*(?:[\d\-/]+\s+[\d:.,]+\s*)?(?:\[[^\]]*\]\s*)?")
 
 
-def _found(rx: re.Pattern[str], text: str, needles: tuple[str, ...]) -> Iterator[re.Match[str]]:
+def _found(rx: LazyPattern, text: str, needles: tuple[str, ...]) -> Iterator[re.Match[str]]:
     """``rx.finditer(text)``, where every match of ``rx`` holds one of ``needles``: a plain
     substring test first. These patterns start with ``\\b``, a class or an optional group, so the
     regex engine tries them at every position of the log (~1 ms each on a 30 KB log) where
@@ -341,7 +351,12 @@ def _found(rx: re.Pattern[str], text: str, needles: tuple[str, ...]) -> Iterator
     return rx.finditer(text) if any(n in text for n in needles) else iter(())
 
 
-def _at_word_start(rx: re.Pattern[str], text: str) -> list[re.Match[str]]:
+def _seen(rx: LazyPattern, text: str, needles: tuple[str, ...]) -> bool:
+    """``rx.search(text) is not None``, with the guard of :func:`_found`."""
+    return any(n in text for n in needles) and rx.search(text) is not None
+
+
+def _at_word_start(rx: LazyPattern, text: str) -> list[re.Match[str]]:
     """The matches of ``r"\\b" + rx.pattern``: those not preceded by a word character (``\\w``
     is what ``str.isalnum`` or ``_`` is), found with ``rx`` itself, which starts with a literal."""
     return [
@@ -351,7 +366,7 @@ def _at_word_start(rx: re.Pattern[str], text: str) -> list[re.Match[str]]:
     ]
 
 
-def _kv_cache_sizes(rx: re.Pattern[str], text: str) -> list[str]:
+def _kv_cache_sizes(rx: LazyPattern, text: str) -> list[str]:
     """The token counts of ``r"[A-Z]+(?: \\+ host)? KV cache size: ([\\d,]+) tokens"``, found
     with ``rx`` (the part from its literal on): a match counts when a capital letter ends the
     text before it, directly or before " + host"."""
@@ -431,7 +446,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: 'Free memory on device ... on startup' refusal",
         reason="no start-up refusal for free memory in the logs",
     )
-    out.set("log_oom", bool(p["oom"].search(text)), prov)
+    out.set("log_oom", _seen(p["oom"], text, _OOM_NEEDLES), prov)
     phase, tried, multimodal = oom_phase(text)
     out.set(
         "log_oom_phase",
@@ -464,7 +479,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: the out-of-memory traceback's phase (and its encoder frames); the window's "
         "peak KV usage",
     )
-    v0 = len(p["preemption"].findall(text))
+    v0 = sum(1 for _ in _found(p["preemption"], text, ("not enough KV cache space",)))
     v1 = sum(int(m.group(1)) for m in p["stats_preemptions"].finditer(text))
     out.set(
         "log_preemption_warnings",
@@ -485,7 +500,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         bool(p["exceeds"].search(text)) or bool(v0_refusals),
         prov,
     )
-    out.set("log_fp8_kv_cache", bool(p["fp8"].search(text)), prov)
+    fp8 = _seen(p["fp8"], text, ("data type to store kv cache", "kv_cache_dtype="))
+    out.set("log_fp8_kv_cache", fp8, prov)
     out.set(
         "log_prompts_over_pool",
         len(p["prompt_over_pool"].findall(text)),
@@ -626,17 +642,17 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: last 'Model loading took X GiB memory' line",
         reason="no model loading line in the logs",
     )
-    avail = [m.group(1) for m in p["available_kv"].finditer(text)]
+    avail = [
+        m.group(1)
+        for m in _found(p["available_kv"], text, ("Available KV cache memory: ", "kv_cache_size="))
+    ]
     out.set(
         "log_available_kv_bytes",
         _gib_bytes(avail[-1]) if avail else None,
         "logs.txt: last 'Available KV cache memory' (V0: profiling 'kv_cache_size=') line",
         reason="no available KV cache memory line in the logs",
     )
-    hints = [
-        m.group(1).strip()
-        for m in _found(p["hint"], text, ("`", "Decrease GPU memory utilization"))
-    ]
+    hints = [m.group(1).strip() for m in _found(p["hint"], text, _HINT_NEEDLES)]
     out.set(
         "log_vllm_hint",
         hints[-1] if hints else None,
@@ -650,13 +666,13 @@ def logs(out: Out, bundle: Bundle) -> None:
 # out of total 7058 tokens", cache_engine.py). Releases before vLLM's external prefix-cache
 # counters (0.12) say whether the tier served only there (external case t-lmcache: TP2 without
 # PYTHONHASHSEED, every lookup 0 over documents resent ten times each).
-_LMCACHE_LOOKUP = re.compile(r"Total tokens (\d+), LMCache hit tokens: (\d+)")
-_LMCACHE_STORE = re.compile(r"LMCache INFO: Stored (\d+) out of total \d+ tokens")
+_LMCACHE_LOOKUP = LazyPattern(r"Total tokens (\d+), LMCache hit tokens: (\d+)")
+_LMCACHE_STORE = LazyPattern(r"LMCache INFO: Stored (\d+) out of total \d+ tokens")
 # A retrieval after a lookup that hit ("Retrieved 0 out of 184 out of total 1976 tokens",
 # cache_engine.py; older releases "Retrieved N out of total M tokens"): what the tier was to
 # load and what it did. A store whose reads fail finds every chunk and loads none (external
 # case zyq-lmcache-mooncake, holdout-21: batch_get_buffer missing from the mooncake client).
-_LMCACHE_RETRIEVE = re.compile(r"Retrieved (\d+) out of (?:(\d+) out of )?total (\d+) tokens")
+_LMCACHE_RETRIEVE = LazyPattern(r"Retrieved (\d+) out of (?:(\d+) out of )?total (\d+) tokens")
 # A lookup of two LMCache chunks (256 tokens each, its default) or more: a resent prompt of
 # that length is unlikely to be another prompt of the same length by chance.
 _REPEAT_MIN_TOKENS = 512
@@ -697,16 +713,16 @@ def _repeats_beyond_chance(lengths: list[int]) -> float:
 
 
 # V0's start-up line sizing its pool: "# GPU blocks: 92, # CPU blocks: 327" (llm_engine.py).
-_V0_GPU_BLOCKS = re.compile(r"# GPU blocks: (\d+)")
+_V0_GPU_BLOCKS = LazyPattern(r"# GPU blocks: (\d+)")
 # vLLM's periodic stats line (V1 LoggingStatLogger).
-_STATS_LINE = re.compile(
+_STATS_LINE = LazyPattern(
     r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s, "
     r"Running: (\d+) reqs, (?:Swapped: \d+ reqs, )?(?:Pending|Waiting): (\d+) reqs"
 )
 
 
 # The access log's answer to a completion request, whatever its status.
-_COMPLETION_STATUS = re.compile(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" (\d{3})')
+_COMPLETION_STATUS = LazyPattern(r'"POST /v1/(?:chat/)?completions HTTP/[\d.]+" (\d{3})')
 
 
 def _failing_completions(out: Out, text: str) -> None:
@@ -784,7 +800,7 @@ def _requests_after_idle(out: Out, text: str) -> None:
 # LMCache's store line with its own time stamp and cost ("[2025-09-18 15:03:29,994] LMCache
 # INFO: Stored 2048 out of total 2048 tokens. size: 0.3750 GB, cost 742.7079 ms", cache_engine.py).
 # What comes before the stamp names the process (one per tensor-parallel worker).
-_LMCACHE_STORE_COST = re.compile(
+_LMCACHE_STORE_COST = LazyPattern(
     r"^(.*?)\[\d{4}-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3})\] LMCache INFO: Stored \d+ out "
     r"of total \d+ tokens\. size: [\d.]+ [Gg][Bb], cost ([\d.]+) ms",
     re.MULTILINE,
