@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from kvdoctor.bundle.model import Bundle, Scrape
 from kvdoctor.errors import KvdoctorError
-from kvdoctor.expfmt import Labels, parse
+from kvdoctor.expfmt import Labels, parse_values
 from kvdoctor.logstats import LOG_WIRE, SilentTail, parse_stats_lines, silent_tail, stats_series
 from kvdoctor.vllm_metrics import (
     GENERATION_TOKENS,
@@ -587,7 +587,7 @@ def observe(bundle: Bundle) -> Observations:
             i += 1
             continue
         try:
-            samples = parse(scrape.text, PREFIXES)
+            samples = parse_values(scrape.text, PREFIXES)
         except KvdoctorError as exc:
             obs.failed.append((scrape.t, f"unparsable payload: {exc}"))
             continue

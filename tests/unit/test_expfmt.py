@@ -112,3 +112,48 @@ def test_truncated_payload_is_refused() -> None:
 def test_empty_text_is_no_samples() -> None:
     assert parse("") == []
     assert parse("# HELP only comments\n# TYPE x gauge\n\n") == []
+
+
+# Lines parse_values must leave to the line-by-line loop, each after a line it reads at once.
+UNCOMMON_LINES = (
+    'vllm:x{engine="0"} 1 1700000000000\n',  # a timestamp
+    'vllm:x{engine="0"}  2\n',  # two blanks before the value
+    'vllm:x{engine="0"} 1_000\n',  # a value float() takes and the format does not
+    'vllm:x{engine="0"} one\n',
+    'vllm:x{engine="0"}\t3\n',
+    'vllm:new{engine="0"} 4\n',  # a key not seen yet
+    "vllm:x{engine=0} 1\n",
+    'vllm:x{engine="0"} \n',
+    'vllm:x{engine="0"} 5\r\n',
+    "vllm:x\n",
+    'ray_vllm:x{engine="0"} 6\n',
+)
+
+
+def _outcome(fn: object, text: str) -> object:
+    try:
+        return [tuple(s) for s in fn(text, ("vllm:", "ray_vllm:"))]  # type: ignore[operator]
+    except ExpositionError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("line", UNCOMMON_LINES)
+def test_parse_values_is_parse(line: str) -> None:
+    from kvdoctor import expfmt
+
+    common = '# TYPE vllm:x gauge\nvllm:x{engine="0"} 0.5\npython_info{x="y"} 1\n'
+    expfmt._KEY_CACHE.clear()
+    for text in (common, common + line, line + common, common):
+        assert _outcome(expfmt.parse_values, text) == _outcome(parse, text)
+
+
+@pytest.mark.parametrize("path", PAYLOADS, ids=lambda p: p.name)
+def test_parse_values_is_parse_on_real_payloads(path: Path) -> None:
+    from kvdoctor import expfmt
+
+    text = path.read_text(encoding="utf-8")
+    expfmt._KEY_CACHE.clear()
+    cold = expfmt.parse_values(text, ("vllm:",))
+    warm = expfmt.parse_values(text, ("vllm:",))  # every key cached: read at once
+    assert cold == warm == [tuple(s) for s in parse(text, ("vllm:",))]
+    assert len(warm) > 100
