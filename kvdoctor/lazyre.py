@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class LazyPattern:
@@ -47,7 +48,7 @@ class LazyPattern:
     ) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(string, pos, endpos)
 
-    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[object]:
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
         return self.compiled.findall(string, pos, endpos)
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:

@@ -28,15 +28,16 @@ import itertools
 import re
 from typing import NamedTuple
 
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.vllm_metrics import GENERATION_TOKENS, KV_USAGE, PROMPT_TOKENS, RUNNING, WAITING
 
 # The month-day time vLLM's logger prefixes every line with, near the line's start ("INFO
 # 09-15 09:01:00", "(APIServer pid=7) INFO 09-15 ..."), then the stats themselves. Each field
 # after the request counts is optional: releases print different subsets. The two are matched
 # apart, each from a known place, so a long line costs one pass.
-_STAMP = re.compile(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+_STAMP = LazyPattern(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
 _STAMP_WITHIN = 80  # characters from the line's start the time stamp may sit at
-_STATS = re.compile(
+_STATS = LazyPattern(
     r"(?:Engine (?P<engine>\d+): )?"
     r"(?:Avg prompt throughput: (?P<ptps>[\d.]+) tokens/s, "
     r"Avg generation throughput: (?P<gtps>[\d.]+) tokens/s, )?"
@@ -127,7 +128,7 @@ def parse_stats_lines(text: str) -> list[StatsLine]:
 
 # vLLM's request log line ("Received request <id>: ..."; "Added request" in some releases),
 # logged by default before 0.11 and with --enable-log-requests since.
-_ARRIVAL = re.compile(r"Received request |Added request ")
+_ARRIVAL = LazyPattern(r"Received request |Added request ")
 # A stats line follows every logging interval that had work, so one or two missing lines are a
 # late flush; this many intervals of silence after a request arrived are an engine that did not
 # step for it.

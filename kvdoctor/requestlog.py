@@ -17,6 +17,7 @@ import re
 from typing import Final, NamedTuple
 
 from kvdoctor.errors import KvdoctorError
+from kvdoctor.lazyre import LazyPattern
 
 # Caps: a sample is a sample. More prompts add nothing to the decision and cost O(n²) pairs.
 MAX_PROMPTS: Final = 256
@@ -76,12 +77,12 @@ def _content_part(part: dict[str, object]) -> str:
 #   >=0.11 INFO:  Received request ID: params: ..., lora_request: LoRARequest(lora_name='x', ...).
 #          DEBUG: Request ID details: prompt: '...', prompt_token_ids: [...], prompt_embeds ...
 #          DEBUG: Request ID JSON body: {...}   (cache_salt, model, messages)
-_RECEIVED = re.compile(r"Received request (\S+?): (.*)$")
-_DETAILS = re.compile(r"Request (\S+?) details: (.*)$")
-_BODY = re.compile(r"Request (\S+?) JSON body: (\{.*)$")
-_IDS = re.compile(r"prompt_token_ids: \[([0-9,\s]*)\]")
-_LORA = re.compile(r"lora_request: (None|\w*\(.*?lora_name='([^']*)')")
-_PROMPT = re.compile(r"prompt: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|None)")
+_RECEIVED = LazyPattern(r"Received request (\S+?): (.*)$")
+_DETAILS = LazyPattern(r"Request (\S+?) details: (.*)$")
+_BODY = LazyPattern(r"Request (\S+?) JSON body: (\{.*)$")
+_IDS = LazyPattern(r"prompt_token_ids: \[([0-9,\s]*)\]")
+_LORA = LazyPattern(r"lora_request: (None|\w*\(.*?lora_name='([^']*)')")
+_PROMPT = LazyPattern(r"prompt: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|None)")
 _LOG_SCAN_BYTES: Final = 64 * 1024 * 1024
 
 

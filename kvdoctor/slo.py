@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.inputs import MAX_SLO_FILE_BYTES, read_capped_text
+from kvdoctor.lazyre import LazyPattern
 
 SLO_FILE = "slo.json"
 KEYS: tuple[str, ...] = tuple(f"{h}-{q}" for h in ("ttft", "itl") for q in ("p50", "p95", "p99"))
-_DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(ms|s|us|µs)?\s*$")
+_DURATION = LazyPattern(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(ms|s|us|µs)?\s*$")
 _SCALE = {"ms": 1e-3, "s": 1.0, "us": 1e-6, "µs": 1e-6, None: 1.0}
 # Seconds; an objective beyond a day is a typo, not an SLO.
 _MAX_S = 86_400.0

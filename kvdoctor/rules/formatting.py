@@ -10,17 +10,17 @@ raises :class:`MissingValue` so the caller can use the item's fallback text.
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Callable, Mapping, Sequence
 
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.signals.model import Scalar
 
 # What a placeholder may stand for: a scalar, or (fleet signals) a list of names, rendered
 # "a, b, c", or a table (expanded into evidence rows by the engine, never a sentence).
 TemplateValue = Scalar | Sequence[str] | Mapping[str, Scalar]
 
-_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_NAME = LazyPattern(r"^[a-z_][a-z0-9_]*$")
 _FORMATTER = string.Formatter()
 
 

@@ -89,6 +89,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "kvdoctor.kvmath.result",
     "kvdoctor.kvmath.section",
     "kvdoctor.kvmath.sizes",
+    "kvdoctor.lazyre",
     "kvdoctor.report",
     "kvdoctor.report.model",
     "kvdoctor.resources",

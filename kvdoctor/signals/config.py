@@ -12,6 +12,7 @@ from pydantic import JsonValue
 from kvdoctor.bundle.argv import parse_argv
 from kvdoctor.bundle.model import Bundle, EngineArgs
 from kvdoctor.kvmath.capacity import pool_capacity
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.observations import Observations
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.model import Scalar
@@ -247,7 +248,7 @@ _CPU_LOG = re.compile(
     r"^(?!.*offload).*(?:\[cpu\.py:\d+\]|\bCPU KV cache size\b|platform: cpu\b|CpuPlatform)",
     re.MULTILINE | re.IGNORECASE,
 )
-_GPU_LOG = re.compile(r"\bGPU KV cache size\b|\bCUDA\b|platform: cuda\b")
+_GPU_LOG = LazyPattern(r"\bGPU KV cache size\b|\bCUDA\b|platform: cuda\b")
 
 
 def platform_of(

@@ -3,16 +3,15 @@ memory, and the device's published bandwidth."""
 
 from __future__ import annotations
 
-import re
-
 from kvdoctor.bundle.model import Bundle, GpuProcess
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.signals.common import Out, not_checked_reason
 from kvdoctor.signals.physics import bandwidth_of
 
 # vLLM's own processes name their PID in every log line they write: "(EngineCore_DP0
 # pid=4242)", "(VllmWorker TP1 pid=4301)", "(Worker_TP0 pid=...)", "(APIServer pid=...)".
 # Ray Serve prefixes a replica's lines with its actor ("(ServeReplica:app:Deployment pid=N)").
-_LOG_PID = re.compile(
+_LOG_PID = LazyPattern(
     r"\((?:[A-Za-z_]*(?:Engine|Worker|APIServer|vllm|VLLM)[\w ]*?|ServeReplica:[\w:.-]*) "
     r"pid=(\d+)\)"
 )
@@ -23,8 +22,8 @@ _LOG_PID = re.compile(
 # allocated memory ...". The failing process always holds memory there, so a list of one
 # names the server itself (external case zzc-mllama, holdout-13: a V0 server dying in its
 # profile run, NVML showing only "python3" 2891, read as another process).
-_OOM_HOLDERS = re.compile(r"is free\.((?: Process \d+ has [\d.]+ [GM]iB memory in use\.)+)")
-_OOM_PID = re.compile(r"Process (\d+) has")
+_OOM_HOLDERS = LazyPattern(r"is free\.((?: Process \d+ has [\d.]+ [GM]iB memory in use\.)+)")
+_OOM_PID = LazyPattern(r"Process (\d+) has")
 
 
 def server_pids(logs: str | None) -> frozenset[int]:

@@ -29,6 +29,7 @@ from kvdoctor.bundle.model import Bundle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.expfmt import Labels
 from kvdoctor.kvmath import KvModel
+from kvdoctor.lazyre import LazyPattern
 from kvdoctor.observations import Observations, histogram_quantile
 from kvdoctor.signals.common import absent
 from kvdoctor.signals.config import cache_config_labels
@@ -476,11 +477,11 @@ def _spec_decode(out: Out, obs: Observations, bundle: Bundle) -> None:
 # tokens"). V1: per logging interval, "SpecDecoding metrics: ... Accepted: 136 tokens, Drafted:
 # 1485 tokens, Per-position acceptance rate: 0.262, 0.102, ..." with one rate per drafted
 # position.
-_SPEC_V0_LINE = re.compile(
+_SPEC_V0_LINE = LazyPattern(
     r"Speculative metrics:.*?Number of speculative tokens: (\d+), Number of accepted tokens: "
     r"(\d+), Number of draft tokens(?: tokens)?: (\d+)"
 )
-_SPEC_V1_LINE = re.compile(
+_SPEC_V1_LINE = LazyPattern(
     r"SpecDecoding metrics:.*?Accepted: (\d+) tokens, Drafted: (\d+) tokens"
     r"(?:, Per-position acceptance rate: ((?:[0-9.]+(?:, )?)+))?"
 )
