@@ -238,7 +238,7 @@ _MULTIMODAL = LazyPattern(
 # The frames that compute prompt logprobs: the logits of every prompt token over the whole
 # vocabulary, gathered at once in fp32 (external case zxg-kimi-k26: 6,260 tokens × 163,840 ×
 # 4 bytes = 3.82 GiB for one request at 0.95 utilization).
-_PROMPT_LOGPROBS = re.compile(r"_get_prompt_logprobs_dict|prompt_logprobs")
+_PROMPT_LOGPROBS = LazyPattern(r"_get_prompt_logprobs_dict|prompt_logprobs")
 
 
 _PHASE_RX = dict(_OOM_PHASES)
@@ -446,7 +446,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: 'Free memory on device ... on startup' refusal",
         reason="no start-up refusal for free memory in the logs",
     )
-    out.set("log_oom", _seen(p["oom"], text, _OOM_NEEDLES), prov)
+    oomed = _seen(p["oom"], text, _OOM_NEEDLES)
+    out.set("log_oom", oomed, prov)
     phase, tried, multimodal = oom_phase(text)
     out.set(
         "log_oom_phase",
@@ -463,7 +464,7 @@ def logs(out: Out, bundle: Bundle) -> None:
     out.set("log_oom_multimodal", multimodal, "logs.txt: multimodal encoder frames or warning")
     out.set(
         "log_oom_prompt_logprobs",
-        bool(_PROMPT_LOGPROBS.search(oom_frames(text))),
+        oomed and bool(_PROMPT_LOGPROBS.search(oom_frames(text))),
         "logs.txt: the first out-of-memory traceback computes prompt logprobs",
     )
     # A forward pass that runs out while the pool sits below full ran out of activation memory,
