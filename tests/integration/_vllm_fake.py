@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from vllm_payloads import payload
+
+from kvdoctor.probes.server import ServerProbe
 
 
 @dataclass
@@ -144,6 +147,19 @@ class FakeClock:
 
     def sleep(self, seconds: float) -> None:
         self.now += max(0.0, seconds)
+
+
+class PatientServerProbe(ServerProbe):
+    """The server probes for captures on a :class:`FakeClock`: they wait for the fake's answers.
+
+    The probes run beside the window on the real clock, under their own 5 s: a live window
+    gives them its seconds, the fake clock's ends in milliseconds. On a busy host the probe
+    threads could then outlast it and leave the bundle without its server.json (seen with two
+    replicas, six threads, at a load of 8 on two cores). A local fake always answers.
+    """
+
+    def __init__(self, open_client: Any, endpoint: str, timeout: float = 5.0) -> None:
+        super().__init__(open_client, endpoint, timeout=600.0, budget_s=600.0)
 
 
 def wait_until(pred: object, timeout: float = 5.0) -> bool:

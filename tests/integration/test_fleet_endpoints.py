@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vllm_fake import FakeClock, FakeVllm, free_port, serve
+from _vllm_fake import FakeClock, FakeVllm, PatientServerProbe, free_port, serve
 from vllm_payloads import payload
 
 import kvdoctor.capture
+import kvdoctor.probes.server
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.cli import main
 from kvdoctor.errors import BundleError
@@ -59,6 +60,8 @@ def fake_time(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(opts, progress=False, sink=sink, clock=clock.time, sleep=clock.sleep)
 
     monkeypatch.setattr(kvdoctor.capture, "capture", fast)
+
+    monkeypatch.setattr(kvdoctor.probes.server, "ServerProbe", PatientServerProbe)
 
 
 @pytest.fixture()

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vllm_fake import FakeClock, FakeVllm, free_port, serve
+from _vllm_fake import FakeClock, FakeVllm, PatientServerProbe, free_port, serve
 from vllm_payloads import payload
 
+import kvdoctor.probes.server
 from kvdoctor.bundle.reader import read_bundle
 from kvdoctor.capture import CaptureOptions, capture, was_interrupted
 from kvdoctor.errors import ProbeError
@@ -247,7 +248,11 @@ def test_ctrl_c_keeps_what_was_captured(tmp_path: Path) -> None:
     assert len(back.scrapes) == 2 and "after 2 of 31 scrapes" in back.manifest.notes
 
 
-def test_redact_replaces_hosts_ips_and_paths(tmp_path: Path) -> None:
+def test_redact_replaces_hosts_ips_and_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bundle's server.json is asserted: the probes wait for the fake (see the class).
+    monkeypatch.setattr(kvdoctor.probes.server, "ServerProbe", PatientServerProbe)
     clock = FakeClock()
     logs = tmp_path / "server.log"
     logs.write_text("INFO model='/root/.cache/kvdoctor/lab-model-x' peer 10.1.2.3 ok\n")
