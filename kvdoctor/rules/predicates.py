@@ -526,6 +526,24 @@ def _prompts_drift_in_part(s: SignalView) -> Scalar:
 
 
 @derived(
+    "prompts_within_compressed_unit",
+    "bool",
+    "A compressed KV cache (kv_compress_ratio_max above 1) whose unit of hits, block × ratio, "
+    "is at least the 90th-percentile prompt: nine prompts in ten cannot hit, shared or not.",
+)
+def _prompts_within_compressed_unit(s: SignalView) -> Scalar:
+    ratio, unit = s.num("kv_compress_ratio_max"), s.num("prefix_hit_granularity_tokens")
+    p90 = s.num("prompt_len_p90")
+    if ratio is None:
+        return None
+    if ratio <= 1:
+        return False
+    if unit is None or p90 is None:
+        return None
+    return p90 <= unit
+
+
+@derived(
     "prefix_hit_rate_effective",
     "fraction",
     "Window prefix hit rate without prompt tokens recomputed after preemption (V0: the "
@@ -1655,6 +1673,7 @@ DERIVED_LABELS: dict[str, str] = {
     "one_request_holds_pool": "one request holding the full pool with the engine stalled",
     "one_request_preempts_itself": "a lone request preempted in a full pool",
     "prompts_drift_in_part": "part of the prompt sample drifting",
+    "prompts_within_compressed_unit": "prompts inside one unit of the compressed cache",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
     "preempted_by_recompute": "sequences recomputed in a full pool",
@@ -1762,6 +1781,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "prompts_drift_in_part": (
         "part of the prompt sample drifts, a tenth of its tokens or more",
         "no part of the prompt sample drifts at a tenth of its tokens",
+    ),
+    "prompts_within_compressed_unit": (
+        "nine prompts in ten fit inside one unit of the compressed cache",
+        "the prompts reach past one unit of the compressed cache",
     ),
     "one_request_preempts_itself": (
         "a request running alone filled the pool and was preempted",

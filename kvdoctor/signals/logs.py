@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from kvdoctor.bundle.model import Bundle
 from kvdoctor.kvmath.capacity import GPU_DEFAULT_BLOCK_SIZE
@@ -244,29 +245,35 @@ _PROMPT_LOGPROBS = LazyPattern(r"_get_prompt_logprobs_dict|prompt_logprobs")
 _PHASE_RX = dict(_OOM_PHASES)
 
 
-def oom_frames(text: str) -> str:
-    """The lines of the first out-of-memory error's traceback (empty without one)."""
-    lines = text.splitlines()
-    oom = _LOG_PATTERNS["oom"]
-    first = next((i for i, ln in enumerate(lines) if oom.search(ln)), None)
-    if first is None:
-        return ""
-    start = first
-    while start > 0 and _TRACEBACK_LINE.search(lines[start - 1]) and first - start < 400:
-        start -= 1
-    return "\n".join(lines[start : first + 1])
+class OomReading(NamedTuple):
+    """What the first out-of-memory error's traceback says."""
+
+    # Where it struck (None when the traceback does not say).
+    phase: str | None = None
+    # The bytes it tried to allocate.
+    tried: int | None = None
+    # The multimodal encoder was in it.
+    multimodal: bool = False
+    # It was computing prompt logprobs.
+    prompt_logprobs: bool = False
 
 
 def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     """The phase of the first out-of-memory error (``None`` when its traceback does not say),
     the bytes it tried to allocate, and whether the multimodal encoder was in it."""
+    got = read_oom(text)
+    return got.phase, got.tried, got.multimodal
+
+
+def read_oom(text: str) -> OomReading:
+    """The first out-of-memory error's traceback, read once (an empty reading without one)."""
     if not any(n in text for n in _OOM_NEEDLES):
-        return None, None, False
+        return OomReading()
     lines = text.splitlines()
     oom = _LOG_PATTERNS["oom"]
     first = next((i for i, ln in enumerate(lines) if oom.search(ln)), None)
     if first is None:
-        return None, None, False
+        return OomReading()
     start = first
     while start > 0 and _TRACEBACK_LINE.search(lines[start - 1]) and first - start < 400:
         start -= 1
@@ -305,7 +312,7 @@ def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
     multimodal = bool(_MULTIMODAL.search(frames)) or (
         phase == "profiling" and bool(_MULTIMODAL.search("\n".join(lines[:first])))
     )
-    return phase, size, multimodal
+    return OomReading(phase, size, multimodal, bool(_PROMPT_LOGPROBS.search(frames)))
 
 
 # A frame of vLLM's own source in a traceback: 'File ".../vllm/v1/core/sched/scheduler.py"'.
@@ -446,9 +453,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "logs.txt: 'Free memory on device ... on startup' refusal",
         reason="no start-up refusal for free memory in the logs",
     )
-    oomed = _seen(p["oom"], text, _OOM_NEEDLES)
-    out.set("log_oom", oomed, prov)
-    phase, tried, multimodal = oom_phase(text)
+    out.set("log_oom", _seen(p["oom"], text, _OOM_NEEDLES), prov)
+    phase, tried, multimodal, prompt_logprobs = read_oom(text)
     out.set(
         "log_oom_phase",
         phase,
@@ -464,7 +470,7 @@ def logs(out: Out, bundle: Bundle) -> None:
     out.set("log_oom_multimodal", multimodal, "logs.txt: multimodal encoder frames or warning")
     out.set(
         "log_oom_prompt_logprobs",
-        oomed and bool(_PROMPT_LOGPROBS.search(oom_frames(text))),
+        prompt_logprobs,
         "logs.txt: the first out-of-memory traceback computes prompt logprobs",
     )
     # A forward pass that runs out while the pool sits below full ran out of activation memory,
