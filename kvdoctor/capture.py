@@ -35,7 +35,7 @@ from kvdoctor.probes.engine import endpoint_host_port, probe_engine_args
 from kvdoctor.probes.gpu import GpuSampler
 from kvdoctor.probes.logs import LogSource
 from kvdoctor.probes.model_config import probe_model_config
-from kvdoctor.vocab import Symptom
+from kvdoctor.vocab import Routing, Symptom
 
 INTERRUPTED = "capture interrupted (Ctrl-C)"
 
@@ -64,6 +64,9 @@ class CaptureOptions(BaseModel):
     notes: str = ""
     # The symptom the operator was called for (--complaint), kept in the manifest.
     complaint: Symptom | None = None
+    # This server's place behind a router (--replicas, --routing), kept in the manifest.
+    replicas: int | None = Field(default=None, ge=1, le=100_000)
+    routing: Routing | None = None
     # The user's service-level objectives in seconds (kvdoctor.slo), kept in the bundle.
     slo: dict[str, float] = Field(default_factory=dict)
 
@@ -167,6 +170,8 @@ def capture(
         interval_s=opts.interval_s,
         notes=opts.notes,
         complaint=opts.complaint,
+        replicas=opts.replicas,
+        routing=opts.routing,
     )
     writer: BundleSink | None = None
     scrapes: list[Scrape] = []

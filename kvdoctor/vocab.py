@@ -18,6 +18,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
     "gpu-oom",
     "quant-quality",
 )
+# How a router in front of identical servers picks one for each request (--routing, or the
+# bundle's notes). The first three ignore what a replica holds in its prefix cache.
+Routing = Literal["round-robin", "random", "least-loaded", "consistent-hash", "prefix-aware"]
+ROUTINGS: tuple[Routing, ...] = (
+    "round-robin",
+    "random",
+    "least-loaded",
+    "consistent-hash",
+    "prefix-aware",
+)
+ROUTING_IGNORES_PREFIX: tuple[Routing, ...] = ("round-robin", "random", "least-loaded")
 Status = Literal["confirmed", "suspected", "refuted"]
 Severity = Literal["critical", "warning", "info"]
 Verdict = Literal["healthy", "degraded", "critical", "inconclusive", "unknown"]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from kvdoctor.expfmt import Labels
 from kvdoctor.factories import new_dict, new_list
-from kvdoctor.vocab import ReproducerVerdict, Symptom
+from kvdoctor.vocab import ReproducerVerdict, Routing, Symptom
 
 # A JSON object as read from (or written to) a bundle file: raw server bodies, engine flags, a
 # model's config.json, an experiment's numbers. Typed as JSON rather than Any so that every
@@ -70,6 +70,10 @@ class Manifest(_Record):
     not_checked: list[NotChecked] = Field(default_factory=new_list)
     # The symptom the operator was called for (--complaint), so a replay weighs it the same.
     complaint: Symptom | None = None
+    # The identical servers behind one router this server is one of (--replicas) and how the
+    # router picks among them (--routing): each replica keeps its own prefix cache.
+    replicas: int | None = Field(default=None, ge=1, le=100_000)
+    routing: Routing | None = None
 
 
 class Scrape(_Record):

@@ -55,9 +55,9 @@ def _dumps(obj: JsonValue) -> str:
 
 
 def manifest_json(manifest: Manifest) -> str:
-    # No complaint given: the key is left out, so other readers see the contract's keys only.
-    leave_out = {"complaint"} if manifest.complaint is None else None
-    body = manifest.model_dump(mode="json", by_alias=True, exclude=leave_out)
+    # Extensions not given are left out, so other readers see the contract's keys only.
+    leave_out = {k for k in ("complaint", "replicas", "routing") if getattr(manifest, k) is None}
+    body = manifest.model_dump(mode="json", by_alias=True, exclude=leave_out or None)
     return json.dumps(body, indent=2) + "\n"
 
 

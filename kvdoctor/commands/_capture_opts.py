@@ -16,7 +16,7 @@ import click
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.slo import load_slo_file, parse_slo_options
 from kvdoctor.urlauth import url_credentials
-from kvdoctor.vocab import SYMPTOMS
+from kvdoctor.vocab import ROUTINGS, SYMPTOMS
 
 if TYPE_CHECKING:
     from kvdoctor.capture import CaptureOptions
@@ -180,6 +180,24 @@ def _add_capture_options(f: F, command: str) -> F:
                 "inconclusive with what would decide it, never healthy. Kept in the bundle."
             ),
         ),
+        click.option(
+            "--replicas",
+            type=click.IntRange(1, 100_000),
+            metavar="N",
+            help=(
+                "How many identical servers share this endpoint's traffic behind a router or "
+                "load balancer (this one included): each keeps its own prefix cache. Kept in "
+                "the bundle."
+            ),
+        ),
+        click.option(
+            "--routing",
+            type=click.Choice(ROUTINGS),
+            help=(
+                "How that router picks a server: round-robin, random (a Kubernetes Service), "
+                "least-loaded, consistent-hash, or prefix-aware. Kept in the bundle."
+            ),
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -200,6 +218,8 @@ CAPTURE_KEYS = (
     "slo",
     "slo_file",
     "complaint",
+    "replicas",
+    "routing",
 )
 
 
@@ -285,6 +305,8 @@ def to_capture_options(params: Mapping[str, Any], notes: str = "") -> CaptureOpt
             timeout=parse_duration(params.get("timeout", 5.0)),
             notes=notes,
             complaint=params.get("complaint"),
+            replicas=params.get("replicas"),
+            routing=params.get("routing"),
             slo=slo_of(params),
         )
     except ValidationError as exc:

@@ -39,10 +39,12 @@ def exit_code_for(report: Any, fail_on: str | None) -> int:
 def _with_offline_extras(bundle: Any, capture_params: dict[str, Any]) -> Any:
     """A bundle recorded without a model config or logs can be given them at replay time."""
     update: dict[str, Any] = {}
-    if capture_params.get("complaint"):
-        # The symptom named at replay time replaces the one the capture stored.
-        manifest = bundle.manifest.model_copy(update={"complaint": capture_params["complaint"]})
-        update["manifest"] = manifest
+    # What the operator names at replay time (the symptom, the replicas behind the router and
+    # its policy) replaces what the capture stored.
+    keys = ("complaint", "replicas", "routing")
+    said = {k: capture_params[k] for k in keys if capture_params.get(k)}
+    if said:
+        update["manifest"] = bundle.manifest.model_copy(update=said)
     slo = slo_of(capture_params)
     if slo:
         # Objectives given at replay time replace the ones the capture stored.
@@ -354,6 +356,8 @@ def _refuse_what_does_not_apply(
                     "logs": "--logs",
                     "model_config": "--model-config",
                     "complaint": "--complaint",
+                    "replicas": "--replicas",
+                    "routing": "--routing",
                 },
                 "to a fleet bundle (each replica's own settings are read from it)",
             )
@@ -372,6 +376,8 @@ def _refuse_what_does_not_apply(
                 "model_config": "--model-config",
                 "redact": "--redact",
                 "complaint": "--complaint",
+                "replicas": "--replicas",
+                "routing": "--routing",
             },
             "to --prometheus",
         )

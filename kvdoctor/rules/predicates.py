@@ -25,6 +25,7 @@ from kvdoctor.signals.model import Scalar, SignalSet
 from kvdoctor.signals.physics import host_link_of
 from kvdoctor.thresholds import EMPTY_POOL, POOL_FULL
 from kvdoctor.vllm_metrics import vkey
+from kvdoctor.vocab import ROUTING_IGNORES_PREFIX
 
 GIB = 1024**3
 
@@ -541,6 +542,33 @@ def _prompts_within_compressed_unit(s: SignalView) -> Scalar:
     if unit is None or p90 is None:
         return None
     return p90 <= unit
+
+
+@derived(
+    "separate_caches",
+    "count",
+    "Prefix caches the traffic is spread over: the larger of the data-parallel engines of this "
+    "endpoint and the replicas behind its router (each keeps its own cache).",
+)
+def _separate_caches(s: SignalView) -> Scalar:
+    counts = [n for n in (s.num("engines"), s.num("replicas")) if n is not None]
+    return int(max(counts)) if counts else None
+
+
+@derived(
+    "routing_ignores_prefix",
+    "bool",
+    "The traffic is spread over two or more separate prefix caches (separate_caches) by a "
+    "router whose policy ignores what each holds (round-robin, random or least-loaded): a "
+    "request lands on the server holding its prefix about one time in separate_caches.",
+)
+def _routing_ignores_prefix(s: SignalView) -> Scalar:
+    n, policy = s.num("separate_caches"), s.value("routing_policy")
+    if n is not None and n < 2:
+        return False  # one cache: nothing to scatter, whatever routes to it
+    if n is None or policy is None:
+        return None
+    return policy in ROUTING_IGNORES_PREFIX
 
 
 @derived(
@@ -1674,6 +1702,8 @@ DERIVED_LABELS: dict[str, str] = {
     "one_request_preempts_itself": "a lone request preempted in a full pool",
     "prompts_drift_in_part": "part of the prompt sample drifting",
     "prompts_within_compressed_unit": "prompts inside one unit of the compressed cache",
+    "routing_ignores_prefix": "a router that ignores which replica holds a prefix",
+    "separate_caches": "separate prefix caches the traffic is spread over",
     "queue_never_moved": "a queue that never moved through the window",
     "prompt_tokens_recomputed_min": "prompt tokens computed again (at least)",
     "preempted_by_recompute": "sequences recomputed in a full pool",
@@ -1785,6 +1815,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "prompts_within_compressed_unit": (
         "nine prompts in ten fit inside one unit of the compressed cache",
         "the prompts reach past one unit of the compressed cache",
+    ),
+    "routing_ignores_prefix": (
+        "the router spreads requests over separate caches without regard to their prefixes",
+        "one cache, or a router that routes by prefix or session",
     ),
     "one_request_preempts_itself": (
         "a request running alone filled the pool and was preempted",

@@ -36,6 +36,19 @@ _DEFS: list[tuple[str, str, str]] = [
     ),
     ("counter_resets", "count", "Counter resets seen in the window (a server restart)."),
     ("engines", "count", "Distinct engine/model_name label sets seen (data parallelism)."),
+    # --- this server among its copies (--replicas, --routing, or the bundle's notes)
+    (
+        "replicas",
+        "count",
+        "Identical servers behind one router that this server is one of (--replicas, or the "
+        "bundle's notes: 'engine 2 of 4', 'one of 8 replicas').",
+    ),
+    (
+        "routing_policy",
+        "name",
+        "How the router in front of the replicas picks one (--routing, or the bundle's notes): "
+        "round-robin, random, least-loaded, consistent-hash or prefix-aware.",
+    ),
     # --- KV usage and requests
     ("kv_usage_last", "fraction", "KV cache usage at the last scrape (vllm:kv_cache_usage_perc)."),
     ("kv_usage_max", "fraction", "Highest KV cache usage in the window."),
@@ -912,6 +925,8 @@ LABELS: dict[str, str] = {
     "kv_usage_max_waiting": "peak KV cache usage while requests waited",
     "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
+    "replicas": "replicas behind the router",
+    "routing_policy": "the router's policy",
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",
     "engine_busiest_waiting_share": "the share of the waiting requests on one engine",
     "kv_usage_max_other_engines": "the fullest KV pool of the other engines",

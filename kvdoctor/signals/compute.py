@@ -26,6 +26,7 @@ from kvdoctor.signals import (
     metrics,
     prefill,
     prompts,
+    topology,
     v1_extra,
 )
 from kvdoctor.signals.catalog import SIGNALS
@@ -62,6 +63,7 @@ def compute_signals(bundle: Bundle, obs: Observations | None = None) -> SignalSe
     prefill.prefill_compute(out, obs, bundle)  # after the cached share and the GPU name
     metrics.per_engine(out, obs)
     metrics.engine_balance(out)
+    topology.topology(out, bundle)
     prompts.prompt_evidence(out, bundle)  # after the block size and the hit granularity
     prompts.retention_horizon(out)  # after the residency histograms and the turnover
     # Anything still unset is reported, never silently missing.
