@@ -28,7 +28,8 @@ round 19 ``dev-19`` and ``holdout-19``,
 round 20 ``dev-20`` and ``holdout-20``,
 round 21 ``dev-21`` and ``holdout-21``,
 round 22 ``dev-22`` and ``holdout-22``,
-round 23 ``dev-23`` and ``holdout-23``.
+round 23 ``dev-23`` and ``holdout-23``,
+round 24 ``dev-24`` and ``holdout-24``.
 ``development`` is every split but the current round's holdout (``CURRENT_HOLDOUT``), so a
 look at all the development material never runs the holdout by accident.
 
@@ -236,6 +237,8 @@ SPLITS = (
     "holdout-22",
     "dev-23",
     "holdout-23",
+    "dev-24",
+    "holdout-24",
 )
 # The round whose holdout has not been run yet (run it once, at the end, and quote it as
 # run); None while every holdout is spent. Round 5's ran at e7bb498, round 6's at d543762,
@@ -244,7 +247,7 @@ SPLITS = (
 # round 15's at 261b2fc, round 16's at 213b3dd, round 17's at 777bd7d, round 18's at 64c57ed,
 # round 19's at 1e504ed, round 20's at c76bd2d, round 21's at dacb23e, round 22's at 3c7fda1,
 # round 23's at 75aa541.
-CURRENT_HOLDOUT: str | None = None
+CURRENT_HOLDOUT: str | None = "holdout-24"
 
 
 def _pct(n: int, d: int) -> str:
