@@ -65,9 +65,14 @@ def load_pickle(name: str, key: str) -> object | None:
             dir_st = directory.stat()
             if dir_st.st_uid != os.getuid() or dir_st.st_mode & 0o022:
                 return None
-            import pickle
+            # The C unpickler itself: ``pickle`` (the Python module around it, with its
+            # compatibility tables) cost ~2 ms of a replay's start-up to import, for one load.
+            try:
+                from _pickle import load
+            except ImportError:  # an interpreter without CPython's accelerator
+                from pickle import load
 
-            obj: object = pickle.load(fh)
+            obj: object = load(fh)
             return obj
     except Exception:  # a damaged or foreign entry is a cache miss, whatever the error
         return None

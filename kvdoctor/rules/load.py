@@ -16,7 +16,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kvdoctor.cache import code_fingerprint, load_pickle, store_pickle
+from kvdoctor.cache import load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import SYMPTOMS
 from kvdoctor.resources import data_dir
@@ -41,18 +41,19 @@ def load_playbooks(directory: Path | None = None, scope: Scope = "replica") -> l
     if not directory.is_dir():
         raise KvdoctorError(f"playbook directory not found: {directory}")
     paths = sorted(directory.glob("*.yaml"))
+    key = _cache_key(directory, paths, scope)
+    cached = None if key is None else load_pickle("playbooks", key)
+    if isinstance(cached, list) and all(isinstance(pb, Playbook) for pb in cached):
+        return cached
     texts: list[bytes] = []
     for path in paths:
         try:
             texts.append(path.read_bytes())
         except OSError as exc:
             raise KvdoctorError(f"{directory.name}/{path.name}: cannot read: {exc}") from None
-    key = _cache_key(paths, texts, scope)
-    cached = load_pickle("playbooks", key)
-    if isinstance(cached, list) and all(isinstance(pb, Playbook) for pb in cached):
-        return cached
     result = _load_all(directory, paths, texts, scope)
-    store_pickle("playbooks", key, result)
+    if key is not None:
+        store_pickle("playbooks", key, result)
     return result
 
 
@@ -126,21 +127,33 @@ def _source_of(name: str) -> Path:
     return Path(spec.origin)
 
 
-def _cache_key(paths: Sequence[Path], texts: Sequence[bytes], scope: Scope) -> str:
+def _cache_key(directory: Path, paths: Sequence[Path], scope: Scope) -> str | None:
     """Validated playbooks are cached (loading and checking them was a fifth of a replay).
 
-    The key covers every file's name and bytes, the source of every module whose code decides
-    what a valid playbook is and what it becomes, and the pydantic version that pickles it.
+    The key covers the pydantic version that validates them, kvdoctor's version, and the path,
+    size, modification and change times (ns) and inode of every playbook file and of the source
+    of every module whose code decides what a valid playbook is and what it becomes
+    (:data:`VALIDATION_MODULES`): a file written, replaced or chmod-ed is a new key, found
+    without reading or hashing any file's bytes (that was ~1 ms of every replay). Python itself
+    takes a module's compiled code as current on its source's size and modification time, so
+    the key is no weaker than the code it stands for. ``None`` (no caching) when a file cannot
+    be stat'ed.
     """
     import hashlib
+    import os
 
     import pydantic
 
-    h = hashlib.sha256(pydantic.VERSION.encode() + b"\0" + scope.encode())
-    h.update(code_fingerprint(*validation_sources()).encode())
-    for path, text in zip(paths, texts, strict=True):
-        h.update(b"\0" + path.name.encode() + b"\0" + text)
-    return h.hexdigest()[:32]
+    from kvdoctor import __version__
+
+    parts = [pydantic.VERSION, __version__, scope, str(directory)]
+    try:
+        for path in (*validation_sources(), *paths):
+            st = os.stat(path)
+            parts.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}")
+    except OSError:
+        return None
+    return hashlib.sha256("\0\0".join(parts).encode()).hexdigest()[:32]
 
 
 def _load_all(

@@ -153,32 +153,103 @@ def test_the_playbook_cache_key_covers_every_module_validation_reads() -> None:
 
 
 def test_an_edited_validation_module_is_a_new_key(
-    cache_root: Path, monkeypatch: pytest.MonkeyPatch
+    cache_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Edit the catalog's bytes (a renamed measured key): the warm entry is not taken, the
-    playbooks are validated again against the edited code."""
+    """Edit the catalog's source in place (a renamed measured key, same size, the modification
+    time put back): the warm entry is not taken, the playbooks are validated again. The key
+    reads no file's bytes, only what a write changes (size, times, inode), so the edit is made
+    to a copy standing in for the module's source."""
     from kvdoctor import experiment_catalog
     from kvdoctor.rules import load
 
-    load_playbooks()
-    catalog_file = Path(experiment_catalog.__file__)
-    real_read = Path.read_bytes
-
-    def edited(self: Path) -> bytes:
-        data = real_read(self)
-        return (
-            data.replace(b'"window_hit_rate"', b'"window_hit_ratio"')
-            if self == catalog_file
-            else data
-        )
-
-    monkeypatch.setattr(Path, "read_bytes", edited)
+    catalog = Path(experiment_catalog.__file__)
+    copy = tmp_path / "experiment_catalog.py"
+    shutil.copy2(catalog, copy)
+    sources = tuple(copy if s == catalog else s for s in load.validation_sources())
+    assert copy in sources
+    monkeypatch.setattr(load, "validation_sources", lambda: sources)
     validated: list[int] = []
     real_load_all = load._load_all
     monkeypatch.setattr(load, "_load_all", lambda *a: validated.append(1) or real_load_all(*a))
     load_playbooks()
-    assert validated == [1]
+    load_playbooks()
+    assert validated == [1]  # the second load is the warm entry
+    before = copy.stat()
+    data = copy.read_bytes()
+    assert b'"window_hit_rate"' in data
+    with copy.open("r+b") as fh:  # the same file (inode), the same size
+        fh.write(data.replace(b'"window_hit_rate"', b'"window_hit_ratX"'))
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert copy.stat().st_size == before.st_size
+    load_playbooks()
+    assert validated == [1, 1]
     assert len(list((cache_root / "playbooks").glob("*.pickle"))) == 2
+
+
+@pytest.mark.parametrize("scope", ["replica", "fleet"])
+def test_the_cache_key_changes_with_every_file_validation_reads(
+    scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each source of VALIDATION_MODULES (held equal to the loader's import graph above) and
+    each playbook file is in the key: any one of them written (a new modification time, size,
+    change time or inode) gives a new key, so a stale entry is never taken for it."""
+    from kvdoctor.rules import load
+
+    directory = data_dir("playbooks") / (load.FLEET_DIR if scope == "fleet" else "")
+    paths = sorted(directory.glob("*.yaml"))
+    files = [*load.validation_sources(), *paths]
+    assert len(files) == len(load.VALIDATION_MODULES) + len(paths) and paths
+    base = load._cache_key(directory, paths, scope)  # type: ignore[arg-type]
+    assert base is not None
+    assert load._cache_key(directory, paths, scope) == base  # type: ignore[arg-type]
+    real_stat = os.stat
+    for changed in files:
+        for field in ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino"):
+
+            def stat(path: object, _changed: Path = changed, _field: str = field) -> object:
+                st = real_stat(path)  # type: ignore[call-overload]
+                if Path(str(path)) != _changed:
+                    return st
+                values = {f: getattr(st, f) for f in ("st_size", "st_mtime_ns", "st_ctime_ns")}
+                values["st_ino"] = st.st_ino
+                values[_field] += 1
+                return type("Stat", (), values)()
+
+            monkeypatch.setattr(os, "stat", stat)
+            key = load._cache_key(directory, paths, scope)  # type: ignore[arg-type]
+            monkeypatch.setattr(os, "stat", real_stat)
+            assert key is not None and key != base, (changed, field)
+
+
+def test_a_playbook_rewritten_in_place_is_read_again(cache_root: Path, tmp_path: Path) -> None:
+    """A playbook edited in place to the same size (one letter of its title) is validated
+    again, not served from the entry its old bytes made."""
+    src = tmp_path / "playbooks"
+    shutil.copytree(data_dir("playbooks"), src)
+    load_playbooks(src)  # fills the cache
+    path = src / "slow-itl.yaml"
+    data = path.read_bytes()
+    assert b'\ntitle: "' in data
+    with path.open("r+b") as fh:
+        fh.write(data.replace(b'\ntitle: "', b'\ntitle: "#', 1)[: len(data)])
+    itl = {pb.id: pb for pb in load_playbooks(src)}["slow-itl"]
+    assert itl.title.startswith("#")
+
+
+def test_an_unstatable_file_is_no_cache(cache_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source that cannot be stat'ed (gone mid-upgrade) means no key: the playbooks are
+    validated from their files and nothing is stored under a key that does not cover it."""
+    from kvdoctor.rules import load
+
+    sources = (*load.validation_sources(), Path("/nonexistent/kvdoctor/module.py"))
+    monkeypatch.setattr(load, "validation_sources", lambda: sources)
+    assert load_playbooks() == load._load_all(
+        data_dir("playbooks"),
+        sorted(data_dir("playbooks").glob("*.yaml")),
+        [p.read_bytes() for p in sorted(data_dir("playbooks").glob("*.yaml"))],
+        "replica",
+    )
+    assert not list((cache_root / "playbooks").glob("*.pickle"))
 
 
 def test_runtime_playbook_classes_mirror_the_schema() -> None:
