@@ -16,6 +16,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kvdoctor import __version__
 from kvdoctor.cache import load_pickle, store_pickle
 from kvdoctor.errors import KvdoctorError
 from kvdoctor.report.model import SYMPTOMS
@@ -143,8 +144,6 @@ def _cache_key(directory: Path, paths: Sequence[Path], scope: Scope) -> str | No
     import os
 
     import pydantic
-
-    from kvdoctor import __version__
 
     parts = [pydantic.VERSION, __version__, scope, str(directory)]
     try:
