@@ -527,6 +527,22 @@ def _prompts_drift_in_part(s: SignalView) -> Scalar:
 
 
 @derived(
+    "prompts_show_eviction_loss",
+    "bool",
+    "The prompt sample shares whole blocks (one adapter and salt), the window serves well under "
+    "that (the prefix-miss symptom), and the pool filled or the window's prompt tokens turned it "
+    "over: cached blocks were reclaimed before reuse, whatever the hit rate's size.",
+)
+def _prompts_show_eviction_loss(s: SignalView) -> Scalar:
+    if s.value("prompt_share_pattern") != "shared" or s.symptoms.get("prefix-miss") is not True:
+        return False
+    usage, turnover = s.num("kv_usage_max"), s.num("prompt_turnover")
+    if (usage is not None and usage >= POOL_FULL) or (turnover is not None and turnover >= 1):
+        return True
+    return None if usage is None or turnover is None else False
+
+
+@derived(
     "prompts_within_compressed_unit",
     "bool",
     "A compressed KV cache (kv_compress_ratio_max above 1) whose unit of hits, block × ratio, "
@@ -1702,6 +1718,7 @@ DERIVED_LABELS: dict[str, str] = {
     "one_request_preempts_itself": "a lone request preempted in a full pool",
     "prompts_drift_in_part": "part of the prompt sample drifting",
     "prompts_within_compressed_unit": "prompts inside one unit of the compressed cache",
+    "prompts_show_eviction_loss": "the prompt sample's loss in a pool that filled or turned over",
     "routing_ignores_prefix": "a router that ignores which replica holds a prefix",
     "separate_caches": "separate prefix caches the traffic is spread over",
     "queue_never_moved": "a queue that never moved through the window",
@@ -1815,6 +1832,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "prompts_within_compressed_unit": (
         "nine prompts in ten fit inside one unit of the compressed cache",
         "the prompts reach past one unit of the compressed cache",
+    ),
+    "prompts_show_eviction_loss": (
+        "the sampled prompts share blocks the window lost in a pool that filled or turned over",
+        "no loss the sample shows in a pool that filled or turned over",
     ),
     "routing_ignores_prefix": (
         "the router spreads requests over separate caches without regard to their prefixes",
