@@ -246,8 +246,8 @@ SPLITS = (
 # round 11's at 3153292, round 12's at f96e3d8, round 13's at bceea5c, round 14's at 15a3e5f,
 # round 15's at 261b2fc, round 16's at 213b3dd, round 17's at 777bd7d, round 18's at 64c57ed,
 # round 19's at 1e504ed, round 20's at c76bd2d, round 21's at dacb23e, round 22's at 3c7fda1,
-# round 23's at 75aa541.
-CURRENT_HOLDOUT: str | None = "holdout-24"
+# round 23's at 75aa541, round 24's at 3fc33fb.
+CURRENT_HOLDOUT: str | None = None
 
 
 def _pct(n: int, d: int) -> str:
