@@ -527,6 +527,22 @@ def _prompts_drift_in_part(s: SignalView) -> Scalar:
 
 
 @derived(
+    "oom_torch_over_budget",
+    "bool",
+    "At the out-of-memory error PyTorch's allocator held more than --gpu-memory-utilization × "
+    "the device's capacity (log_oom_torch_bytes, log_oom_device_bytes): the engine's own "
+    "tensors outgrew the budget its profile sized, an activation peak the profile missed, not "
+    "memory outside the budget.",
+)
+def _oom_torch_over_budget(s: SignalView) -> Scalar:
+    torch, device = s.num("log_oom_torch_bytes"), s.num("log_oom_device_bytes")
+    util = s.num("gpu_memory_utilization")
+    if torch is None or device is None or util is None:
+        return None
+    return torch > util * device
+
+
+@derived(
     "prompts_show_eviction_loss",
     "bool",
     "The prompt sample shares whole blocks (one adapter and salt), the window serves well under "
@@ -1722,6 +1738,7 @@ DERIVED_LABELS: dict[str, str] = {
     "prompts_drift_in_part": "part of the prompt sample drifting",
     "prompts_within_compressed_unit": "prompts inside one unit of the compressed cache",
     "prompts_show_eviction_loss": "the prompt sample's loss in a pool that filled or turned over",
+    "oom_torch_over_budget": "PyTorch's memory at the error over the utilization's budget",
     "routing_ignores_prefix": "a router that ignores which replica holds a prefix",
     "separate_caches": "separate prefix caches the traffic is spread over",
     "queue_never_moved": "a queue that never moved through the window",
@@ -1835,6 +1852,10 @@ DERIVED_STATES: dict[str, tuple[str, str]] = {
     "prompts_within_compressed_unit": (
         "nine prompts in ten fit inside one unit of the compressed cache",
         "the prompts reach past one unit of the compressed cache",
+    ),
+    "oom_torch_over_budget": (
+        "PyTorch's own memory at the error exceeded the utilization's budget",
+        "PyTorch's own memory at the error stayed within the utilization's budget",
     ),
     "prompts_show_eviction_loss": (
         "the sampled prompts share blocks the window lost in a pool that filled or turned over",

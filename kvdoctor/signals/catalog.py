@@ -390,6 +390,17 @@ _DEFS: list[tuple[str, str, str]] = [
         "the whole vocabulary, gathered at once.",
     ),
     (
+        "log_oom_device_bytes",
+        "bytes",
+        "The device's total capacity, as the first out-of-memory error states it.",
+    ),
+    (
+        "log_oom_torch_bytes",
+        "bytes",
+        "Memory PyTorch's allocator held at the first out-of-memory error (allocated plus "
+        "reserved but unallocated), as the error states it.",
+    ),
+    (
         "oom_in_activations",
         "bool",
         "The out-of-memory error struck an activation peak (the profiling run, the sampler's "
@@ -925,6 +936,10 @@ LABELS: dict[str, str] = {
     "kv_usage_max_waiting": "peak KV cache usage while requests waited",
     "platform": "where the KV cache lives (gpu or cpu)",
     "engines": "engines behind the endpoint",
+    "iteration_tokens_budget_share": "busy steps' tokens over the step budget",
+    "stalled_share": "the share of the window the engine computed nothing",
+    "log_oom_torch_bytes": "memory PyTorch held at the out-of-memory error",
+    "log_oom_device_bytes": "the device's capacity at the out-of-memory error",
     "replicas": "replicas behind the router",
     "routing_policy": "the router's policy",
     "itl_engine_spread": "the slowest engine's ITL over the fastest engine's",

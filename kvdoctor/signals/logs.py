@@ -219,6 +219,14 @@ _SERVED = LazyPattern(
     r"Received request |Added request |\"POST /v1/|Avg prompt throughput: (?!0\.0 )[\d.]+"
 )
 _TRIED = LazyPattern(r"Tried to allocate ([\d.]+) (GiB|MiB)")
+# PyTorch's account of the device at the error: its capacity, and what PyTorch's own allocator
+# held (allocated plus reserved but unallocated), beside memory outside it (CUDA context, NCCL).
+_TORCH_HELD = LazyPattern(
+    r"total capacity of ([\d.]+) (GiB|MiB).*?allocated memory ([\d.]+) (GiB|MiB) is allocated "
+    # Newer releases name the CUDA graphs' private pools, a part of the allocated memory.
+    r"by PyTorch,(?: with [\d.]+ (?:GiB|MiB) allocated in private pools \([^)]*\),)? and "
+    r"([\d.]+) (GiB|MiB) is reserved by PyTorch but unallocated"
+)
 # The engine's own report of the pool it is about to allocate (V0 and V1).
 _KV_SIZED = LazyPattern(
     r"# GPU blocks: \d+|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens"
@@ -256,6 +264,10 @@ class OomReading(NamedTuple):
     multimodal: bool = False
     # It was computing prompt logprobs.
     prompt_logprobs: bool = False
+    # The device's capacity and what PyTorch's allocator held at the error (bytes), from the
+    # error's own message.
+    device_bytes: int | None = None
+    torch_bytes: int | None = None
 
 
 def oom_phase(text: str) -> tuple[str | None, int | None, bool]:
@@ -312,7 +324,16 @@ def read_oom(text: str) -> OomReading:
     multimodal = bool(_MULTIMODAL.search(frames)) or (
         phase == "profiling" and bool(_MULTIMODAL.search("\n".join(lines[:first])))
     )
-    return OomReading(phase, size, multimodal, bool(_PROMPT_LOGPROBS.search(frames)))
+    held = _TORCH_HELD.search(lines[first])
+    device = torch = None
+    if held:
+        device = _bytes(held.group(1), held.group(2))
+        torch = _bytes(held.group(3), held.group(4)) + _bytes(held.group(5), held.group(6))
+    return OomReading(phase, size, multimodal, bool(_PROMPT_LOGPROBS.search(frames)), device, torch)
+
+
+def _bytes(number: str, unit: str) -> int:
+    return int(float(number) * (_GIB if unit == "GiB" else 1 << 20))
 
 
 # A frame of vLLM's own source in a traceback: 'File ".../vllm/v1/core/sched/scheduler.py"'.
@@ -404,6 +425,8 @@ def logs(out: Out, bundle: Bundle) -> None:
         "log_oom_tried_bytes",
         "log_oom_multimodal",
         "log_oom_prompt_logprobs",
+        "log_oom_device_bytes",
+        "log_oom_torch_bytes",
         "oom_in_activations",
         "log_preemption_warnings",
         "log_reports_preemptions",
@@ -454,7 +477,7 @@ def logs(out: Out, bundle: Bundle) -> None:
         reason="no start-up refusal for free memory in the logs",
     )
     out.set("log_oom", _seen(p["oom"], text, _OOM_NEEDLES), prov)
-    phase, tried, multimodal, prompt_logprobs = read_oom(text)
+    phase, tried, multimodal, prompt_logprobs, device, torch = read_oom(text)
     out.set(
         "log_oom_phase",
         phase,
@@ -473,6 +496,10 @@ def logs(out: Out, bundle: Bundle) -> None:
         prompt_logprobs,
         "logs.txt: the first out-of-memory traceback computes prompt logprobs",
     )
+    held = "logs.txt: the first out-of-memory error's own account of the device"
+    no_held = "no out-of-memory error stating PyTorch's allocated and reserved memory"
+    out.set("log_oom_device_bytes", device, held, reason=no_held)
+    out.set("log_oom_torch_bytes", torch, held, reason=no_held)
     # A forward pass that runs out while the pool sits below full ran out of activation memory,
     # not KV: the pool is allocated up front and does not grow.
     usage = out.ss.get("kv_usage_max")

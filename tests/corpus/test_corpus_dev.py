@@ -674,13 +674,6 @@ KNOWN_MISSES.update(
             ),
             "cause": "follows from the symptom (the lead's cause id is among the case's)",
         },
-        "zzp-ds4-long-prefill-over-profiled-peak": {
-            "cause": (
-                "an out-of-memory while serving at --gpu-memory-utilization 0.975: kvdoctor "
-                "names the utilization (0.95 or more rules the activation peak out) and advises "
-                "the case's own fix, a lower utilization; the case names the activation peak"
-            ),
-        },
     }
 )
 
@@ -1026,21 +1019,6 @@ KNOWN_MISSES.update(
                 "zze, zzs at 2.3-7.2x); the case calls 6 ms a token fine for its load"
             ),
             "cause": "follows from the symptom",
-        },
-    }
-)
-
-# Round 24's development cases.
-KNOWN_MISSES.update(
-    {
-        "zxm-gptoss120b-tp8-pro4500-budget-overrun": {
-            "cause": (
-                "the sampler's warm-up ran out of memory at 0.95 utilization, 1.37 GiB over the "
-                "profiled budget: kvdoctor reads a utilization of 0.95 or more as the headroom "
-                "that ran out (utilization-too-high, with lowering it as the change, the case's "
-                "own fix) where the case names the unprofiled peak (activation-peak); at 256 "
-                "warm-up sequences, below the 512 that makes the warm-up itself the peak"
-            ),
         },
     }
 )
