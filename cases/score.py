@@ -103,7 +103,10 @@ def diagnose(path: Path, case: dict[str, Any]) -> tuple[dict[str, Any] | None, i
     for slo in inputs.get("slo") or []:
         cmd += ["--slo", str(slo)]
     cmd += ["--format", "json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    # From the checkout this file belongs to: ``-m`` puts the current directory first on the
+    # import path, so a score started elsewhere (another checkout, with PYTHONPATH pointing
+    # here) would run that directory's kvdoctor instead of this one's.
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT.parent)
     if proc.returncode not in (0, 1):
         return None, proc.returncode, (proc.stderr.strip().splitlines() or ["?"])[-1]
     return json.loads(proc.stdout), proc.returncode, ""
