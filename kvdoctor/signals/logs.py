@@ -318,9 +318,7 @@ def read_oom(text: str) -> OomReading:
         if _KV_SIZED.search(before):
             phase = "kv-allocation"
     tried = _TRIED.search(lines[first])
-    size = None
-    if tried:
-        size = int(float(tried.group(1)) * (_GIB if tried.group(2) == "GiB" else 1 << 20))
+    size = _bytes(tried.group(1), tried.group(2)) if tried else None
     multimodal = bool(_MULTIMODAL.search(frames)) or (
         phase == "profiling" and bool(_MULTIMODAL.search("\n".join(lines[:first])))
     )

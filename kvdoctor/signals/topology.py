@@ -93,17 +93,23 @@ def routing_in_notes(notes: str) -> tuple[Routing, str] | None:
 
 
 def topology(out: Out, bundle: Bundle) -> None:
-    """``replicas`` and ``routing_policy``."""
+    """``replicas`` and ``routing_policy``: the option kept in the manifest, else the notes."""
     m = bundle.manifest
-    if m.replicas is not None:
-        out.set("replicas", m.replicas, "--replicas (kept in the bundle's manifest)")
-    elif (said := replicas_in_notes(m.notes)) is not None:
-        out.set("replicas", said[0], f'the bundle\'s notes: "{said[1]}"')
+    _stated(out, "replicas", m.replicas, replicas_in_notes(m.notes), "--replicas", "replicas")
+    _stated(out, "routing_policy", m.routing, routing_in_notes(m.notes), "--routing", "policy")
+
+
+def _stated(
+    out: Out,
+    name: str,
+    given: int | str | None,
+    in_notes: tuple[int | str, str] | None,
+    flag: str,
+    what: str,
+) -> None:
+    if given is not None:
+        out.set(name, given, f"{flag} (kept in the bundle's manifest)")
+    elif in_notes is not None:
+        out.set(name, in_notes[0], f'the bundle\'s notes: "{in_notes[1]}"')
     else:
-        out.set("replicas", None, reason="no --replicas given and the notes name no replicas")
-    if m.routing is not None:
-        out.set("routing_policy", m.routing, "--routing (kept in the bundle's manifest)")
-    elif (policy := routing_in_notes(m.notes)) is not None:
-        out.set("routing_policy", policy[0], f'the bundle\'s notes: "{policy[1]}"')
-    else:
-        out.set("routing_policy", None, reason="no --routing given and the notes name no policy")
+        out.set(name, None, reason=f"no {flag} given and the notes name no {what}")
